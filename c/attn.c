@@ -1,0 +1,225 @@
+#include "attn.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "forward.h"
+#include "tokenizer.h"
+#include "weights.h"
+
+struct attn_engine {
+    bert_model model;
+    tokenizer *tok;
+    int32_t cls_id, sep_id;
+};
+
+struct attn_session {
+    const attn_engine *engine;
+    bert_state state;
+    int32_t ids[BERT_MAX_TOKENS], starts[BERT_MAX_TOKENS], ends[BERT_MAX_TOKENS];
+    unsigned char kinds[BERT_MAX_TOKENS];  /* 0 word, 1 [CLS], 2 [SEP], 3 punctuation */
+    int n, truncated, full_length;
+};
+
+/* How far past max_positions the tokenizer keeps counting, so "truncated from N" can be
+ * told without reading the whole of a huge paste. */
+enum { COUNT_LIMIT = 8192 };
+
+const char *attn_status_message(int status) {
+    switch (status) {
+    case ATTN_OK: return "ok";
+    case ATTN_ERR_NO_MEMORY: return "out of memory";
+    case ATTN_ERR_VOCAB: return "the vocabulary in the weights file is unusable "
+                                "(a special token is missing or an entry repeats)";
+    case ATTN_ERR_ARGUMENT: return "argument out of range (layer, head, token or position), or no run yet";
+    default: return weights_status_message((weights_status)status);
+    }
+}
+
+void *attn_alloc(size_t size) {
+    const size_t rounded = (size + 15) / 16 * 16;
+    return rounded < size ? NULL : aligned_alloc(16, rounded ? rounded : 16);
+}
+
+void attn_free(void *pointer) { free(pointer); }
+
+int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out) {
+    *out = NULL;
+    attn_engine *e = calloc(1, sizeof *e);
+    if (!e) return ATTN_ERR_NO_MEMORY;
+    const weights_status ws = weights_load(bytes, size, &e->model);
+    if (ws != WEIGHTS_OK) {
+        free(e);
+        return (int)ws;
+    }
+    const tokenizer_status ts = tokenizer_create(e->model.vocab_text, e->model.vocab_bytes, &e->tok);
+    if (ts != TOKENIZER_OK) {
+        free(e);
+        return ts == TOKENIZER_ERR_NO_MEMORY ? ATTN_ERR_NO_MEMORY : ATTN_ERR_VOCAB;
+    }
+    e->cls_id = tokenizer_special_id(e->tok, "[CLS]");
+    e->sep_id = tokenizer_special_id(e->tok, "[SEP]");
+    *out = e;
+    return ATTN_OK;
+}
+
+void attn_engine_destroy(attn_engine *e) {
+    if (!e) return;
+    tokenizer_destroy(e->tok);
+    free(e);
+}
+
+void attn_engine_shape(const attn_engine *e, int32_t *shape) {
+    const bert_model *m = &e->model;
+    const int32_t values[8] = {m->vocab_size, m->hidden, m->layers, m->heads,
+                               m->ffn, m->max_positions, m->type_vocab, m->hidden / m->heads};
+    memcpy(shape, values, sizeof values);
+}
+
+const char *attn_engine_token(const attn_engine *e, int32_t id) {
+    return tokenizer_token(e->tok, id);
+}
+
+int32_t attn_engine_special_id(const attn_engine *e, const char *name) {
+    return tokenizer_special_id(e->tok, name);
+}
+
+int attn_engine_tokenize(const attn_engine *e, const char *text, size_t bytes, int capacity,
+                         int32_t *ids, int32_t *starts, int32_t *ends, int32_t *counts) {
+    if (capacity < 2) return ATTN_ERR_ARGUMENT;
+    token_list list = {ids, starts, ends, 0, 0, 0};
+    const int limit = capacity > INT32_MAX - COUNT_LIMIT ? INT32_MAX : capacity + COUNT_LIMIT;
+    if (tokenizer_encode(e->tok, text, bytes, capacity, limit, &list) != TOKENIZER_OK)
+        return ATTN_ERR_NO_MEMORY;
+    counts[0] = list.count;
+    counts[1] = list.full_count;
+    return ATTN_OK;
+}
+
+attn_session *attn_session_create(const attn_engine *e) {
+    attn_session *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->engine = e;
+    bert_state_init(&s->state, &e->model);
+    return s;
+}
+
+void attn_session_destroy(attn_session *s) {
+    if (!s) return;
+    bert_state_free(&s->state);
+    free(s);
+}
+
+static int is_ascii_punctuation(unsigned char c) {
+    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
+           (c >= 123 && c <= 126);
+}
+
+static unsigned char token_kind(const attn_engine *e, int32_t id) {
+    if (id == e->cls_id) return 1;
+    if (id == e->sep_id) return 2;
+    const char *text = tokenizer_token(e->tok, id);
+    return text && text[0] && !text[1] && is_ascii_punctuation((unsigned char)text[0]) ? 3 : 0;
+}
+
+static int run(attn_session *s) {
+    for (int t = 0; t < s->n; t++) s->kinds[t] = token_kind(s->engine, s->ids[t]);
+    if (bert_forward(&s->state, s->ids, s->n) != 0) {
+        s->n = 0;
+        return ATTN_ERR_NO_MEMORY;
+    }
+    return ATTN_OK;
+}
+
+int attn_session_run_text(attn_session *s, const char *text, size_t bytes) {
+    const bert_model *m = &s->engine->model;
+    token_list list = {s->ids, s->starts, s->ends, 0, 0, 0};
+    s->n = 0;
+    if (tokenizer_encode(s->engine->tok, text, bytes, m->max_positions, COUNT_LIMIT, &list) !=
+        TOKENIZER_OK)
+        return ATTN_ERR_NO_MEMORY;
+    s->n = list.count;
+    s->truncated = list.truncated;
+    s->full_length = list.full_count;
+    return run(s);
+}
+
+int attn_session_run_ids(attn_session *s, const int32_t *ids, int n) {
+    const bert_model *m = &s->engine->model;
+    s->n = 0;
+    if (n < 1 || n > m->max_positions) return ATTN_ERR_ARGUMENT;
+    for (int t = 0; t < n; t++)
+        if (ids[t] < 0 || ids[t] >= m->vocab_size) return ATTN_ERR_ARGUMENT;
+    memcpy(s->ids, ids, (size_t)n * sizeof *ids);
+    memset(s->starts, 0, (size_t)n * sizeof *ids);
+    memset(s->ends, 0, (size_t)n * sizeof *ids);
+    s->n = n;
+    s->truncated = 0;
+    s->full_length = n;
+    return run(s);
+}
+
+int attn_session_length(const attn_session *s) { return s->n; }
+int attn_session_truncated(const attn_session *s) { return s->truncated; }
+int attn_session_full_length(const attn_session *s) { return s->full_length; }
+const int32_t *attn_session_ids(const attn_session *s) { return s->ids; }
+const int32_t *attn_session_starts(const attn_session *s) { return s->starts; }
+const int32_t *attn_session_ends(const attn_session *s) { return s->ends; }
+const float *attn_session_attention(const attn_session *s) { return s->n ? s->state.attention : NULL; }
+
+const float *attn_session_hidden(const attn_session *s, int layer) {
+    if (!s->n || layer < 0 || layer > s->engine->model.layers) return NULL;
+    return s->state.layer_input + hidden_index(&s->state, layer, 0);
+}
+
+static int valid(const attn_session *s, int layer, int head, int row) {
+    const bert_model *m = &s->engine->model;
+    return s->n > 0 && layer >= 0 && layer < m->layers && head >= 0 && head < m->heads &&
+           row >= 0 && row < s->n;
+}
+
+int attn_session_row_stats(const attn_session *s, int layer, int head, int row, double *out) {
+    if (!valid(s, layer, head, row)) return ATTN_ERR_ARGUMENT;
+    const row_stats r =
+        analyse_row(s->state.attention + attention_index(&s->state, layer, head, row), s->n);
+    const double values[7] = {r.sum, r.max, r.argmax, r.ratio, r.entropy, r.effective, r.normalized};
+    memcpy(out, values, sizeof values);
+    return ATTN_OK;
+}
+
+static int status_of(int result) { return result < 0 ? ATTN_ERR_ARGUMENT : ATTN_OK; }
+
+int attn_session_rollout(const attn_session *s, int last_layer, float *out) {
+    if (!valid(s, last_layer, 0, 0)) return ATTN_ERR_ARGUMENT;
+    return attention_rollout(&s->state, last_layer, out) < 0 ? ATTN_ERR_NO_MEMORY : ATTN_OK;
+}
+
+int attn_session_head_roles(const attn_session *s, int layer, int head, float *mass) {
+    if (!valid(s, layer, head, 0)) return -ATTN_ERR_ARGUMENT;
+    return head_roles(&s->state, layer, head, s->kinds, mass);
+}
+
+int attn_session_contributions(const attn_session *s, int layer, int head, int row, float *out) {
+    if (!valid(s, layer, head, row)) return ATTN_ERR_ARGUMENT;
+    return status_of(attention_contributions(&s->state, layer, head, row, out));
+}
+
+int attn_session_row_scaled(const attn_session *s, int layer, int head, int row,
+                            int divide_by_sqrt_d, float *out) {
+    if (!valid(s, layer, head, row)) return ATTN_ERR_ARGUMENT;
+    return status_of(attention_row_scaled(&s->state, layer, head, row, divide_by_sqrt_d, out));
+}
+
+int attn_session_walkthrough(const attn_session *s, int layer, int token, float *out) {
+    if (!valid(s, layer, 0, token)) return ATTN_ERR_ARGUMENT;
+    return status_of(layer_walkthrough(&s->state, layer, token, out));
+}
+
+int attn_session_mlm(const attn_session *s, int position, int k, int32_t *ids, float *probs) {
+    if (!valid(s, 0, 0, position)) return ATTN_ERR_ARGUMENT;
+    const int r = bert_mlm_top_k(&s->state, position, k, ids, probs);
+    return r < 0 ? (k < 1 || k > s->engine->model.vocab_size ? ATTN_ERR_ARGUMENT : ATTN_ERR_NO_MEMORY)
+                 : ATTN_OK;
+}

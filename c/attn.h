@@ -1,0 +1,77 @@
+/* The engine's public C API: the same calls are used by the native CLI and tests and are
+ * exported from the wasm build (see web/src/engine.mjs for the JavaScript side).
+ *
+ * An engine holds the model (read in place from the caller's weights bytes) and the
+ * tokenizer; a session holds one run's tokens and activations. Several sessions may share
+ * one engine. */
+#ifndef ATTN_H
+#define ATTN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct attn_engine attn_engine;
+typedef struct attn_session attn_session;
+
+enum {
+    ATTN_OK = 0,
+    /* 1 … 19: the weights_status codes of weights.h */
+    ATTN_ERR_NO_MEMORY = 20,
+    ATTN_ERR_VOCAB = 21,        /* the vocabulary lacks [CLS]/[SEP]/[UNK]/[MASK] or repeats an entry */
+    ATTN_ERR_ARGUMENT = 22,     /* layer/head/token/position out of range, or no run yet */
+};
+
+const char *attn_status_message(int status);
+
+/* 16-byte aligned memory for the weights bytes and result buffers (JavaScript side). */
+void *attn_alloc(size_t size);
+void attn_free(void *pointer);
+
+/* `bytes` must stay alive and unchanged while the engine lives. */
+int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out);
+void attn_engine_destroy(attn_engine *engine);
+/* shape[8] = vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
+void attn_engine_shape(const attn_engine *engine, int32_t *shape);
+const char *attn_engine_token(const attn_engine *engine, int32_t id);  /* NULL when out of range */
+int32_t attn_engine_special_id(const attn_engine *engine, const char *name);
+
+/* Tokenizes without running the model and without truncation beyond `capacity` tokens.
+ * counts[2] receives the tokens written and the tokens the whole text gives. */
+int attn_engine_tokenize(const attn_engine *engine, const char *text, size_t bytes, int capacity,
+                         int32_t *ids, int32_t *starts, int32_t *ends, int32_t *counts);
+
+attn_session *attn_session_create(const attn_engine *engine);
+void attn_session_destroy(attn_session *session);
+
+/* Tokenizes UTF-8 text (invalid bytes read as U+FFFD), truncates to max_positions tokens
+ * and runs the model. Returns ATTN_OK or an error code. */
+int attn_session_run_text(attn_session *session, const char *text, size_t bytes);
+/* Runs given ids (1 ≤ n ≤ max_positions, each a vocabulary id); offsets are set to [0, 0]. */
+int attn_session_run_ids(attn_session *session, const int32_t *ids, int n);
+
+int attn_session_length(const attn_session *session);        /* n of the last run, 0 before */
+int attn_session_truncated(const attn_session *session);     /* 1 when the text gave more than n */
+int attn_session_full_length(const attn_session *session);   /* tokens the whole text gives (capped) */
+const int32_t *attn_session_ids(const attn_session *session);
+const int32_t *attn_session_starts(const attn_session *session);  /* code-point offsets */
+const int32_t *attn_session_ends(const attn_session *session);
+
+/* [layers][heads][n][n] softmax probabilities, row-major; valid until the next run. */
+const float *attn_session_attention(const attn_session *session);
+/* [n][hidden] input of `layer` (0 = embedding output, layers = final hidden state). */
+const float *attn_session_hidden(const attn_session *session, int layer);
+
+/* out[7] = sum, max, argmax, ratio to uniform (max·n), entropy (nats), effective tokens, normalised entropy */
+int attn_session_row_stats(const attn_session *session, int layer, int head, int row, double *out);
+int attn_session_rollout(const attn_session *session, int last_layer, float *out /* [n][n] */);
+/* Role bit mask (analysis.h head_role), or a negative status; mass[4]: mean mass on words,
+ * [CLS], [SEP], punctuation (may be NULL). */
+int attn_session_head_roles(const attn_session *session, int layer, int head, float *mass);
+int attn_session_contributions(const attn_session *session, int layer, int head, int row, float *out);
+int attn_session_row_scaled(const attn_session *session, int layer, int head, int row,
+                            int divide_by_sqrt_d, float *out);
+int attn_session_walkthrough(const attn_session *session, int layer, int token, float *out /* [4][hidden] */);
+/* The k most probable ids at a position (usually a [MASK]) and their probabilities. */
+int attn_session_mlm(const attn_session *session, int position, int k, int32_t *ids, float *probs);
+
+#endif

@@ -1,0 +1,169 @@
+#include "forward.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+void bert_state_init(bert_state *state, const bert_model *model) {
+    memset(state, 0, sizeof *state);
+    state->model = model;
+}
+
+void bert_state_free(bert_state *state) {
+    free(state->attention);
+    free(state->layer_input);
+    free(state->query);
+    free(state->key);
+    free(state->value);
+    free(state->context);
+    free(state->scratch);
+    free(state->sublayer);
+    bert_state_init(state, state->model);
+}
+
+static int grow(float **buffer, size_t count) {
+    float *p = realloc(*buffer, count * sizeof(float));
+    if (!p) return -1;
+    *buffer = p;
+    return 0;
+}
+
+static int reserve(bert_state *s, int n) {
+    if (n <= s->capacity) return 0;
+    const bert_model *m = s->model;
+    const size_t tokens = (size_t)n, layers = (size_t)m->layers, hidden = (size_t)m->hidden;
+    const size_t wide = (size_t)(m->ffn > m->hidden ? m->ffn : m->hidden);
+    const size_t per_layer = layers * tokens * hidden;
+    if (grow(&s->attention, layers * (size_t)m->heads * tokens * tokens) ||
+        grow(&s->layer_input, (layers + 1) * tokens * hidden) ||
+        grow(&s->query, per_layer) || grow(&s->key, per_layer) ||
+        grow(&s->value, per_layer) || grow(&s->context, per_layer) ||
+        grow(&s->scratch, tokens * wide) || grow(&s->sublayer, tokens * hidden))
+        return -1;
+    s->capacity = n;
+    return 0;
+}
+
+static void add_embedding_row(const qmatrix *table, int row, float *out, float *tmp) {
+    dequantize_row(table, row, tmp);
+    for (int i = 0; i < table->cols; i++) out[i] += tmp[i];
+}
+
+static void embed(const bert_model *m, const int32_t *ids, int n, float *x) {
+    float tmp[4096];
+    for (int t = 0; t < n; t++) {
+        float *row = x + (size_t)t * m->hidden;
+        dequantize_row(&m->word_emb, ids[t], row);
+        add_embedding_row(&m->pos_emb, t, row, tmp);
+        add_embedding_row(&m->type_emb, 0, row, tmp);
+    }
+    layer_norm(x, n, m->hidden, m->emb_ln_gamma, m->emb_ln_beta, m->ln_eps);
+}
+
+/* scores = q·k / √d, softmax over keys, then the probability-weighted sum of values. */
+static void attend_head(const bert_state *s, int layer, int head, float *probs) {
+    const bert_model *m = s->model;
+    const int n = s->n, hidden = m->hidden, size = hidden / m->heads;
+    const size_t base = hidden_index(s, layer, 0);
+    const float *q = s->query + base, *k = s->key + base, *v = s->value + base;
+    float *ctx = s->context + base;
+    const float scale = 1.0f / sqrtf((float)size);
+    const int off = head * size;
+    for (int i = 0; i < n; i++) {
+        float *row = probs + (size_t)i * n;
+        const float *qi = q + (size_t)i * hidden + off;
+        for (int j = 0; j < n; j++) {
+            const float *kj = k + (size_t)j * hidden + off;
+            float dot = 0;
+            for (int d = 0; d < size; d++) dot += qi[d] * kj[d];
+            row[j] = dot * scale;
+        }
+        softmax(row, n);
+        float *out = ctx + (size_t)i * hidden + off;
+        memset(out, 0, (size_t)size * sizeof(float));
+        for (int j = 0; j < n; j++) {
+            const float p = row[j];
+            const float *vj = v + (size_t)j * hidden + off;
+            for (int d = 0; d < size; d++) out[d] += p * vj[d];
+        }
+    }
+}
+
+static void add_in_place(float *x, const float *y, size_t count) {
+    for (size_t i = 0; i < count; i++) x[i] += y[i];
+}
+
+static void encoder_layer(bert_state *s, int l) {
+    const bert_model *m = s->model;
+    const bert_layer *L = &m->layer[l];
+    const int n = s->n, hidden = m->hidden;
+    const size_t width = (size_t)n * hidden;
+    const float *x = s->layer_input + hidden_index(s, l, 0);
+    float *next = s->layer_input + hidden_index(s, l + 1, 0);
+    const size_t base = hidden_index(s, l, 0);
+
+    matmul_q8(x, n, &L->query, L->query_bias, s->query + base);
+    matmul_q8(x, n, &L->key, L->key_bias, s->key + base);
+    matmul_q8(x, n, &L->value, L->value_bias, s->value + base);
+    for (int h = 0; h < m->heads; h++)
+        attend_head(s, l, h, s->attention + attention_index(s, l, h, 0));
+
+    matmul_q8(s->context + base, n, &L->attn_out, L->attn_out_bias, next);
+    add_in_place(next, x, width);
+    layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
+
+    matmul_q8(next, n, &L->ffn_in, L->ffn_in_bias, s->scratch);
+    gelu(s->scratch, n * m->ffn);
+    matmul_q8(s->scratch, n, &L->ffn_out, L->ffn_out_bias, s->sublayer);
+    add_in_place(next, s->sublayer, width);
+    layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
+}
+
+int bert_forward(bert_state *s, const int32_t *ids, int n) {
+    const bert_model *m = s->model;
+    if (n < 1 || n > m->max_positions) return -1;
+    for (int t = 0; t < n; t++)
+        if (ids[t] < 0 || ids[t] >= m->vocab_size) return -1;
+    if (reserve(s, n)) return -1;
+    s->n = n;
+    embed(m, ids, n, s->layer_input);
+    for (int l = 0; l < m->layers; l++) encoder_layer(s, l);
+    return 0;
+}
+
+static void top_k(const float *probs, int count, int k, int32_t *ids, float *out) {
+    for (int i = 0; i < k; i++) {
+        ids[i] = -1;
+        out[i] = -1.0f;
+    }
+    for (int v = 0; v < count; v++) {
+        if (probs[v] <= out[k - 1]) continue;
+        int at = k - 1;
+        while (at > 0 && probs[v] > out[at - 1]) {
+            out[at] = out[at - 1];
+            ids[at] = ids[at - 1];
+            at--;
+        }
+        out[at] = probs[v];
+        ids[at] = v;
+    }
+}
+
+int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float *probs) {
+    const bert_model *m = s->model;
+    if (position < 0 || position >= s->n || k < 1 || k > m->vocab_size) return -1;
+    float transformed[4096];
+    float *logits = malloc((size_t)m->vocab_size * sizeof(float));
+    if (!logits) return -1;
+    const float *h = s->layer_input + hidden_index(s, m->layers, position);
+    matmul_q8(h, 1, &m->mlm_transform, m->mlm_transform_bias, transformed);
+    gelu(transformed, m->hidden);
+    layer_norm(transformed, 1, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
+    matmul_q8(transformed, 1, &m->word_emb, m->mlm_bias, logits);
+    softmax(logits, m->vocab_size);
+    top_k(logits, m->vocab_size, k, ids, probs);
+    free(logits);
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* BERT uncased WordPiece, identical to the Hugging Face reference (see DESIGN.md). */
+#ifndef ATTN_TOKENIZER_H
+#define ATTN_TOKENIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tokenizer tokenizer;
+
+typedef enum {
+    TOKENIZER_OK = 0,
+    TOKENIZER_ERR_NO_MEMORY,
+    TOKENIZER_ERR_VOCAB,        /* vocabulary malformed, duplicate entries, or a special token missing */
+} tokenizer_status;
+
+/* Builds a tokenizer over vocab.txt bytes (one entry per line, '\n' separated, id = line number).
+ * Special-token ids are looked up in the vocabulary, never assumed. */
+tokenizer_status tokenizer_create(const char *vocab_text, size_t vocab_bytes, tokenizer **out);
+void tokenizer_destroy(tokenizer *tok);
+
+typedef struct {
+    int32_t *ids;        /* [capacity] token ids, [CLS] first and [SEP] last */
+    int32_t *starts;     /* [capacity] offsets: [start, end) in Unicode code points of the input */
+    int32_t *ends;       /* special tokens [CLS]/[SEP] added by the tokenizer have [0, 0] */
+    int count;           /* tokens written, including [CLS] and [SEP]; always >= 2 when capacity >= 2 */
+    int truncated;       /* 1 when more tokens were produced than fit: then count == capacity and
+                            the last token is [SEP] */
+    int full_count;      /* how many tokens the whole input gives (>= count), for "truncated from N";
+                            stops counting at `count_limit` so a 1 MB paste stays cheap */
+} token_list;
+
+/* Tokenizes `text` (UTF-8; invalid sequences read as U+FFFD, one per maximal invalid
+ * subpart, as the WHATWG decoder does) into at most `capacity` tokens (capacity >= 2).
+ * Work stops once the token count passes `count_limit` (>= capacity). */
+tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t text_bytes,
+                                  int capacity, int count_limit, token_list *out);
+
+/* The vocabulary entry of an id (NUL-terminated), or NULL when out of range. */
+const char *tokenizer_token(const tokenizer *tok, int32_t id);
+int tokenizer_vocab_size(const tokenizer *tok);
+int32_t tokenizer_special_id(const tokenizer *tok, const char *name); /* "[MASK]" etc, -1 if absent */
+
+#endif

@@ -1,0 +1,476 @@
+/* Loading and validating a weights file; the byte layout is in weights/FORMAT.md.
+ * Every offset and size from the file is checked with 64-bit arithmetic against the size
+ * given, before anything is read through it, so no input can make this read outside the
+ * buffer (size_t is 32 bits on wasm32). Tensors are read in place: the host must be
+ * little-endian (x86, ARM, wasm). */
+#include "weights.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum {
+    FORMAT_VERSION = 1,
+    HEADER_SIZE = 128,
+    ENTRY_SIZE = 128,
+    NAME_SIZE = 64,
+    ALIGN = 16,
+    CHECKSUM_OFFSET = 12,
+    QUANT_INT8_SYMMETRIC_GROUPED = 1,
+    KIND_INT8 = 1,
+    KIND_F32 = 2,
+    TENSORS_OUTSIDE_LAYERS = 10,  /* 5 embedding tensors + 5 MLM head tensors */
+    TENSORS_PER_LAYER = 16,
+};
+
+/* Limits beyond model.h's: generous for bert-mini-like models, and small enough that every
+ * byte count below fits in 32 bits. */
+enum {
+    MAX_VOCAB = 1 << 18,
+    MAX_HIDDEN = 1024,
+    MAX_FFN = 4096,
+    MAX_TYPE_VOCAB = 16,
+};
+
+static const char MAGIC[8] = {'B', 'E', 'R', 'T', 'I', 'N', 'T', '8'};
+
+/* ------------------------------------------------------------------ CRC-32 */
+
+static const uint32_t CRC_TABLE[256] = {
+    0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu,
+    0xe963a535u, 0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u,
+    0x09b64c2bu, 0x7eb17cbdu, 0xe7b82d07u, 0x90bf1d91u, 0x1db71064u, 0x6ab020f2u,
+    0xf3b97148u, 0x84be41deu, 0x1adad47du, 0x6ddde4ebu, 0xf4d4b551u, 0x83d385c7u,
+    0x136c9856u, 0x646ba8c0u, 0xfd62f97au, 0x8a65c9ecu, 0x14015c4fu, 0x63066cd9u,
+    0xfa0f3d63u, 0x8d080df5u, 0x3b6e20c8u, 0x4c69105eu, 0xd56041e4u, 0xa2677172u,
+    0x3c03e4d1u, 0x4b04d447u, 0xd20d85fdu, 0xa50ab56bu, 0x35b5a8fau, 0x42b2986cu,
+    0xdbbbc9d6u, 0xacbcf940u, 0x32d86ce3u, 0x45df5c75u, 0xdcd60dcfu, 0xabd13d59u,
+    0x26d930acu, 0x51de003au, 0xc8d75180u, 0xbfd06116u, 0x21b4f4b5u, 0x56b3c423u,
+    0xcfba9599u, 0xb8bda50fu, 0x2802b89eu, 0x5f058808u, 0xc60cd9b2u, 0xb10be924u,
+    0x2f6f7c87u, 0x58684c11u, 0xc1611dabu, 0xb6662d3du, 0x76dc4190u, 0x01db7106u,
+    0x98d220bcu, 0xefd5102au, 0x71b18589u, 0x06b6b51fu, 0x9fbfe4a5u, 0xe8b8d433u,
+    0x7807c9a2u, 0x0f00f934u, 0x9609a88eu, 0xe10e9818u, 0x7f6a0dbbu, 0x086d3d2du,
+    0x91646c97u, 0xe6635c01u, 0x6b6b51f4u, 0x1c6c6162u, 0x856530d8u, 0xf262004eu,
+    0x6c0695edu, 0x1b01a57bu, 0x8208f4c1u, 0xf50fc457u, 0x65b0d9c6u, 0x12b7e950u,
+    0x8bbeb8eau, 0xfcb9887cu, 0x62dd1ddfu, 0x15da2d49u, 0x8cd37cf3u, 0xfbd44c65u,
+    0x4db26158u, 0x3ab551ceu, 0xa3bc0074u, 0xd4bb30e2u, 0x4adfa541u, 0x3dd895d7u,
+    0xa4d1c46du, 0xd3d6f4fbu, 0x4369e96au, 0x346ed9fcu, 0xad678846u, 0xda60b8d0u,
+    0x44042d73u, 0x33031de5u, 0xaa0a4c5fu, 0xdd0d7cc9u, 0x5005713cu, 0x270241aau,
+    0xbe0b1010u, 0xc90c2086u, 0x5768b525u, 0x206f85b3u, 0xb966d409u, 0xce61e49fu,
+    0x5edef90eu, 0x29d9c998u, 0xb0d09822u, 0xc7d7a8b4u, 0x59b33d17u, 0x2eb40d81u,
+    0xb7bd5c3bu, 0xc0ba6cadu, 0xedb88320u, 0x9abfb3b6u, 0x03b6e20cu, 0x74b1d29au,
+    0xead54739u, 0x9dd277afu, 0x04db2615u, 0x73dc1683u, 0xe3630b12u, 0x94643b84u,
+    0x0d6d6a3eu, 0x7a6a5aa8u, 0xe40ecf0bu, 0x9309ff9du, 0x0a00ae27u, 0x7d079eb1u,
+    0xf00f9344u, 0x8708a3d2u, 0x1e01f268u, 0x6906c2feu, 0xf762575du, 0x806567cbu,
+    0x196c3671u, 0x6e6b06e7u, 0xfed41b76u, 0x89d32be0u, 0x10da7a5au, 0x67dd4accu,
+    0xf9b9df6fu, 0x8ebeeff9u, 0x17b7be43u, 0x60b08ed5u, 0xd6d6a3e8u, 0xa1d1937eu,
+    0x38d8c2c4u, 0x4fdff252u, 0xd1bb67f1u, 0xa6bc5767u, 0x3fb506ddu, 0x48b2364bu,
+    0xd80d2bdau, 0xaf0a1b4cu, 0x36034af6u, 0x41047a60u, 0xdf60efc3u, 0xa867df55u,
+    0x316e8eefu, 0x4669be79u, 0xcb61b38cu, 0xbc66831au, 0x256fd2a0u, 0x5268e236u,
+    0xcc0c7795u, 0xbb0b4703u, 0x220216b9u, 0x5505262fu, 0xc5ba3bbeu, 0xb2bd0b28u,
+    0x2bb45a92u, 0x5cb36a04u, 0xc2d7ffa7u, 0xb5d0cf31u, 0x2cd99e8bu, 0x5bdeae1du,
+    0x9b64c2b0u, 0xec63f226u, 0x756aa39cu, 0x026d930au, 0x9c0906a9u, 0xeb0e363fu,
+    0x72076785u, 0x05005713u, 0x95bf4a82u, 0xe2b87a14u, 0x7bb12baeu, 0x0cb61b38u,
+    0x92d28e9bu, 0xe5d5be0du, 0x7cdcefb7u, 0x0bdbdf21u, 0x86d3d2d4u, 0xf1d4e242u,
+    0x68ddb3f8u, 0x1fda836eu, 0x81be16cdu, 0xf6b9265bu, 0x6fb077e1u, 0x18b74777u,
+    0x88085ae6u, 0xff0f6a70u, 0x66063bcau, 0x11010b5cu, 0x8f659effu, 0xf862ae69u,
+    0x616bffd3u, 0x166ccf45u, 0xa00ae278u, 0xd70dd2eeu, 0x4e048354u, 0x3903b3c2u,
+    0xa7672661u, 0xd06016f7u, 0x4969474du, 0x3e6e77dbu, 0xaed16a4au, 0xd9d65adcu,
+    0x40df0b66u, 0x37d83bf0u, 0xa9bcae53u, 0xdebb9ec5u, 0x47b2cf7fu, 0x30b5ffe9u,
+    0xbdbdf21cu, 0xcabac28au, 0x53b39330u, 0x24b4a3a6u, 0xbad03605u, 0xcdd70693u,
+    0x54de5729u, 0x23d967bfu, 0xb3667a2eu, 0xc4614ab8u, 0x5d681b02u, 0x2a6f2b94u,
+    0xb40bbe37u, 0xc30c8ea1u, 0x5a05df1bu, 0x2d02ef8du,
+};
+
+static uint32_t crc32_update(uint32_t crc, const uint8_t *bytes, size_t size)
+{
+    for (size_t i = 0; i < size; i++) crc = (crc >> 8) ^ CRC_TABLE[(crc ^ bytes[i]) & 0xffu];
+    return crc;
+}
+
+uint32_t weights_crc32(const uint8_t *bytes, size_t size)
+{
+    return ~crc32_update(0xffffffffu, bytes, size);
+}
+
+/* CRC-32 of the whole file with the 4-byte checksum field read as zeros. */
+static uint32_t file_checksum(const uint8_t *bytes, size_t size)
+{
+    static const uint8_t zeros[4] = {0, 0, 0, 0};
+    uint32_t crc = crc32_update(0xffffffffu, bytes, CHECKSUM_OFFSET);
+    crc = crc32_update(crc, zeros, sizeof zeros);
+    crc = crc32_update(crc, bytes + CHECKSUM_OFFSET + 4, size - CHECKSUM_OFFSET - 4);
+    return ~crc;
+}
+
+/* ------------------------------------------------------------------ reading integers */
+
+static uint32_t read_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t read_u64(const uint8_t *p)
+{
+    return (uint64_t)read_u32(p) | (uint64_t)read_u32(p + 4) << 32;
+}
+
+static float read_f32(const uint8_t *p)
+{
+    uint32_t bits = read_u32(p);
+    float value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0) return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ header */
+
+typedef struct {
+    uint32_t version, checksum, header_size, tensor_count;
+    uint64_t file_size, vocab_offset, vocab_bytes, table_offset, table_bytes;
+    uint32_t vocab_size, hidden, layers, heads, ffn, max_positions, type_vocab;
+    float ln_eps;
+    uint32_t quant_scheme, default_group, entry_size;
+    int reserved_zero;
+} file_header;
+
+static file_header read_header(const uint8_t *b)
+{
+    file_header h;
+    h.version = read_u32(b + 8);
+    h.checksum = read_u32(b + 12);
+    h.file_size = read_u64(b + 16);
+    h.header_size = read_u32(b + 24);
+    h.tensor_count = read_u32(b + 28);
+    h.vocab_offset = read_u64(b + 32);
+    h.vocab_bytes = read_u64(b + 40);
+    h.table_offset = read_u64(b + 48);
+    h.table_bytes = read_u64(b + 56);
+    h.vocab_size = read_u32(b + 64);
+    h.hidden = read_u32(b + 68);
+    h.layers = read_u32(b + 72);
+    h.heads = read_u32(b + 76);
+    h.ffn = read_u32(b + 80);
+    h.max_positions = read_u32(b + 84);
+    h.type_vocab = read_u32(b + 88);
+    h.ln_eps = read_f32(b + 92);
+    h.quant_scheme = read_u32(b + 96);
+    h.default_group = read_u32(b + 100);
+    h.entry_size = read_u32(b + 104);
+    h.reserved_zero = all_zero(b + 108, HEADER_SIZE - 108);
+    return h;
+}
+
+/* What must hold before the checksum can be computed over `size` bytes. */
+static weights_status check_envelope(const uint8_t *bytes, size_t size, const file_header *h)
+{
+    if (memcmp(bytes, MAGIC, sizeof MAGIC) != 0) return WEIGHTS_ERR_MAGIC;
+    if (h->version != FORMAT_VERSION) return WEIGHTS_ERR_VERSION;
+    if (h->file_size > (uint64_t)size) return WEIGHTS_ERR_TRUNCATED;
+    if (h->file_size < (uint64_t)size) return WEIGHTS_ERR_TRAILING;
+    if (((uintptr_t)bytes & (ALIGN - 1)) != 0) return WEIGHTS_ERR_ALIGNMENT;
+    if (file_checksum(bytes, size) != h->checksum) {
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  /* lets a fuzzer reach the checks below */
+        return WEIGHTS_ERR_CHECKSUM;
+#endif
+    }
+    return WEIGHTS_OK;
+}
+
+static int in_range(uint32_t value, uint32_t low, uint32_t high)
+{
+    return value >= low && value <= high;
+}
+
+static weights_status check_layout_fields(const file_header *h)
+{
+    if (h->header_size != HEADER_SIZE || h->entry_size != ENTRY_SIZE || !h->reserved_zero ||
+        h->quant_scheme != QUANT_INT8_SYMMETRIC_GROUPED)
+        return WEIGHTS_ERR_VERSION;
+    return WEIGHTS_OK;
+}
+
+static weights_status check_shape(const file_header *h)
+{
+    int ok = in_range(h->vocab_size, 1, MAX_VOCAB) && in_range(h->hidden, 1, MAX_HIDDEN) &&
+             in_range(h->layers, 1, BERT_MAX_LAYERS) && in_range(h->heads, 1, BERT_MAX_HEADS) &&
+             h->hidden % h->heads == 0 && in_range(h->ffn, 1, MAX_FFN) &&
+             in_range(h->max_positions, 1, BERT_MAX_TOKENS) &&
+             in_range(h->type_vocab, 1, MAX_TYPE_VOCAB) && isfinite(h->ln_eps) && h->ln_eps > 0.0f;
+    return ok ? WEIGHTS_OK : WEIGHTS_ERR_SHAPE;
+}
+
+/* [offset, offset + bytes) inside [start, size), without overflow. */
+static int region_inside(uint64_t offset, uint64_t bytes, uint64_t start, uint64_t size)
+{
+    return offset >= start && offset <= size && bytes <= size - offset;
+}
+
+static uint32_t expected_tensor_count(uint32_t layers)
+{
+    return TENSORS_OUTSIDE_LAYERS + TENSORS_PER_LAYER * layers;
+}
+
+static weights_status check_table_region(const file_header *h)
+{
+    if (h->tensor_count != expected_tensor_count(h->layers) ||
+        h->table_bytes != (uint64_t)h->tensor_count * ENTRY_SIZE ||
+        !region_inside(h->table_offset, h->table_bytes, HEADER_SIZE, h->file_size))
+        return WEIGHTS_ERR_TENSOR;
+    return WEIGHTS_OK;
+}
+
+/* ------------------------------------------------------------------ vocabulary */
+
+static weights_status check_vocab(const uint8_t *bytes, const file_header *h)
+{
+    if (h->vocab_bytes == 0 || h->vocab_bytes > UINT32_MAX ||
+        !region_inside(h->vocab_offset, h->vocab_bytes, HEADER_SIZE, h->file_size))
+        return WEIGHTS_ERR_VOCAB;
+    const uint8_t *text = bytes + (size_t)h->vocab_offset;
+    size_t n = (size_t)h->vocab_bytes;
+    if (text[n - 1] != '\n' || memchr(text, '\0', n) != NULL) return WEIGHTS_ERR_VOCAB;
+    uint64_t lines = 0;
+    for (size_t i = 0; i < n; i++) lines += text[i] == '\n';
+    return lines == h->vocab_size ? WEIGHTS_OK : WEIGHTS_ERR_VOCAB;
+}
+
+/* ------------------------------------------------------------------ tensor table */
+
+typedef struct {
+    const uint8_t *name;  /* NAME_SIZE bytes, NUL-padded */
+    uint32_t kind, rows, cols, group;
+    uint64_t data_offset, data_bytes, scale_offset, scale_bytes;
+    int reserved_zero;
+} table_entry;
+
+static table_entry read_entry(const uint8_t *e)
+{
+    table_entry t;
+    t.name = e;
+    t.kind = read_u32(e + 64);
+    t.rows = read_u32(e + 68);
+    t.cols = read_u32(e + 72);
+    t.group = read_u32(e + 76);
+    t.data_offset = read_u64(e + 80);
+    t.data_bytes = read_u64(e + 88);
+    t.scale_offset = read_u64(e + 96);
+    t.scale_bytes = read_u64(e + 104);
+    t.reserved_zero = all_zero(e + 112, ENTRY_SIZE - 112);
+    return t;
+}
+
+/* Walks the table in file order; the first failure sticks and later takes do nothing. */
+typedef struct {
+    const uint8_t *bytes;
+    uint64_t size, table_offset, data_start;
+    uint32_t count, next;
+    weights_status status;
+} table_cursor;
+
+static int name_matches(const uint8_t *field, const char *name)
+{
+    size_t n = strlen(name);
+    return n < NAME_SIZE && memcmp(field, name, n) == 0 && all_zero(field + n, NAME_SIZE - n);
+}
+
+static int array_ok(const table_cursor *t, uint64_t offset, uint64_t bytes)
+{
+    return offset % ALIGN == 0 && region_inside(offset, bytes, t->data_start, t->size);
+}
+
+static int floats_finite(const float *values, uint64_t count)
+{
+    for (uint64_t i = 0; i < count; i++)
+        if (!isfinite(values[i])) return 0;
+    return 1;
+}
+
+/* The next entry if it is named `name` and of `kind`, else NULL with the status set. */
+static const uint8_t *next_entry(table_cursor *t, const char *name, uint32_t kind, table_entry *out)
+{
+    if (t->status != WEIGHTS_OK) return NULL;
+    if (t->next >= t->count) {
+        t->status = WEIGHTS_ERR_TENSOR;
+        return NULL;
+    }
+    const uint8_t *e = t->bytes + (size_t)(t->table_offset + (uint64_t)t->next * ENTRY_SIZE);
+    t->next++;
+    *out = read_entry(e);
+    if (!name_matches(out->name, name) || out->kind != kind || !out->reserved_zero) {
+        t->status = WEIGHTS_ERR_TENSOR;
+        return NULL;
+    }
+    return e;
+}
+
+static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t rows, uint32_t cols)
+{
+    if (e->rows != rows || e->cols != cols || e->group == 0 || e->group > cols || cols % e->group != 0)
+        return 0;
+    uint64_t scale_count = (uint64_t)rows * (cols / e->group);
+    return e->data_bytes == (uint64_t)rows * cols && e->scale_bytes == scale_count * sizeof(float) &&
+           array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes) &&
+           floats_finite((const float *)(t->bytes + (size_t)e->scale_offset), scale_count);
+}
+
+static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32_t cols, qmatrix *out)
+{
+    table_entry e;
+    if (!next_entry(t, name, KIND_INT8, &e)) return;
+    if (!matrix_entry_ok(t, &e, rows, cols)) {
+        t->status = WEIGHTS_ERR_TENSOR;
+        return;
+    }
+    out->q = (const int8_t *)(t->bytes + (size_t)e.data_offset);
+    out->scale = (const float *)(t->bytes + (size_t)e.scale_offset);
+    out->rows = (int)rows;
+    out->cols = (int)cols;
+    out->group = (int)e.group;
+}
+
+static void take_vector(table_cursor *t, const char *name, uint32_t length, const float **out)
+{
+    table_entry e;
+    if (!next_entry(t, name, KIND_F32, &e)) return;
+    int ok = e.rows == 1 && e.cols == length && e.group == 0 && e.scale_offset == 0 &&
+             e.scale_bytes == 0 && e.data_bytes == (uint64_t)length * sizeof(float) &&
+             array_ok(t, e.data_offset, e.data_bytes) &&
+             floats_finite((const float *)(t->bytes + (size_t)e.data_offset), length);
+    if (!ok) {
+        t->status = WEIGHTS_ERR_TENSOR;
+        return;
+    }
+    *out = (const float *)(t->bytes + (size_t)e.data_offset);
+}
+
+/* ------------------------------------------------------------------ binding the model */
+
+static void take_embeddings(table_cursor *t, bert_model *m, const file_header *h)
+{
+    take_matrix(t, "bert.embeddings.word_embeddings.weight", h->vocab_size, h->hidden, &m->word_emb);
+    take_matrix(t, "bert.embeddings.position_embeddings.weight", h->max_positions, h->hidden, &m->pos_emb);
+    take_matrix(t, "bert.embeddings.token_type_embeddings.weight", h->type_vocab, h->hidden, &m->type_emb);
+    take_vector(t, "bert.embeddings.LayerNorm.weight", h->hidden, &m->emb_ln_gamma);
+    take_vector(t, "bert.embeddings.LayerNorm.bias", h->hidden, &m->emb_ln_beta);
+}
+
+static const char *layer_name(char buffer[NAME_SIZE], uint32_t layer, const char *suffix)
+{
+    snprintf(buffer, NAME_SIZE, "bert.encoder.layer.%u.%s", (unsigned)layer, suffix);
+    return buffer;
+}
+
+static void take_layer(table_cursor *t, bert_layer *l, uint32_t i, const file_header *h)
+{
+    char n[NAME_SIZE];
+    uint32_t d = h->hidden, f = h->ffn;
+    take_matrix(t, layer_name(n, i, "attention.self.query.weight"), d, d, &l->query);
+    take_vector(t, layer_name(n, i, "attention.self.query.bias"), d, &l->query_bias);
+    take_matrix(t, layer_name(n, i, "attention.self.key.weight"), d, d, &l->key);
+    take_vector(t, layer_name(n, i, "attention.self.key.bias"), d, &l->key_bias);
+    take_matrix(t, layer_name(n, i, "attention.self.value.weight"), d, d, &l->value);
+    take_vector(t, layer_name(n, i, "attention.self.value.bias"), d, &l->value_bias);
+    take_matrix(t, layer_name(n, i, "attention.output.dense.weight"), d, d, &l->attn_out);
+    take_vector(t, layer_name(n, i, "attention.output.dense.bias"), d, &l->attn_out_bias);
+    take_vector(t, layer_name(n, i, "attention.output.LayerNorm.weight"), d, &l->attn_ln_gamma);
+    take_vector(t, layer_name(n, i, "attention.output.LayerNorm.bias"), d, &l->attn_ln_beta);
+    take_matrix(t, layer_name(n, i, "intermediate.dense.weight"), f, d, &l->ffn_in);
+    take_vector(t, layer_name(n, i, "intermediate.dense.bias"), f, &l->ffn_in_bias);
+    take_matrix(t, layer_name(n, i, "output.dense.weight"), d, f, &l->ffn_out);
+    take_vector(t, layer_name(n, i, "output.dense.bias"), d, &l->ffn_out_bias);
+    take_vector(t, layer_name(n, i, "output.LayerNorm.weight"), d, &l->ffn_ln_gamma);
+    take_vector(t, layer_name(n, i, "output.LayerNorm.bias"), d, &l->ffn_ln_beta);
+}
+
+static void take_mlm_head(table_cursor *t, bert_model *m, const file_header *h)
+{
+    take_matrix(t, "cls.predictions.transform.dense.weight", h->hidden, h->hidden, &m->mlm_transform);
+    take_vector(t, "cls.predictions.transform.dense.bias", h->hidden, &m->mlm_transform_bias);
+    take_vector(t, "cls.predictions.transform.LayerNorm.weight", h->hidden, &m->mlm_ln_gamma);
+    take_vector(t, "cls.predictions.transform.LayerNorm.bias", h->hidden, &m->mlm_ln_beta);
+    take_vector(t, "cls.predictions.bias", h->vocab_size, &m->mlm_bias);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, bert_model *m)
+{
+    table_cursor t = {
+        .bytes = bytes,
+        .size = h->file_size,
+        .table_offset = h->table_offset,
+        .data_start = max_u64(h->vocab_offset + h->vocab_bytes, h->table_offset + h->table_bytes),
+        .count = h->tensor_count,
+        .next = 0,
+        .status = WEIGHTS_OK,
+    };
+    take_embeddings(&t, m, h);
+    for (uint32_t i = 0; i < h->layers; i++) take_layer(&t, &m->layer[i], i, h);
+    take_mlm_head(&t, m, h);
+    return t.status;
+}
+
+static void fill_shape(bert_model *m, const uint8_t *bytes, const file_header *h)
+{
+    m->vocab_size = (int)h->vocab_size;
+    m->hidden = (int)h->hidden;
+    m->layers = (int)h->layers;
+    m->heads = (int)h->heads;
+    m->ffn = (int)h->ffn;
+    m->max_positions = (int)h->max_positions;
+    m->type_vocab = (int)h->type_vocab;
+    m->ln_eps = h->ln_eps;
+    m->vocab_text = (const char *)(bytes + (size_t)h->vocab_offset);
+    m->vocab_bytes = (uint32_t)h->vocab_bytes;
+}
+
+static weights_status validate_and_bind(const uint8_t *bytes, size_t size, bert_model *model)
+{
+    if (bytes == NULL || size < HEADER_SIZE) return WEIGHTS_ERR_TOO_SMALL;
+    file_header h = read_header(bytes);
+    weights_status s = check_envelope(bytes, size, &h);
+    if (s == WEIGHTS_OK) s = check_layout_fields(&h);
+    if (s == WEIGHTS_OK) s = check_shape(&h);
+    if (s == WEIGHTS_OK) s = check_vocab(bytes, &h);
+    if (s == WEIGHTS_OK) s = check_table_region(&h);
+    if (s == WEIGHTS_OK) s = bind_tensors(bytes, &h, model);
+    if (s == WEIGHTS_OK) fill_shape(model, bytes, &h);
+    return s;
+}
+
+weights_status weights_load(const uint8_t *bytes, size_t size, bert_model *model)
+{
+    memset(model, 0, sizeof *model);
+    weights_status s = validate_and_bind(bytes, size, model);
+    if (s != WEIGHTS_OK) memset(model, 0, sizeof *model);
+    return s;
+}
+
+const char *weights_status_message(weights_status status)
+{
+    switch (status) {
+    case WEIGHTS_OK: return "weights loaded";
+    case WEIGHTS_ERR_TOO_SMALL: return "weights file is too small to hold a header (empty or cut short)";
+    case WEIGHTS_ERR_MAGIC: return "not a weights file (bad magic bytes; expected a file made by weights/convert.mjs)";
+    case WEIGHTS_ERR_VERSION: return "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs";
+    case WEIGHTS_ERR_TRUNCATED: return "weights file is truncated: it is shorter than its header says (incomplete download?)";
+    case WEIGHTS_ERR_CHECKSUM: return "weights file is corrupted: checksum mismatch";
+    case WEIGHTS_ERR_SHAPE: return "weights file describes a model shape this engine cannot run (not bert-mini-like)";
+    case WEIGHTS_ERR_TENSOR: return "weights file has an inconsistent tensor table (name, shape, size, offset or alignment)";
+    case WEIGHTS_ERR_VOCAB: return "weights file vocabulary does not match its header (line count or size)";
+    case WEIGHTS_ERR_ALIGNMENT: return "weights buffer is not 16-byte aligned in memory";
+    case WEIGHTS_ERR_TRAILING: return "weights file is longer than its header says (extra bytes after the end)";
+    }
+    return "unknown weights status";
+}

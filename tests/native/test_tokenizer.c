@@ -1,0 +1,465 @@
+/* Native tests of c/tokenizer.c against the reference fixtures.
+ *
+ * Build and run (from the repository root):
+ *   gcc -std=c11 -O2 -Wall -Wextra -Werror -Ic tests/native/test_tokenizer.c c/tokenizer.c \
+ *       c/unicode_tables.c -o /tmp/test_tokenizer
+ *   clang -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+ *       -Ic tests/native/test_tokenizer.c c/tokenizer.c c/unicode_tables.c -o /tmp/test_tokenizer_asan
+ *   /tmp/test_tokenizer /work/shared/checkpoints/bert-mini-mlm/vocab.txt \
+ *       tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
+ *
+ * Checks: every tokenize.jsonl line (ids, tokens, offsets exactly); the vocabulary round trip
+ * (each whole-word entry typed as text gives [CLS] entry [SEP]); edge cases (empty and
+ * whitespace-only text, truncation, full_count/count_limit, invalid UTF-8, a 1 MB input,
+ * another vocabulary, malformed vocabularies, random bytes). Prints "N passed, N failed". */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "json_min.h"
+#include "tokenizer.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *what, const char *detail) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    if (failed <= 40) fprintf(stderr, "FAIL %s: %s\n", what, detail);
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static char *read_file(const char *path, size_t *length) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t capacity = 1 << 16, used = 0;
+    char *data = malloc(capacity);
+    for (size_t n; data && (n = fread(data + used, 1, capacity - used, f)) > 0;) {
+        used += n;
+        if (used == capacity) {
+            char *grown = realloc(data, capacity *= 2);
+            if (!grown) free(data);
+            data = grown;
+        }
+    }
+    fclose(f);
+    *length = used;
+    return data;
+}
+
+/* ---------- token lists ---------- */
+
+typedef struct {
+    token_list list;
+    int capacity;
+} owned_list;
+
+static owned_list *list_new(int capacity) {
+    owned_list *o = calloc(1, sizeof *o);
+    o->capacity = capacity;
+    o->list.ids = calloc((size_t)capacity, sizeof(int32_t));
+    o->list.starts = calloc((size_t)capacity, sizeof(int32_t));
+    o->list.ends = calloc((size_t)capacity, sizeof(int32_t));
+    return o;
+}
+
+static void list_free(owned_list *o) {
+    free(o->list.ids);
+    free(o->list.starts);
+    free(o->list.ends);
+    free(o);
+}
+
+static tokenizer_status encode(const tokenizer *tok, const char *text, size_t bytes, owned_list *o, int limit) {
+    return tokenizer_encode(tok, text, bytes, o->capacity, limit, &o->list);
+}
+
+/* ---------- tokenize.jsonl ---------- */
+
+typedef struct {
+    char *text;
+    size_t text_bytes;
+    long ids[4096], offsets[4096][2];
+    char *tokens[4096];
+    int id_count, token_count, offset_count;
+} fixture_line;
+
+static void read_int_array(json_cursor *c, long *out, int *count, int max) {
+    json_expect(c, '[');
+    if (json_accept(c, ']')) return;
+    do {
+        long v = json_integer(c);
+        if (*count < max) out[(*count)++] = v;
+        else c->error = 1;
+    } while (!c->error && json_accept(c, ','));
+    json_expect(c, ']');
+}
+
+static void read_offsets(json_cursor *c, fixture_line *f) {
+    json_expect(c, '[');
+    if (json_accept(c, ']')) return;
+    do {
+        long pair[2];
+        int n = 0;
+        read_int_array(c, pair, &n, 2);
+        if (n != 2 || f->offset_count >= 4096) { c->error = 1; return; }
+        f->offsets[f->offset_count][0] = pair[0];
+        f->offsets[f->offset_count++][1] = pair[1];
+    } while (!c->error && json_accept(c, ','));
+    json_expect(c, ']');
+}
+
+static void read_tokens(json_cursor *c, fixture_line *f) {
+    json_expect(c, '[');
+    if (json_accept(c, ']')) return;
+    do {
+        size_t n;
+        char *s = json_string(c, &n);
+        if (!s || f->token_count >= 4096) { free(s); c->error = 1; return; }
+        f->tokens[f->token_count++] = s;
+    } while (!c->error && json_accept(c, ','));
+    json_expect(c, ']');
+}
+
+static int parse_fixture_line(const char *line, size_t length, fixture_line *f) {
+    json_cursor c = {line, line + length, 0};
+    memset(f, 0, sizeof *f);
+    json_expect(&c, '{');
+    do {
+        size_t n;
+        char *key = json_string(&c, &n);
+        json_expect(&c, ':');
+        if (!key) break;
+        if (strcmp(key, "text") == 0) f->text = json_string(&c, &f->text_bytes);
+        else if (strcmp(key, "ids") == 0) read_int_array(&c, f->ids, &f->id_count, 4096);
+        else if (strcmp(key, "offsets") == 0) read_offsets(&c, f);
+        else if (strcmp(key, "tokens") == 0) read_tokens(&c, f);
+        else json_skip_value(&c, 0);
+        free(key);
+    } while (!c.error && json_accept(&c, ','));
+    json_expect(&c, '}');
+    return !c.error && f->text && f->id_count == f->offset_count && f->id_count == f->token_count;
+}
+
+static void free_fixture_line(fixture_line *f) {
+    free(f->text);
+    for (int i = 0; i < f->token_count; i++) free(f->tokens[i]);
+}
+
+static int list_matches(const tokenizer *tok, const token_list *l, const fixture_line *f) {
+    if (l->count != f->id_count || l->truncated || l->full_count != f->id_count) return 0;
+    for (int i = 0; i < l->count; i++) {
+        const char *token = tokenizer_token(tok, l->ids[i]);
+        if (l->ids[i] != f->ids[i] || l->starts[i] != f->offsets[i][0] || l->ends[i] != f->offsets[i][1] ||
+            !token || strcmp(token, f->tokens[i]) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void describe_mismatch(const tokenizer *tok, const token_list *l, const fixture_line *f, int line_no) {
+    fprintf(stderr, "line %d: %.80s\n  got:     ", line_no, f->text);
+    for (int i = 0; i < l->count && i < 40; i++)
+        fprintf(stderr, "%s[%d,%d] ", tokenizer_token(tok, l->ids[i]), l->starts[i], l->ends[i]);
+    fprintf(stderr, "\n  expected:");
+    for (int i = 0; i < f->id_count && i < 40; i++)
+        fprintf(stderr, "%s[%ld,%ld] ", f->tokens[i], f->offsets[i][0], f->offsets[i][1]);
+    fprintf(stderr, "\n");
+}
+
+static void test_fixture_file(const tokenizer *tok, const char *path) {
+    size_t length;
+    char *data = read_file(path, &length);
+    check(data != NULL, "read tokenize.jsonl", path);
+    if (!data) return;
+    fixture_line *f = malloc(sizeof *f);
+    int lines = 0, ok_lines = 0;
+    double encode_ms = 0;
+    for (char *line = data, *end; line < data + length; line = end + 1) {
+        end = memchr(line, '\n', (size_t)(data + length - line));
+        if (!end) end = data + length;
+        if (end == line) continue;
+        lines++;
+        if (!parse_fixture_line(line, (size_t)(end - line), f)) {
+            check(0, "parse fixture line", "malformed JSON");
+            free_fixture_line(f);
+            continue;
+        }
+        owned_list *o = list_new(f->id_count + 8);
+        double t0 = now_ms();
+        tokenizer_status status = encode(tok, f->text, f->text_bytes, o, 1 << 20);
+        encode_ms += now_ms() - t0;
+        int ok = status == TOKENIZER_OK && list_matches(tok, &o->list, f);
+        if (!ok && failed < 40) describe_mismatch(tok, &o->list, f, lines);
+        check(ok, "tokenize.jsonl line", f->text);
+        ok_lines += ok;
+        list_free(o);
+        free_fixture_line(f);
+    }
+    printf("tokenize.jsonl: %d/%d lines match (encode time %.2f ms total)\n", ok_lines, lines, encode_ms);
+    free(f);
+    free(data);
+}
+
+/* ---------- vocabulary round trip ---------- */
+
+static int is_bracketed(const char *entry) {
+    size_t n = strlen(entry);
+    return n >= 2 && entry[0] == '[' && entry[n - 1] == ']';
+}
+
+/* The reference checks whole-word entries, i.e. not "##..." and not "[...]" placeholders
+ * ([PAD], [unused0], ...): 25,625 entries for bert-mini-mlm. */
+static void test_round_trip(const tokenizer *tok, const char *roundtrip_path) {
+    size_t length;
+    char *data = read_file(roundtrip_path, &length);
+    long expected_checked = -1;
+    const char *at = data ? strstr(data, "\"checked\"") : NULL;
+    if (at) expected_checked = strtol(strchr(at, ':') + 1, NULL, 10);
+    check(data && strstr(data, "\"not_self\":[]") != NULL, "vocab_roundtrip.json", "expects an empty not_self");
+    owned_list *o = list_new(64);
+    long checked = 0, good = 0;
+    for (int id = 0; id < tokenizer_vocab_size(tok); id++) {
+        const char *entry = tokenizer_token(tok, id);
+        if (entry[0] == '\0' || strncmp(entry, "##", 2) == 0 || is_bracketed(entry)) continue;
+        checked++;
+        encode(tok, entry, strlen(entry), o, 64);
+        int ok = o->list.count == 3 && o->list.ids[1] == id;
+        if (!ok && failed < 40) fprintf(stderr, "round trip: %s\n", entry);
+        good += ok;
+    }
+    printf("vocab round trip: %ld/%ld entries give themselves (reference checked %ld)\n", good, checked,
+           expected_checked);
+    check(good == checked, "vocab round trip", "some entries do not tokenize to themselves");
+    check(checked == expected_checked, "vocab round trip count", "entry count differs from the reference");
+    list_free(o);
+    free(data);
+}
+
+/* ---------- edge cases ---------- */
+
+static int32_t id_of(const tokenizer *tok, const char *token) { return tokenizer_special_id(tok, token); }
+
+/* Compares against "token start end|token start end|..." between [CLS] and [SEP]. */
+static int pieces_are(const tokenizer *tok, const token_list *l, const char *expected) {
+    char buffer[512];
+    int i = 1;
+    snprintf(buffer, sizeof buffer, "%s", expected);
+    for (char *save, *item = strtok_r(buffer, "|", &save); item; item = strtok_r(NULL, "|", &save), i++) {
+        char token[64];
+        int start, end;
+        if (sscanf(item, "%63s %d %d", token, &start, &end) != 3 || i >= l->count - 1) return 0;
+        if (l->ids[i] != id_of(tok, token) || l->starts[i] != start || l->ends[i] != end) return 0;
+    }
+    return i == l->count - 1 && l->ids[0] == id_of(tok, "[CLS]") && l->ids[i] == id_of(tok, "[SEP]");
+}
+
+static void expect_pieces(const tokenizer *tok, const char *text, size_t bytes, const char *expected) {
+    owned_list *o = list_new(64);
+    tokenizer_status status = encode(tok, text, bytes, o, 64);
+    check(status == TOKENIZER_OK && pieces_are(tok, &o->list, expected), "pieces", expected);
+    list_free(o);
+}
+
+static void test_empty_and_whitespace(const tokenizer *tok) {
+    const char *texts[] = {"", " ", "\t\n\r ", "\xE3\x80\x80\xC2\xA0\xE2\x80\xA8", "\x01\x7F\xEF\xBF\xBD"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        owned_list *o = list_new(8);
+        encode(tok, texts[i], strlen(texts[i]), o, 8);
+        token_list *l = &o->list;
+        int ok = l->count == 2 && l->full_count == 2 && !l->truncated && l->ids[0] == id_of(tok, "[CLS]") &&
+                 l->ids[1] == id_of(tok, "[SEP]") && l->starts[0] == 0 && l->ends[1] == 0;
+        check(ok, "empty/whitespace-only text", texts[i]);
+        list_free(o);
+    }
+    owned_list *o = list_new(2);
+    check(tokenizer_encode(tok, NULL, 0, 2, 2, &o->list) == TOKENIZER_OK && o->list.count == 2,
+          "NULL text", "gives [CLS] [SEP]");
+    list_free(o);
+}
+
+static char *repeat(const char *unit, size_t times, size_t *bytes) {
+    size_t n = strlen(unit);
+    char *text = malloc(n * times + 1);
+    for (size_t i = 0; i < times; i++) memcpy(text + i * n, unit, n);
+    text[n * times] = '\0';
+    *bytes = n * times;
+    return text;
+}
+
+static void test_truncation(const tokenizer *tok) {
+    size_t bytes;
+    char *text = repeat("hello ", 600, &bytes);
+    owned_list *o = list_new(512);
+    encode(tok, text, bytes, o, 100000);
+    token_list *l = &o->list;
+    int32_t hello = id_of(tok, "hello");
+    check(l->count == 512 && l->truncated == 1 && l->full_count == 602, "truncation counts", "512 of 602");
+    check(l->ids[511] == id_of(tok, "[SEP]") && l->starts[511] == 0 && l->ends[511] == 0, "truncation",
+          "[SEP] last");
+    check(l->ids[510] == hello && l->starts[510] == 509 * 6 && l->ends[510] == 509 * 6 + 5, "truncation",
+          "last kept word and its offsets");
+    encode(tok, text, bytes, o, 550);
+    check(l->count == 512 && l->truncated && l->full_count == 550, "count_limit", "full_count stops at 550");
+    encode(tok, text, bytes, o, 10); /* count_limit below capacity acts as capacity */
+    check(l->count == 512 && l->truncated && l->full_count == 512, "count_limit < capacity", "clamped");
+    list_free(o);
+    o = list_new(2);
+    encode(tok, text, bytes, o, 2);
+    check(o->list.count == 2 && o->list.truncated && o->list.ids[1] == id_of(tok, "[SEP]"), "capacity 2",
+          "[CLS] [SEP] only");
+    list_free(o);
+    o = list_new(602);
+    encode(tok, text, bytes, o, 602);
+    check(o->list.count == 602 && !o->list.truncated && o->list.full_count == 602, "exact fit", "602 tokens");
+    list_free(o);
+    free(text);
+}
+
+static void test_one_megabyte(const tokenizer *tok) {
+    size_t bytes;
+    char *text = repeat("The quick brown fox jumps over the lazy dog. ", (1 << 20) / 45, &bytes);
+    owned_list *o = list_new(512);
+    double t0 = now_ms();
+    encode(tok, text, bytes, o, 2048);
+    double elapsed = now_ms() - t0;
+    check(o->list.count == 512 && o->list.truncated && o->list.full_count == 2048, "1 MB input",
+          "stops at count_limit");
+    printf("1 MB input with count_limit 2048: %.3f ms\n", elapsed);
+    free(text);
+    text = repeat("a", 1 << 20, &bytes); /* one 1 MB word: a single [UNK] */
+    t0 = now_ms();
+    encode(tok, text, bytes, o, 2048);
+    elapsed = now_ms() - t0;
+    check(o->list.count == 3 && o->list.ids[1] == id_of(tok, "[UNK]") && o->list.ends[1] == 1 << 20,
+          "1 MB single word", "[UNK] over the whole word");
+    printf("1 MB single word: %.3f ms\n", elapsed);
+    free(text);
+    text = repeat("\xF0\x9D\x85\xAD\xF0\x9D\x85\xA5", (1 << 20) / 8, &bytes); /* alternating ccc 226/216 */
+    t0 = now_ms();
+    encode(tok, text, bytes, o, 2048);
+    elapsed = now_ms() - t0;
+    check(o->list.count == 3 && o->list.ends[1] == (1 << 20) / 4, "1 MB of combining marks", "one [UNK]");
+    printf("1 MB of non-Mn combining marks: %.3f ms\n", elapsed);
+    free(text);
+    list_free(o);
+}
+
+static void test_invalid_utf8(const tokenizer *tok) {
+    /* Each maximal invalid subpart is one U+FFFD, which the cleaning step then drops. */
+    expect_pieces(tok, "a\xC3(b", 5, "a 0 1|( 2 3|b 3 4");
+    expect_pieces(tok, "\xF0\x9F\x98x", 4, "x 1 2");
+    expect_pieces(tok, "\xED\xA0\x80x", 4, "x 3 4");
+    expect_pieces(tok, "\xF4\x90\x80\x80x", 5, "x 4 5");
+    expect_pieces(tok, "\xC0\xAFx", 3, "x 2 3");
+    expect_pieces(tok, "\xE0\x80x", 3, "x 2 3");
+    expect_pieces(tok, "\xE1\x80x", 3, "x 1 2");
+    expect_pieces(tok, "\xFF\xFEx\x80", 4, "x 2 3");
+    expect_pieces(tok, "x\xF0\x90\x80", 4, "x 0 1");
+    expect_pieces(tok, "do\xFFg", 4, "dog 0 4");      /* the dropped char stays inside the word */
+    expect_pieces(tok, "x\0y", 3, "x 0 1|##y 2 3");
+}
+
+static void test_special_tokens(const tokenizer *tok) {
+    expect_pieces(tok, "a[MASK]b", 8, "a 0 1|[MASK] 1 7|b 7 8");
+    expect_pieces(tok, "[MASK", 5, "[ 0 1|mask 1 5");
+    expect_pieces(tok, "[[UNK]]", 7, "[ 0 1|[UNK] 1 6|] 6 7");
+    expect_pieces(tok, "\xC3\xA9[SEP]", 7, "e 0 1|[SEP] 1 6");
+    expect_pieces(tok, "\xC3[CLS]", 6, "[CLS] 1 6");
+}
+
+static void test_other_vocabulary(void) {
+    /* entry 8 is x + U+1D165 (ccc 216) + U+1D16D (ccc 226), non-Mn marks that NFD reorders */
+    const char *vocab = "[UNK]\r\n[SEP]\r\n[PAD]\r\n[CLS]\r\n[MASK]\r\nhello\r\n##s\r\n!\r\n"
+                        "x\xF0\x9D\x85\xA5\xF0\x9D\x85\xAD";
+    tokenizer *tok;
+    check(tokenizer_create(vocab, strlen(vocab), &tok) == TOKENIZER_OK, "other vocabulary", "loads");
+    if (!tok) return;
+    check(tokenizer_special_id(tok, "[CLS]") == 3 && tokenizer_special_id(tok, "[MASK]") == 4 &&
+          tokenizer_vocab_size(tok) == 9 && tokenizer_token(tok, 9) == NULL && tokenizer_special_id(tok, "x") == -1,
+          "other vocabulary", "ids come from the file");
+    expect_pieces(tok, "HELLOS! byebye", 14, "hello 0 5|##s 5 6|! 6 7|[UNK] 8 14");
+    owned_list *o = list_new(8);
+    encode(tok, "X\xF0\x9D\x85\xAD\xF0\x9D\x85\xA5", 9, o, 8);
+    check(o->list.count == 3 && o->list.ids[1] == 8 && o->list.starts[1] == 0 && o->list.ends[1] == 3,
+          "canonical reordering", "marks sorted by combining class");
+    list_free(o);
+    tokenizer_destroy(tok);
+}
+
+static void test_bad_vocabularies(void) {
+    const char *bad[] = {"", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\na\na\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        tokenizer *tok = (tokenizer *)&bad;
+        check(tokenizer_create(bad[i], strlen(bad[i]), &tok) == TOKENIZER_ERR_VOCAB && tok == NULL,
+              "bad vocabulary", bad[i]);
+    }
+    const char with_nul[] = "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\na\0b\n";
+    tokenizer *tok;
+    check(tokenizer_create(with_nul, sizeof with_nul - 1, &tok) == TOKENIZER_ERR_VOCAB, "bad vocabulary", "NUL");
+}
+
+static int offsets_sane(const token_list *l, size_t bytes) {
+    for (int i = 1; i + 1 < l->count; i++)
+        if (l->starts[i] < 0 || l->starts[i] >= l->ends[i] || (size_t)l->ends[i] > bytes) return 0;
+    return l->count >= 2 && l->full_count >= l->count;
+}
+
+static void test_random_bytes(const tokenizer *tok) {
+    unsigned state = 12345;
+    owned_list *o = list_new(32);
+    int sane = 1;
+    char text[64];
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)(round % 64);
+        for (size_t i = 0; i < n; i++) {
+            state = state * 1103515245u + 12345u;
+            unsigned r = state >> 16;
+            text[i] = r % 4 == 0 ? "aZ[]#\xCC\x81 \xE4\xB8\x80\xF0"[r % 13] : (char)r;
+        }
+        encode(tok, text, n, o, 40);
+        sane &= offsets_sane(&o->list, n);
+    }
+    check(sane, "random bytes", "offsets within the text, count >= 2");
+    list_free(o);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s vocab.txt tokenize.jsonl vocab_roundtrip.json\n", argv[0]);
+        return 2;
+    }
+    size_t vocab_bytes;
+    char *vocab = read_file(argv[1], &vocab_bytes);
+    tokenizer *tok = NULL;
+    double t0 = now_ms();
+    tokenizer_status status = vocab ? tokenizer_create(vocab, vocab_bytes, &tok) : TOKENIZER_ERR_VOCAB;
+    printf("tokenizer_create: %.2f ms\n", now_ms() - t0);
+    free(vocab);
+    if (status != TOKENIZER_OK) {
+        fprintf(stderr, "cannot load %s (status %d)\n", argv[1], status);
+        return 1;
+    }
+    test_fixture_file(tok, argv[2]);
+    test_round_trip(tok, argv[3]);
+    test_empty_and_whitespace(tok);
+    test_truncation(tok);
+    test_one_megabyte(tok);
+    test_invalid_utf8(tok);
+    test_special_tokens(tok);
+    test_other_vocabulary();
+    test_bad_vocabularies();
+    test_random_bytes(tok);
+    tokenizer_destroy(tok);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

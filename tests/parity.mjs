@@ -1,0 +1,242 @@
+// Parity of the int8 wasm engine with the float64 reference (tests/fixtures/README.md).
+//
+//   node tests/parity.mjs                       every check on the default fixtures
+//   node tests/parity.mjs --attention PREFIX    PREFIX.json + PREFIX.f32[.gz]
+//   node tests/parity.mjs --tokenize FILE.jsonl
+//   node tests/parity.mjs --mlm FILE.json
+//   node tests/parity.mjs --roundtrip [FILE.json]
+//   --weights FILE / --wasm FILE choose another engine build or weights file.
+//
+// Prints one summary line per check and a final "parity: N passed, N failed"; exits 1 on
+// any failure.
+import { existsSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { loadEngine, repoRoot } from './lib/node-engine.mjs';
+
+const BARS = { attention: 1e-3, mlmProbability: 1e-2 };
+const fixtures = `${repoRoot}tests/fixtures/`;
+
+function parseArguments(argv) {
+  const checks = {};
+  const options = {};
+  const takesValue = new Set(['--attention', '--tokenize', '--mlm', '--weights', '--wasm']);
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const next = argv[i + 1];
+    const value = next !== undefined && !next.startsWith('--') ? next : undefined;
+    if (flag === '--roundtrip') {
+      checks.roundtrip = value ?? `${fixtures}vocab_roundtrip.json`;
+      if (value) i++;
+    } else if (takesValue.has(flag)) {
+      const name = flag.slice(2);
+      if (name === 'weights' || name === 'wasm') {
+        if (!value) usage(`${flag} needs a file`);
+        options[name] = value;
+      } else {
+        checks[name] = value ?? defaultFixture(name);
+      }
+      if (value) i++;
+    } else usage(`unknown argument ${flag}`);
+  }
+  if (Object.keys(checks).length === 0) {
+    for (const name of ['attention', 'tokenize', 'mlm']) checks[name] = defaultFixture(name);
+    checks.roundtrip = `${fixtures}vocab_roundtrip.json`;
+  }
+  return { checks, options };
+}
+
+function defaultFixture(name) {
+  return { attention: `${fixtures}attention`, tokenize: `${fixtures}tokenize.jsonl`,
+    mlm: `${fixtures}mlm.json` }[name];
+}
+
+function usage(message) {
+  console.error(`parity: ${message}\nusage: node tests/parity.mjs [--attention PREFIX] ` +
+    '[--tokenize FILE.jsonl] [--mlm FILE.json] [--roundtrip [FILE.json]] [--weights FILE] [--wasm FILE]');
+  process.exit(2);
+}
+
+function readFloats(prefix) {
+  for (const [path, unpack] of [[`${prefix}.f32`, (b) => b], [`${prefix}.f32.gz`, gunzipSync]]) {
+    if (existsSync(path)) {
+      const bytes = unpack(readFileSync(path));
+      return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    }
+  }
+  throw new Error(`no ${prefix}.f32 or ${prefix}.f32.gz`);
+}
+
+const format = (x) => x.toExponential(2);
+const sameArray = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
+const sameOffsets = (a, b) => a.length === b.length && a.every((o, i) => o[0] === b[i][0] && o[1] === b[i][1]);
+
+function maxDifference(ours, theirs, oursStart, theirsStart, count) {
+  let worst = 0;
+  for (let i = 0; i < count; i++) {
+    const d = Math.abs(ours[oursStart + i] - theirs[theirsStart + i]);
+    if (!(d <= worst)) worst = d;   // NaN counts as the worst
+  }
+  return worst;
+}
+
+function checkAttention(engine, prefix) {
+  const spec = JSON.parse(readFileSync(`${prefix}.json`, 'utf8'));
+  const golden = readFloats(prefix);
+  const { layers, heads, hidden } = engine.shape;
+  const session = engine.createSession();
+  const perHead = Array.from({ length: layers * heads }, () => 0);
+  let worst = { delta: 0 }, hiddenWorst = 0, tokenizationMismatches = 0, failedSentences = 0;
+  spec.sentences.forEach((sentence, index) => {
+    const run = session.runText(sentence.text);
+    if (!sameArray(run.ids, sentence.ids)) {
+      tokenizationMismatches++;
+      session.runIds(sentence.ids);
+    }
+    const n = sentence.n, rows = sentence.rows, attention = session.attention();
+    let sentenceWorst = 0;
+    for (let l = 0; l < layers; l++) {
+      for (let h = 0; h < heads; h++) {
+        const head = l * heads + h;
+        rows.forEach((row, k) => {
+          const theirs = sentence.attention_offset / 4 + ((head * rows.length) + k) * n;
+          const d = maxDifference(attention, golden, (head * n + row) * n, theirs, n);
+          perHead[head] = Math.max(perHead[head], d);
+          sentenceWorst = Math.max(sentenceWorst, d);
+          if (d > worst.delta) worst = { delta: d, layer: l + 1, head: h + 1, sentence: index, row };
+        });
+      }
+    }
+    if (sentenceWorst > BARS.attention || Number.isNaN(sentenceWorst)) failedSentences++;
+    if (sentence.last_hidden_offset !== null && sentence.last_hidden_offset !== undefined) {
+      const d = maxDifference(session.hidden(), golden, 0, sentence.last_hidden_offset / 4, n * hidden);
+      hiddenWorst = Math.max(hiddenWorst, d);
+    }
+  });
+  session.destroy();
+  console.log('attention max |Δ| per head (rows: layers 1–4, columns: heads 1–4)');
+  for (let l = 0; l < layers; l++) {
+    console.log(`  layer ${l + 1}  ` + perHead.slice(l * heads, (l + 1) * heads).map(format).join('  '));
+  }
+  const ok = failedSentences === 0 && worst.delta <= BARS.attention && tokenizationMismatches === 0;
+  const where = worst.layer ? ` (layer ${worst.layer} head ${worst.head}, sentence ${worst.sentence}, row ${worst.row})` : '';
+  console.log(`attention: ${spec.sentences.length} sentences, max |Δ| ${format(worst.delta)}${where}, ` +
+    `bar ${format(BARS.attention)}, ${failedSentences} over; final hidden max |Δ| ${format(hiddenWorst)}; ` +
+    `${tokenizationMismatches} tokenization mismatches — ${ok ? 'ok' : 'FAIL'}`);
+  return ok;
+}
+
+function checkTokenize(engine, file) {
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+  let failures = 0;
+  lines.forEach((line, i) => {
+    const expected = JSON.parse(line);
+    const got = engine.tokenize(expected.text);
+    const idsOk = sameArray(got.ids, expected.ids);
+    const offsetsOk = sameOffsets(got.offsets, expected.offsets);
+    if (!idsOk || !offsetsOk) {
+      if (failures < 5) {
+        console.log(`  line ${i + 1}: ${JSON.stringify(expected.text.slice(0, 60))} ` +
+          `${idsOk ? 'offsets' : 'ids'} differ\n    expected ${JSON.stringify(expected.tokens.slice(0, 12))}\n` +
+          `    got      ${JSON.stringify(got.tokens.slice(0, 12))}`);
+      }
+      failures++;
+    }
+  });
+  const ok = failures === 0;
+  console.log(`tokenize: ${lines.length} strings, ${lines.length - failures} identical ids and offsets, ` +
+    `${failures} differ — ${ok ? 'ok' : 'FAIL'}`);
+  return ok;
+}
+
+function checkMlm(engine, file) {
+  const cases = JSON.parse(readFileSync(file, 'utf8'));
+  const session = engine.createSession();
+  let masks = 0, top1 = 0, top5 = 0, worstProbability = 0, failures = 0;
+  for (const c of cases) {
+    const run = session.runText(c.text);
+    if (!sameArray(run.ids, c.ids)) session.runIds(c.ids);
+    for (const mask of c.masks) {
+      masks++;
+      const ours = session.mlm(mask.position, 10);
+      const theirs = mask.top;
+      const top1Ok = ours[0].id === theirs[0][0];
+      const ourFive = new Set(ours.slice(0, 5).map((p) => p.id));
+      const top5Ok = theirs.slice(0, 5).every(([id]) => ourFive.has(id));
+      const ourProbability = new Map(ours.map((p) => [p.id, p.probability]));
+      let worst = 0;
+      for (const [id, , p] of theirs.slice(0, 5)) {
+        const d = Math.abs((ourProbability.get(id) ?? 0) - p);
+        worst = Math.max(worst, d);
+      }
+      worstProbability = Math.max(worstProbability, worst);
+      top1 += top1Ok;
+      top5 += top5Ok;
+      if (!top1Ok || !top5Ok || worst > BARS.mlmProbability) {
+        failures++;
+        console.log(`  ${JSON.stringify(c.text.slice(0, 60))} @${mask.position}: ours ` +
+          `${ours.slice(0, 5).map((p) => p.token).join(' ')} | reference ${theirs.slice(0, 5).map((t) => t[1]).join(' ')}`);
+      }
+    }
+  }
+  session.destroy();
+  const ok = failures === 0;
+  console.log(`mlm: ${masks} masks in ${cases.length} texts, top-1 equal ${top1}/${masks}, top-5 set equal ` +
+    `${top5}/${masks}, probability max |Δ| ${format(worstProbability)} (bar ${BARS.mlmProbability}) — ${ok ? 'ok' : 'FAIL'}`);
+  return ok;
+}
+
+// Whole-word entries: not "##" continuations and not bracketed specials like [PAD] or [unused0].
+function wholeWordEntries(engine) {
+  const entries = [];
+  for (let id = 0; id < engine.shape.vocab; id++) {
+    const text = engine.token(id);
+    if (text.startsWith('##') || /^\[.+\]$/.test(text)) continue;
+    entries.push([id, text]);
+  }
+  return entries;
+}
+
+function checkRoundtrip(engine, file) {
+  const reference = JSON.parse(readFileSync(file, 'utf8'));
+  const notSelf = new Set(reference.not_self);
+  const entries = wholeWordEntries(engine);
+  let failures = 0;
+  for (const [id, text] of entries) {
+    if (notSelf.has(text)) continue;
+    const { ids } = engine.tokenize(text);
+    if (ids.length !== 3 || ids[1] !== id) {
+      if (failures < 5) console.log(`  ${JSON.stringify(text)} → ${JSON.stringify(engine.tokenize(text).tokens)}`);
+      failures++;
+    }
+  }
+  const countOk = entries.length === reference.checked;
+  const ok = failures === 0 && countOk;
+  console.log(`roundtrip: ${entries.length} whole-word entries (reference checked ${reference.checked}), ` +
+    `${failures} do not come back as themselves — ${ok ? 'ok' : 'FAIL'}`);
+  return ok;
+}
+
+const CHECKS = { attention: checkAttention, tokenize: checkTokenize, mlm: checkMlm, roundtrip: checkRoundtrip };
+
+async function main() {
+  const { checks, options } = parseArguments(process.argv.slice(2));
+  const engine = await loadEngine(options);
+  let passed = 0, failed = 0;
+  for (const [name, target] of Object.entries(checks)) {
+    let ok;
+    try {
+      ok = CHECKS[name](engine, target);
+    } catch (error) {
+      console.log(`${name}: ${error.message} — FAIL`);
+      ok = false;
+    }
+    ok ? passed++ : failed++;
+  }
+  console.log(`parity: ${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.error(`parity: ${error.message}`);
+  process.exit(1);
+});

@@ -52,9 +52,13 @@ weights:
 
 test: test-native test-node test-browser
 
-test-native: build/san/test_tokenizer build/san/test_weights build/san/attn
-	build/san/test_tokenizer $(CHECKPOINT_VOCAB) tests/fixtures/tokenize.jsonl
-	build/san/test_weights $(WEIGHTS)
+# Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
+test-native: build/san/test_tokenizer build/san/test_weights build/san/attn build/attn
+	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
+	build/san/test_weights $(WEIGHTS) $(wildcard $(CHECKPOINT))
+	build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
+	build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
+	tests/cli.sh build/attn
 
 test-node: wasm
 	node tests/parity.mjs

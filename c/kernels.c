@@ -5,10 +5,17 @@
 
 
 void dequantize_row(const qmatrix *w, int row, float *out) {
-    const int8_t *q = w->q + (size_t)row * (size_t)w->cols;
-    const float *scale = w->scale + (size_t)row * (size_t)(w->cols / w->group);
+    const size_t first = (size_t)row * (size_t)w->cols;
+    const size_t first_scale = (size_t)row * (size_t)(w->cols / w->group);
+    const int8_t *q = w->q + first;
+    const float *scale = w->scale + first_scale;
     for (int c = 0; c < w->cols; c++)
         out[c] = (float)q[c] * scale[c / w->group];
+    if (!w->q2) return;
+    const int8_t *q2 = w->q2 + first;
+    const float *scale2 = w->scale2 + first_scale;
+    for (int c = 0; c < w->cols; c++)
+        out[c] += (float)q2[c] * scale2[c / w->group];
 }
 
 static float dot(const float *a, const float *b, int count) {

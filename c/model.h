@@ -14,10 +14,14 @@ enum {
 
 /* An int8 matrix of `rows` x `cols` (row-major, HF Linear layout [out][in]) with one float
  * scale per `group` consecutive columns of a row: w[r][c] = q[r*cols + c] * scale[r*(cols/group) + c/group].
- * group == cols means one scale per row. `cols % group == 0` always holds after loading. */
+ * group == cols means one scale per row. `cols % group == 0` always holds after loading.
+ * An optional second int8 plane (q2, scale2; same layout) holds the rounding residual of the
+ * first: w = q·scale + q2·scale2. One plane alone is too coarse for 1e-3 attention parity. */
 typedef struct {
     const int8_t *q;
     const float *scale;
+    const int8_t *q2;       /* NULL for a single plane */
+    const float *scale2;
     int rows, cols, group;
 } qmatrix;
 

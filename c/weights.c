@@ -19,6 +19,7 @@ enum {
     QUANT_INT8_SYMMETRIC_GROUPED = 1,
     KIND_INT8 = 1,
     KIND_F32 = 2,
+    KIND_INT8_RESIDUAL = 3,  /* int8 plus a second int8 plane for the residual */
     TENSORS_OUTSIDE_LAYERS = 10,  /* 5 embedding tensors + 5 MLM head tensors */
     TENSORS_PER_LAYER = 16,
 };
@@ -248,6 +249,7 @@ typedef struct {
     const uint8_t *name;  /* NAME_SIZE bytes, NUL-padded */
     uint32_t kind, rows, cols, group;
     uint64_t data_offset, data_bytes, scale_offset, scale_bytes;
+    uint64_t residual_offset, residual_scale_offset;  /* KIND_INT8_RESIDUAL only */
     int reserved_zero;
 } table_entry;
 
@@ -263,7 +265,9 @@ static table_entry read_entry(const uint8_t *e)
     t.data_bytes = read_u64(e + 88);
     t.scale_offset = read_u64(e + 96);
     t.scale_bytes = read_u64(e + 104);
-    t.reserved_zero = all_zero(e + 112, ENTRY_SIZE - 112);
+    t.residual_offset = read_u64(e + 112);
+    t.residual_scale_offset = read_u64(e + 120);
+    t.reserved_zero = t.kind == KIND_INT8_RESIDUAL || all_zero(e + 112, ENTRY_SIZE - 112);
     return t;
 }
 
@@ -304,7 +308,8 @@ static const uint8_t *next_entry(table_cursor *t, const char *name, uint32_t kin
     const uint8_t *e = t->bytes + (size_t)(t->table_offset + (uint64_t)t->next * ENTRY_SIZE);
     t->next++;
     *out = read_entry(e);
-    if (!name_matches(out->name, name) || out->kind != kind || !out->reserved_zero) {
+    const int kind_ok = out->kind == kind || (kind == KIND_INT8 && out->kind == KIND_INT8_RESIDUAL);
+    if (!name_matches(out->name, name) || !kind_ok || !out->reserved_zero) {
         t->status = WEIGHTS_ERR_TENSOR;
         return NULL;
     }
@@ -316,9 +321,14 @@ static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t
     if (e->rows != rows || e->cols != cols || e->group == 0 || e->group > cols || cols % e->group != 0)
         return 0;
     uint64_t scale_count = (uint64_t)rows * (cols / e->group);
-    return e->data_bytes == (uint64_t)rows * cols && e->scale_bytes == scale_count * sizeof(float) &&
-           array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes) &&
-           floats_finite((const float *)(t->bytes + (size_t)e->scale_offset), scale_count);
+    const int first_ok =
+        e->data_bytes == (uint64_t)rows * cols && e->scale_bytes == scale_count * sizeof(float) &&
+        array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes) &&
+        floats_finite((const float *)(t->bytes + (size_t)e->scale_offset), scale_count);
+    if (!first_ok || e->kind != KIND_INT8_RESIDUAL) return first_ok;
+    return array_ok(t, e->residual_offset, e->data_bytes) &&
+           array_ok(t, e->residual_scale_offset, e->scale_bytes) &&
+           floats_finite((const float *)(t->bytes + (size_t)e->residual_scale_offset), scale_count);
 }
 
 static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32_t cols, qmatrix *out)
@@ -331,6 +341,12 @@ static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32
     }
     out->q = (const int8_t *)(t->bytes + (size_t)e.data_offset);
     out->scale = (const float *)(t->bytes + (size_t)e.scale_offset);
+    out->q2 = NULL;
+    out->scale2 = NULL;
+    if (e.kind == KIND_INT8_RESIDUAL) {
+        out->q2 = (const int8_t *)(t->bytes + (size_t)e.residual_offset);
+        out->scale2 = (const float *)(t->bytes + (size_t)e.residual_scale_offset);
+    }
     out->rows = (int)rows;
     out->cols = (int)cols;
     out->group = (int)e.group;

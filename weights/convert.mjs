@@ -4,6 +4,7 @@
 //
 //   node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--group N|row|tensor]
 //        [--group-for SUBSTRING=N|row|tensor ...] [--per-tensor]
+//        [--planes 1|2] [--planes-for SUBSTRING=1|2 ...]
 //
 // Same input, same options -> identical output bytes.
 import fs from 'node:fs';
@@ -15,6 +16,12 @@ import { pathToFileURL } from 'node:url';
 // column count that divides every row length (e.g. 64).
 export const DEFAULT_GROUP = 'row';
 
+// int8 planes per matrix: 1 = w ≈ s·q; 2 = w ≈ s·q + s₂·q₂, a second int8 plane holding the
+// rounding residual of the first (about 15 bits of precision). The measured parity of each
+// scheme is in weights/README.md: one plane misses the 1e-3 attention bar by 28× on the
+// default checkpoint, two planes meet it.
+export const DEFAULT_PLANES = 2;
+
 export const MAGIC = 'BERTINT8';
 export const FORMAT_VERSION = 1;
 export const HEADER_SIZE = 128;
@@ -22,6 +29,7 @@ export const ENTRY_SIZE = 128;
 export const NAME_SIZE = 64;
 export const KIND_INT8 = 1;
 export const KIND_F32 = 2;
+export const KIND_INT8_RESIDUAL = 3;
 export const QUANT_INT8_SYMMETRIC_GROUPED = 1;
 export const CHECKSUM_OFFSET = 12;
 const ALIGN = 16;
@@ -33,7 +41,7 @@ const fail = (message) => { throw new ConvertError(message); };
 // ---------------------------------------------------------------- options
 
 const USAGE = 'usage: node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--group N|row|tensor] '
-  + '[--group-for SUBSTRING=N|row|tensor ...] [--per-tensor]';
+  + '[--group-for SUBSTRING=N|row|tensor ...] [--per-tensor] [--planes 1|2] [--planes-for SUBSTRING=1|2 ...]';
 
 function parseGroupSpec(text, option) {
   if (text === 'row' || text === 'tensor') return text;
@@ -41,9 +49,14 @@ function parseGroupSpec(text, option) {
   return Number(text);
 }
 
+function parsePlanes(text, option) {
+  if (text !== '1' && text !== '2') fail(`${option}: expected 1 or 2, got "${text}"`);
+  return Number(text);
+}
+
 export function parseArgs(argv) {
   const positional = [];
-  const options = { defaultGroup: DEFAULT_GROUP, overrides: [] };
+  const options = { defaultGroup: DEFAULT_GROUP, overrides: [], defaultPlanes: DEFAULT_PLANES, planeOverrides: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : fail(`${arg} needs a value\n${USAGE}`));
@@ -54,6 +67,12 @@ export function parseArgs(argv) {
       const eq = spec.lastIndexOf('=');
       if (eq <= 0) fail(`--group-for expects SUBSTRING=N, got "${spec}"`);
       options.overrides.push({ substring: spec.slice(0, eq), group: parseGroupSpec(spec.slice(eq + 1), '--group-for') });
+    } else if (arg === '--planes') options.defaultPlanes = parsePlanes(value(), '--planes');
+    else if (arg === '--planes-for') {
+      const spec = value();
+      const eq = spec.lastIndexOf('=');
+      if (eq <= 0) fail(`--planes-for expects SUBSTRING=1|2, got "${spec}"`);
+      options.planeOverrides.push({ substring: spec.slice(0, eq), planes: parsePlanes(spec.slice(eq + 1), '--planes-for') });
     } else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
     else positional.push(arg);
   }
@@ -283,6 +302,12 @@ function resolveGroup(tensor, options) {
   return { group: spec, perTensor: false, label: spec === tensor.cols ? 'row' : `group ${spec}` };
 }
 
+function resolvePlanes(tensor, options) {
+  let planes = options.defaultPlanes;
+  for (const o of options.planeOverrides) if (tensor.name.includes(o.substring)) planes = o.planes;
+  return planes;
+}
+
 function maxAbs(data, begin, end) {
   let m = 0;
   for (let i = begin; i < end; i++) m = Math.max(m, Math.abs(data[i]));
@@ -329,6 +354,12 @@ function layoutFile(vocabBytes, tensors) {
     cursor = align(cursor + t.data.byteLength);
     t.scaleOffset = t.scales ? cursor : 0;
     if (t.scales) cursor = align(cursor + t.scales.byteLength);
+    if (t.residual) {
+      t.residualOffset = cursor;
+      cursor = align(cursor + t.residual.byteLength);
+      t.residualScaleOffset = cursor;
+      cursor = align(cursor + t.residualScales.byteLength);
+    }
   }
   return { vocabOffset, tableOffset, tableBytes, fileSize: cursor };
 }
@@ -383,14 +414,18 @@ function writeHeader(out, shape, layout, tensorCount, vocabBytes, options) {
 function writeTableEntry(out, at, t) {
   if (Buffer.byteLength(t.name, 'latin1') >= NAME_SIZE) fail(`tensor name too long for the table: ${t.name}`);
   out.write(t.name, at, 'latin1');
-  out.writeUInt32LE(t.kind === 'int8' ? KIND_INT8 : KIND_F32, at + 64);
+  out.writeUInt32LE({ int8: KIND_INT8, int8x2: KIND_INT8_RESIDUAL, f32: KIND_F32 }[t.kind], at + 64);
   out.writeUInt32LE(t.rows, at + 68);
   out.writeUInt32LE(t.cols, at + 72);
-  out.writeUInt32LE(t.kind === 'int8' ? t.group : 0, at + 76);
+  out.writeUInt32LE(t.kind === 'f32' ? 0 : t.group, at + 76);
   out.writeBigUInt64LE(BigInt(t.dataOffset), at + 80);
   out.writeBigUInt64LE(BigInt(t.data.byteLength), at + 88);
   out.writeBigUInt64LE(BigInt(t.scaleOffset), at + 96);
   out.writeBigUInt64LE(BigInt(t.scales ? t.scales.byteLength : 0), at + 104);
+  if (t.residual) {
+    out.writeBigUInt64LE(BigInt(t.residualOffset), at + 112);
+    out.writeBigUInt64LE(BigInt(t.residualScaleOffset), at + 120);
+  }
 }
 
 function bytesOf(typed) {
@@ -406,6 +441,10 @@ export function buildFile(shape, vocab, tensors, options) {
     writeTableEntry(out, layout.tableOffset + i * ENTRY_SIZE, t);
     out.set(bytesOf(t.data), t.dataOffset);
     if (t.scales) out.set(bytesOf(t.scales), t.scaleOffset);
+    if (t.residual) {
+      out.set(bytesOf(t.residual), t.residualOffset);
+      out.set(bytesOf(t.residualScales), t.residualScaleOffset);
+    }
   });
   out.writeUInt32LE(fileChecksum(out), CHECKSUM_OFFSET);
   return out;
@@ -413,20 +452,52 @@ export function buildFile(shape, vocab, tensors, options) {
 
 // ---------------------------------------------------------------- main
 
+// The second plane quantizes what the first left over, group by group with its own scales.
+function residualOf(data, first, group) {
+  const residual = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    residual[i] = data[i] - Math.fround(first.q[i] * first.scales[Math.floor(i / group)]);
+  }
+  return residual;
+}
+
+function errorsOf(data, first, second, group) {
+  let maxError = 0;
+  let squaredError = 0;
+  for (let i = 0; i < data.length; i++) {
+    const g = Math.floor(i / group);
+    const value = Math.fround(first.q[i] * first.scales[g]) + Math.fround(second.q[i] * second.scales[g]);
+    const error = Math.abs(data[i] - value);
+    maxError = Math.max(maxError, error);
+    squaredError += error * error;
+  }
+  return { maxError, rmsError: Math.sqrt(squaredError / data.length) };
+}
+
+function quantizeMatrix(t, data, options) {
+  const { group, perTensor, label } = resolveGroup(t, options);
+  const first = quantize(data, t.rows, t.cols, group, perTensor);
+  const common = { ...t, data: first.q, scales: first.scales, group, amax: maxAbs(data, 0, data.length) };
+  if (resolvePlanes(t, options) === 1) {
+    return { ...common, label, maxError: first.maxError, rmsError: first.rmsError };
+  }
+  const second = quantize(residualOf(data, first, group), t.rows, t.cols, group, false);
+  return { ...common, kind: 'int8x2', residual: second.q, residualScales: second.scales,
+    label: `${label} ×2`, ...errorsOf(data, first, second, group) };
+}
+
 function quantizeAll(plan, floats, options) {
   return plan.map((t) => {
     const data = floats.get(t.name);
     if (t.kind === 'f32') return { ...t, data, scales: null, label: 'f32', maxError: 0 };
-    const { group, perTensor, label } = resolveGroup(t, options);
-    const { q, scales, maxError, rmsError } = quantize(data, t.rows, t.cols, group, perTensor);
-    return { ...t, data: q, scales, group, label, maxError, rmsError, amax: maxAbs(data, 0, data.length) };
+    return quantizeMatrix(t, data, options);
   });
 }
 
 function printSummary(tensors, size, outPath) {
   const lines = tensors.map((t) => (t.kind === 'f32'
     ? `  ${t.name.padEnd(56)} f32  [${t.cols}]`
-    : `  ${t.name.padEnd(56)} int8 ${`[${t.rows}x${t.cols}]`.padEnd(12)} ${t.label.padEnd(9)}`
+    : `  ${t.name.padEnd(56)} int8 ${`[${t.rows}x${t.cols}]`.padEnd(12)} ${t.label.padEnd(11)}`
       + ` max|err| ${t.maxError.toExponential(3)}  rms err ${t.rmsError.toExponential(3)}  max|w| ${t.amax.toExponential(3)}`));
   process.stderr.write(`${lines.join('\n')}\nwrote ${outPath}: ${size} bytes (${(size / 1e6).toFixed(2)} MB), ${tensors.length} tensors\n`);
 }

@@ -20,6 +20,7 @@
 
 #include "json_min.h"
 #include "tokenizer.h"
+#include "weights.h"
 
 static int passed, failed;
 
@@ -435,16 +436,23 @@ static void test_random_bytes(const tokenizer *tok) {
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: %s vocab.txt tokenize.jsonl vocab_roundtrip.json\n", argv[0]);
+        fprintf(stderr, "usage: %s vocab.txt|weights.bin tokenize.jsonl vocab_roundtrip.json\n", argv[0]);
         return 2;
     }
-    size_t vocab_bytes;
-    char *vocab = read_file(argv[1], &vocab_bytes);
+    size_t file_bytes;
+    char *file = read_file(argv[1], &file_bytes);
+    const char *vocab = file;
+    size_t vocab_bytes = file_bytes;
+    bert_model model;
+    if (file && weights_load((const uint8_t *)file, file_bytes, &model) == WEIGHTS_OK) {
+        vocab = model.vocab_text;   /* a weights file: use the vocabulary stored in it */
+        vocab_bytes = model.vocab_bytes;
+    }
     tokenizer *tok = NULL;
     double t0 = now_ms();
     tokenizer_status status = vocab ? tokenizer_create(vocab, vocab_bytes, &tok) : TOKENIZER_ERR_VOCAB;
     printf("tokenizer_create: %.2f ms\n", now_ms() - t0);
-    free(vocab);
+    free(file);
     if (status != TOKENIZER_OK) {
         fprintf(stderr, "cannot load %s (status %d)\n", argv[1], status);
         return 1;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what building and testing need on a Debian machine (run as root, or with sudo
+# available): the emscripten toolchain, binaryen, clang's sanitizer runtime, valgrind,
+# Chromium for the browser tests, and the pinned npm packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium make gcc nodejs npm)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# A Node.js from elsewhere (nvm, nodesource) counts: only install Debian's when none runs.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  missing=("${missing[@]/nodejs}")
+  missing=("${missing[@]/npm}")
+fi
+read -r -a missing <<<"${missing[*]:-}"
+if [ "${#missing[@]}" -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi
+if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi

@@ -9,7 +9,7 @@ WEIGHTS := weights/bert-mini.int8.bin
 CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: all native wasm web test test-native test-node test-browser parity weights bench fuzz clean help
+.PHONY: deps all native wasm web test test-native test-node test-browser parity weights bench fuzz clean help
 
 all: native wasm
 
@@ -50,7 +50,11 @@ web: wasm
 weights:
 	node weights/convert.mjs $(CHECKPOINT) $(WEIGHTS)
 
-test: test-native test-node test-browser
+test: deps
+	$(MAKE) test-native test-node test-browser
+
+deps:
+	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
 test-native: build/san/test_tokenizer build/san/test_weights build/san/attn build/attn
@@ -62,7 +66,7 @@ test-native: build/san/test_tokenizer build/san/test_weights build/san/attn buil
 
 test-node: wasm
 	node tests/parity.mjs
-	node --test tests/
+	node --test tests/*.test.mjs
 
 test-browser: web
 	node tests/browser/run.mjs

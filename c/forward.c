@@ -62,44 +62,26 @@ static void embed(const bert_model *m, const int32_t *ids, int n, float *x) {
     layer_norm(x, n, m->hidden, m->emb_ln_gamma, m->emb_ln_beta, m->ln_eps);
 }
 
-/* scores = q·k / √d, softmax over keys, then the probability-weighted sum of values. */
+/* scores = q·k / √d (A·Bᵀ over the head's 64 columns, written straight into the stored
+ * probabilities), softmax over keys in place, then context = P·V (A·B, broadcast form). */
 static void attend_head(const bert_state *s, int layer, int head, float *probs) {
     const bert_model *m = s->model;
     const int n = s->n, hidden = m->hidden, size = hidden / m->heads;
     const size_t base = hidden_index(s, layer, 0);
-    const float *q = s->query + base, *k = s->key + base, *v = s->value + base;
-    float *ctx = s->context + base;
-    const float scale = 1.0f / sqrtf((float)size);
     const int off = head * size;
-    for (int i = 0; i < n; i++) {
-        float *row = probs + (size_t)i * n;
-        const float *qi = q + (size_t)i * hidden + off;
-        for (int j = 0; j < n; j++) {
-            const float *kj = k + (size_t)j * hidden + off;
-            float dot = 0;
-            for (int d = 0; d < size; d++) dot += qi[d] * kj[d];
-            row[j] = dot * scale;
-        }
-        softmax(row, n);
-        float *out = ctx + (size_t)i * hidden + off;
-        memset(out, 0, (size_t)size * sizeof(float));
-        for (int j = 0; j < n; j++) {
-            const float p = row[j];
-            const float *vj = v + (size_t)j * hidden + off;
-            for (int d = 0; d < size; d++) out[d] += p * vj[d];
-        }
-    }
+    const float *q = s->query + base + off, *k = s->key + base + off, *v = s->value + base + off;
+    float *ctx = s->context + base + off;
+    gemm_nt(n, n, size, q, hidden, k, hidden, 1.0f / sqrtf((float)size), probs, n);
+    for (int i = 0; i < n; i++) softmax(probs + (size_t)i * n, n);
+    gemm_nn(n, size, n, probs, n, v, hidden, ctx, hidden);
 }
 
-static void add_in_place(float *x, const float *y, size_t count) {
-    for (size_t i = 0; i < count; i++) x[i] += y[i];
-}
-
+/* The residual adds are fused into the output projections (y = x·Wᵀ + b + residual), and the
+ * FFN output is accumulated straight into the next layer's input: no copies, no extra pass. */
 static void encoder_layer(bert_state *s, int l) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
     const int n = s->n, hidden = m->hidden;
-    const size_t width = (size_t)n * hidden;
     const float *x = s->layer_input + hidden_index(s, l, 0);
     float *next = s->layer_input + hidden_index(s, l + 1, 0);
     const size_t base = hidden_index(s, l, 0);
@@ -110,14 +92,12 @@ static void encoder_layer(bert_state *s, int l) {
     for (int h = 0; h < m->heads; h++)
         attend_head(s, l, h, s->attention + attention_index(s, l, h, 0));
 
-    matmul_q8(s->context + base, n, &L->attn_out, L->attn_out_bias, next);
-    add_in_place(next, x, width);
+    matmul_q8_residual(s->context + base, n, &L->attn_out, L->attn_out_bias, x, next);
     layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
 
     matmul_q8(next, n, &L->ffn_in, L->ffn_in_bias, s->scratch);
     gelu(s->scratch, n * m->ffn);
-    matmul_q8(s->scratch, n, &L->ffn_out, L->ffn_out_bias, s->sublayer);
-    add_in_place(next, s->sublayer, width);
+    matmul_q8_residual(s->scratch, n, &L->ffn_out, L->ffn_out_bias, next, next);
     layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
 }
 

@@ -2,9 +2,170 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+/* ------------------------------------------------------------------ four-lane vectors
+ * f4 is the one vector type of this file. Under wasm SIMD128 each helper is one instruction
+ * (or a short fixed sequence); the portable versions do the same arithmetic lane by lane, in
+ * the same order, so both builds compute the same sums. */
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+typedef v128_t f4;
+static inline f4 f4_load(const float *p) { return wasm_v128_load(p); }
+static inline void f4_store(float *p, f4 v) { wasm_v128_store(p, v); }
+static inline f4 f4_splat(float x) { return wasm_f32x4_splat(x); }
+static inline f4 f4_load_splat(const float *p) { return wasm_v128_load32_splat(p); }
+static inline f4 f4_add(f4 a, f4 b) { return wasm_f32x4_add(a, b); }
+static inline f4 f4_sub(f4 a, f4 b) { return wasm_f32x4_sub(a, b); }
+static inline f4 f4_mul(f4 a, f4 b) { return wasm_f32x4_mul(a, b); }
+static inline f4 f4_max(f4 a, f4 b) { return wasm_f32x4_pmax(a, b); }
+static inline float f4_lane(f4 v, int i) {
+    switch (i) {
+    case 0: return wasm_f32x4_extract_lane(v, 0);
+    case 1: return wasm_f32x4_extract_lane(v, 1);
+    case 2: return wasm_f32x4_extract_lane(v, 2);
+    default: return wasm_f32x4_extract_lane(v, 3);
+    }
+}
+/* Lane i of the result is the sum of the four lanes of the i-th argument, as (v0+v2)+(v1+v3). */
+static inline f4 f4_sums(f4 a, f4 b, f4 c, f4 d) {
+    const f4 ab = wasm_f32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+    const f4 cd = wasm_f32x4_add(wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), wasm_i32x4_shuffle(c, d, 2, 6, 3, 7));
+    return wasm_f32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7));
+}
+/* 16 int8 weights → four f4 of (float)q · scale. */
+static inline void f4_dequant16(const int8_t *q, f4 scale, f4 *out) {
+    const v128_t v = wasm_v128_load(q);
+    const v128_t lo = wasm_i16x8_extend_low_i8x16(v), hi = wasm_i16x8_extend_high_i8x16(v);
+    out[0] = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(lo)), scale);
+    out[1] = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(lo)), scale);
+    out[2] = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(hi)), scale);
+    out[3] = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(hi)), scale);
+}
+#else
+typedef struct { float v[4]; } f4;
+static inline f4 f4_load(const float *p) { f4 r; memcpy(r.v, p, sizeof r.v); return r; }
+static inline void f4_store(float *p, f4 v) { memcpy(p, v.v, sizeof v.v); }
+static inline f4 f4_splat(float x) { f4 r = {{x, x, x, x}}; return r; }
+static inline f4 f4_load_splat(const float *p) { return f4_splat(*p); }
+static inline f4 f4_add(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] += b.v[i]; return a; }
+static inline f4 f4_sub(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] -= b.v[i]; return a; }
+static inline f4 f4_mul(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] *= b.v[i]; return a; }
+static inline f4 f4_max(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] = a.v[i] < b.v[i] ? b.v[i] : a.v[i]; return a; }
+static inline float f4_lane(f4 v, int i) { return v.v[i]; }
+static inline float sum4(f4 v) { return (v.v[0] + v.v[2]) + (v.v[1] + v.v[3]); }
+static inline f4 f4_sums(f4 a, f4 b, f4 c, f4 d) { f4 r = {{sum4(a), sum4(b), sum4(c), sum4(d)}}; return r; }
+static inline void f4_dequant16(const int8_t *q, f4 scale, f4 *out) {
+    for (int i = 0; i < 16; i++) out[i / 4].v[i % 4] = (float)q[i] * scale.v[0];
+}
+#endif
 
-void dequantize_row(const qmatrix *w, int row, float *out) {
+/* ------------------------------------------------------------------ exp and erf
+ * expf after Cephes: e^x = 2^n · p(r), n = ⌊x·log₂e + ½⌋, r = x − n·ln2 (in two parts), p a
+ * degree-7 polynomial; relative error ~2 ulp on [−87, 88]. Inputs are clamped to that range
+ * (softmax only ever passes x ≤ 0; below −87 the result ~1e-38 is as good as 0 next to 1). */
+#define EXP_LO (-87.3365f)
+#define EXP_HI 88.3762f
+#define EXP_C1 0.693359375f
+#define EXP_C2 (-2.12194440e-4f)
+#define EXP_P0 1.9875691500e-4f
+#define EXP_P1 1.3981999507e-3f
+#define EXP_P2 8.3334519073e-3f
+#define EXP_P3 4.1665795894e-2f
+#define EXP_P4 1.6666665459e-1f
+#define EXP_P5 5.0000001201e-1f
+
+static inline float exp_scalar(float x) {
+    x = x < EXP_LO ? EXP_LO : (x > EXP_HI ? EXP_HI : x);
+    const float n = floorf(x * 1.44269504088896341f + 0.5f);
+    float r = x - n * EXP_C1;
+    r = r - n * EXP_C2;
+    const float z = r * r;
+    float y = EXP_P0;
+    y = y * r + EXP_P1;
+    y = y * r + EXP_P2;
+    y = y * r + EXP_P3;
+    y = y * r + EXP_P4;
+    y = y * r + EXP_P5;
+    y = y * z + r + 1.0f;
+    union { uint32_t u; float f; } two = { (uint32_t)((int32_t)n + 127) << 23 };
+    return y * two.f;
+}
+
+#if defined(__wasm_simd128__)
+static inline f4 f4_exp(f4 x) {
+    x = wasm_f32x4_pmin(wasm_f32x4_pmax(x, wasm_f32x4_splat(EXP_LO)), wasm_f32x4_splat(EXP_HI));
+    const f4 n = wasm_f32x4_floor(wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)),
+                                                 wasm_f32x4_splat(0.5f)));
+    f4 r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(EXP_C1)));
+    r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(EXP_C2)));
+    const f4 z = wasm_f32x4_mul(r, r);
+    f4 y = wasm_f32x4_splat(EXP_P0);
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(EXP_P1));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(EXP_P2));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(EXP_P3));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(EXP_P4));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(EXP_P5));
+    y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(y, z), r), wasm_f32x4_splat(1.0f));
+    const v128_t two = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+    return wasm_f32x4_mul(y, two);
+}
+#else
+static inline f4 f4_exp(f4 x) {
+    for (int i = 0; i < 4; i++) x.v[i] = exp_scalar(x.v[i]);
+    return x;
+}
+#endif
+
+/* GELU(x) = x·Φ(x) = ½x·(1 + erf(x/√2)). With u = |x|/√2, Abramowitz & Stegun 7.1.26 gives
+ * erfc(u) = t·(a1 + t·(a2 + …a5)) · e^{−u²}, t = 1/(1 + p·u), absolute error ≤ 1.5e-7; then
+ * 1 + erf(x/√2) is 2 − erfc(u) for x ≥ 0 and erfc(u) for x < 0 (no cancellation). */
+#define ERF_P 0.3275911f
+#define ERF_A1 0.254829592f
+#define ERF_A2 (-0.284496736f)
+#define ERF_A3 1.421413741f
+#define ERF_A4 (-1.453152027f)
+#define ERF_A5 1.061405429f
+
+static inline float gelu_scalar(float x) {
+    const float u = fabsf(x) * 0.70710678118654752f;
+    const float t = 1.0f / (1.0f + ERF_P * u);
+    float p = ERF_A5;
+    p = p * t + ERF_A4;
+    p = p * t + ERF_A3;
+    p = p * t + ERF_A2;
+    p = p * t + ERF_A1;
+    const float erfc = p * t * exp_scalar(-(u * u));
+    return 0.5f * x * (x >= 0.0f ? 2.0f - erfc : erfc);
+}
+
+#if defined(__wasm_simd128__)
+static inline f4 f4_gelu(f4 x) {
+    const f4 u = wasm_f32x4_mul(wasm_f32x4_abs(x), wasm_f32x4_splat(0.70710678118654752f));
+    const f4 t = wasm_f32x4_div(wasm_f32x4_splat(1.0f),
+                                wasm_f32x4_add(wasm_f32x4_splat(1.0f), wasm_f32x4_mul(wasm_f32x4_splat(ERF_P), u)));
+    f4 p = wasm_f32x4_splat(ERF_A5);
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(ERF_A4));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(ERF_A3));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(ERF_A2));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(ERF_A1));
+    const f4 erfc = wasm_f32x4_mul(wasm_f32x4_mul(p, t), f4_exp(wasm_f32x4_neg(wasm_f32x4_mul(u, u))));
+    const v128_t positive = wasm_f32x4_ge(x, wasm_f32x4_splat(0.0f));
+    const f4 phi2 = wasm_v128_bitselect(wasm_f32x4_sub(wasm_f32x4_splat(2.0f), erfc), erfc, positive);
+    return wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_splat(0.5f), x), phi2);
+}
+#else
+static inline f4 f4_gelu(f4 x) {
+    for (int i = 0; i < 4; i++) x.v[i] = gelu_scalar(x.v[i]);
+    return x;
+}
+#endif
+
+/* ------------------------------------------------------------------ dequantization */
+
+static void dequantize_row_scalar(const qmatrix *w, int row, float *out) {
     const size_t first = (size_t)row * (size_t)w->cols;
     const size_t first_scale = (size_t)row * (size_t)(w->cols / w->group);
     const int8_t *q = w->q + first;
@@ -18,31 +179,386 @@ void dequantize_row(const qmatrix *w, int row, float *out) {
         out[c] += (float)q2[c] * scale2[c / w->group];
 }
 
-static float dot(const float *a, const float *b, int count) {
-    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    int i = 0;
-    for (; i + 4 <= count; i += 4) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
+/* The same values, 16 columns at a time (cols and group multiples of 16):
+ * out = (float)q·scale + (float)q2·scale2, rounded exactly as the scalar loop rounds. */
+void dequantize_row(const qmatrix *w, int row, float *out) {
+    if (w->cols % 16 != 0 || w->group % 16 != 0) {
+        dequantize_row_scalar(w, row, out);
+        return;
     }
-    for (; i < count; i++) s0 += a[i] * b[i];
-    return (s0 + s1) + (s2 + s3);
+    const int cols = w->cols, group = w->group;
+    const size_t first = (size_t)row * (size_t)cols;
+    const size_t first_scale = (size_t)row * (size_t)(cols / group);
+    const int8_t *q = w->q + first, *q2 = w->q2 ? w->q2 + first : NULL;
+    const float *scale = w->scale + first_scale, *scale2 = w->q2 ? w->scale2 + first_scale : NULL;
+    for (int c = 0; c < cols; c += 16) {
+        f4 v[4];
+        f4_dequant16(q + c, f4_splat(scale[c / group]), v);
+        if (q2) {
+            f4 r[4];
+            f4_dequant16(q2 + c, f4_splat(scale2[c / group]), r);
+            for (int i = 0; i < 4; i++) v[i] = f4_add(v[i], r[i]);
+        }
+        for (int i = 0; i < 4; i++) f4_store(out + c + 4 * i, v[i]);
+    }
 }
 
-/* Each weight row is dequantized once into `row` (on the stack: cols ≤ 4096 here) and
- * reused for every token, so the int8 → float conversion is paid per weight, not per MAC. */
-void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float *y) {
-    float row[4096];
-    const int in = w->cols, out = w->rows;
-    for (int r = 0; r < out; r++) {
-        dequantize_row(w, r, row);
-        const float b = bias ? bias[r] : 0.0f;
-        for (int t = 0; t < n; t++)
-            y[(size_t)t * out + r] = dot(x + (size_t)t * in, row, in) + b;
+/* ------------------------------------------------------------------ A·Bᵀ tiles
+ * Dot-product form: both operands are read along their rows (k contiguous), four lanes of k
+ * at a time into one accumulator per (row of A, row of B) pair; the lanes are summed at the
+ * end as (l0+l2)+(l1+l3), then the k % 4 tail is added in order. */
+
+/* out[2·t + j] = Σ_k a_t[k]·b_j[k] for t < 4, j < 2: 8 accumulators, 6 loads per 8 mul+add. */
+static inline void nt_tile_4x2(const float *a, int lda, const float *b0, const float *b1, int depth,
+                               float *out) {
+    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * (size_t)lda, *a3 = a + 3 * (size_t)lda;
+    f4 c00 = f4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+    int k = 0;
+    for (; k + 4 <= depth; k += 4) {
+        const f4 w0 = f4_load(b0 + k), w1 = f4_load(b1 + k);
+        const f4 x0 = f4_load(a0 + k);
+        c00 = f4_add(c00, f4_mul(x0, w0));
+        c01 = f4_add(c01, f4_mul(x0, w1));
+        const f4 x1 = f4_load(a1 + k);
+        c10 = f4_add(c10, f4_mul(x1, w0));
+        c11 = f4_add(c11, f4_mul(x1, w1));
+        const f4 x2 = f4_load(a2 + k);
+        c20 = f4_add(c20, f4_mul(x2, w0));
+        c21 = f4_add(c21, f4_mul(x2, w1));
+        const f4 x3 = f4_load(a3 + k);
+        c30 = f4_add(c30, f4_mul(x3, w0));
+        c31 = f4_add(c31, f4_mul(x3, w1));
+    }
+    f4_store(out, f4_sums(c00, c01, c10, c11));
+    f4_store(out + 4, f4_sums(c20, c21, c30, c31));
+    for (; k < depth; k++) {
+        const float *rows[4] = {a0, a1, a2, a3};
+        for (int t = 0; t < 4; t++) {
+            out[2 * t] += rows[t][k] * b0[k];
+            out[2 * t + 1] += rows[t][k] * b1[k];
+        }
     }
 }
+
+/* out[j] = Σ_k a[k]·b_j[k] for j < 4 (one row of A left over). */
+static inline void nt_tile_1x4(const float *a, const float *const *b, int depth, float *out) {
+    f4 c0 = f4_splat(0), c1 = c0, c2 = c0, c3 = c0;
+    int k = 0;
+    for (; k + 4 <= depth; k += 4) {
+        const f4 x = f4_load(a + k);
+        c0 = f4_add(c0, f4_mul(x, f4_load(b[0] + k)));
+        c1 = f4_add(c1, f4_mul(x, f4_load(b[1] + k)));
+        c2 = f4_add(c2, f4_mul(x, f4_load(b[2] + k)));
+        c3 = f4_add(c3, f4_mul(x, f4_load(b[3] + k)));
+    }
+    f4_store(out, f4_sums(c0, c1, c2, c3));
+    for (; k < depth; k++)
+        for (int j = 0; j < 4; j++) out[j] += a[k] * b[j][k];
+}
+
+/* c[i][j] = alpha·(A·Bᵀ)[i][j] + bias[j] + res[i][j] (bias, res optional; res may be c). */
+static void nt_run(int m, int n, int depth, const float *a, int lda, const float *b, int ldb,
+                   float alpha, const float *bias, const float *res, int ldr, float *c, int ldc) {
+    float out[8];
+    int i = 0;
+    for (; i + 4 <= m; i += 4) {
+        for (int j = 0; j < n; j += 2) {
+            const int cols = n - j < 2 ? 1 : 2;
+            const float *b0 = b + (size_t)j * ldb, *b1 = cols == 2 ? b0 + ldb : b0;
+            nt_tile_4x2(a + (size_t)i * lda, lda, b0, b1, depth, out);
+            for (int t = 0; t < 4; t++) {
+                float *y = c + (size_t)(i + t) * ldc + j;
+                const float *r = res ? res + (size_t)(i + t) * ldr + j : NULL;
+                for (int u = 0; u < cols; u++) {
+                    float v = out[2 * t + u] * alpha;
+                    if (bias) v += bias[j + u];
+                    if (r) v += r[u];
+                    y[u] = v;
+                }
+            }
+        }
+    }
+    for (; i < m; i++) {
+        for (int j = 0; j < n; j += 4) {
+            const int cols = n - j < 4 ? n - j : 4;
+            const float *rows[4];
+            for (int u = 0; u < 4; u++) rows[u] = b + (size_t)(j + (u < cols ? u : 0)) * ldb;
+            nt_tile_1x4(a + (size_t)i * lda, rows, depth, out);
+            float *y = c + (size_t)i * ldc + j;
+            const float *r = res ? res + (size_t)i * ldr + j : NULL;
+            for (int u = 0; u < cols; u++) {
+                float v = out[u] * alpha;
+                if (bias) v += bias[j + u];
+                if (r) v += r[u];
+                y[u] = v;
+            }
+        }
+    }
+}
+
+void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float alpha,
+             float *c, int ldc) {
+    nt_run(m, n, depth, a, lda, b, ldb, alpha, NULL, NULL, 0, c, ldc);
+}
+
+/* ------------------------------------------------------------------ A·B tiles
+ * Broadcast form: c[i][j..j+3] += a[i][k] · b[k][j..j+3], k in order, so every output is the
+ * plain sequential sum over k. 4 rows × 8 columns: 8 accumulators, 4 splats + 2 loads per k. */
+void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, int ldb,
+             float *c, int ldc) {
+    const int n8 = n - n % 8;
+    int i = 0;
+    for (; i + 4 <= m; i += 4) {
+        const float *a0 = a + (size_t)i * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+        for (int j = 0; j < n8; j += 8) {
+            f4 c00 = f4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+            const float *bk = b + j;
+            for (int k = 0; k < depth; k++, bk += ldb) {
+                const f4 w0 = f4_load(bk), w1 = f4_load(bk + 4);
+                f4 x = f4_load_splat(a0 + k);
+                c00 = f4_add(c00, f4_mul(x, w0));
+                c01 = f4_add(c01, f4_mul(x, w1));
+                x = f4_load_splat(a1 + k);
+                c10 = f4_add(c10, f4_mul(x, w0));
+                c11 = f4_add(c11, f4_mul(x, w1));
+                x = f4_load_splat(a2 + k);
+                c20 = f4_add(c20, f4_mul(x, w0));
+                c21 = f4_add(c21, f4_mul(x, w1));
+                x = f4_load_splat(a3 + k);
+                c30 = f4_add(c30, f4_mul(x, w0));
+                c31 = f4_add(c31, f4_mul(x, w1));
+            }
+            float *y = c + (size_t)i * ldc + j;
+            f4_store(y, c00), f4_store(y + 4, c01), y += ldc;
+            f4_store(y, c10), f4_store(y + 4, c11), y += ldc;
+            f4_store(y, c20), f4_store(y + 4, c21), y += ldc;
+            f4_store(y, c30), f4_store(y + 4, c31);
+        }
+    }
+    for (; i < m; i++) {
+        const float *ai = a + (size_t)i * lda;
+        for (int j = 0; j < n8; j += 8) {
+            f4 c0 = f4_splat(0), c1 = c0;
+            const float *bk = b + j;
+            for (int k = 0; k < depth; k++, bk += ldb) {
+                const f4 x = f4_load_splat(ai + k);
+                c0 = f4_add(c0, f4_mul(x, f4_load(bk)));
+                c1 = f4_add(c1, f4_mul(x, f4_load(bk + 4)));
+            }
+            f4_store(c + (size_t)i * ldc + j, c0);
+            f4_store(c + (size_t)i * ldc + j + 4, c1);
+        }
+    }
+    /* Columns beyond the last multiple of 8, in the same order. */
+    for (int j = n8; j < n; j++)
+        for (i = 0; i < m; i++) {
+            float s = 0;
+            for (int k = 0; k < depth; k++) s += a[(size_t)i * lda + k] * b[(size_t)k * ldb + j];
+            c[(size_t)i * ldc + j] = s;
+        }
+}
+
+/* ------------------------------------------------------------------ int8 matrix products */
+
+enum { PANEL_FLOATS = 8192 };  /* 32 KB of dequantized weight rows: stays in L1 */
+
+/* The float path: rows dequantized (dequantize_row) into a panel, then A·Bᵀ tiles. Used when
+ * the integer path below does not apply (columns or groups not multiples of 8, or > 4096). */
+static void matmul_q8_float(const float *x, int n, const qmatrix *w, const float *bias,
+                            const float *residual, float *y) {
+    const int in = w->cols, out = w->rows;
+    float stack_panel[PANEL_FLOATS] __attribute__((aligned(16)));
+    float *panel = stack_panel;
+    int per_panel = PANEL_FLOATS / in;
+    if (per_panel < 1) {  /* rows longer than the panel: one row at a time, from the heap */
+        panel = malloc((size_t)in * sizeof(float));
+        if (!panel) __builtin_trap();  /* rows of > 8192 columns: not a BERT we load */
+        per_panel = 1;
+    }
+    if (per_panel > 2) per_panel -= per_panel % 2;
+    for (int r0 = 0; r0 < out; r0 += per_panel) {
+        const int rows = out - r0 < per_panel ? out - r0 : per_panel;
+        for (int r = 0; r < rows; r++) dequantize_row(w, r0 + r, panel + (size_t)r * in);
+        nt_run(n, rows, in, x, in, panel, in, 1.0f, bias ? bias + r0 : NULL,
+               residual ? residual + r0 : NULL, out, y + r0, out);
+    }
+    if (panel != stack_panel) free(panel);
+}
+
+/* ------------------------------------------------------------------ the integer path
+ * y[t][r] = sx_t · Σ_g (s[r][g]·Σ_{c∈g} X[t][c]·q[r][c] + s2[r][g]·Σ_{c∈g} X[t][c]·q2[r][c]) + b[r] + res
+ *
+ * X is token t's activation row quantized to int16 with its own scale (sx = max|x|/32767,
+ * X = round(x/sx)), a relative error ≤ 2^-16 of the row's largest value: the same order as
+ * the weights' own two-plane precision (≈ 2^-15 of a row's largest weight). The weights are
+ * used exactly as stored — both int8 planes, their own scales — and every Σ X·q is an exact
+ * int32: i32x4.dot_i16x8_s multiplies eight int16 × int8 pairs and sums them pairwise, and an
+ * accumulator lane collects group/4 ≤ 256 products of magnitude ≤ 32767·127, < 2^31; lanes
+ * are converted to float at the end of every group (≤ 1024 columns). Integer sums do not
+ * depend on their order, so the wasm and the portable builds give bit-identical results.
+ * Four tokens share each widened weight vector; one row at a time, both planes: 8 int32x4
+ * accumulators. */
+enum { QT = 4, QMAX_COLS = 8192, QMAX_GROUP = 1024 };
+
+/* X[cols] = round(x / sx), sx = max|x| / 32767 (0 for an all-zero row). */
+static float quantize_row16(const float *x, int cols, int16_t *X) {
+    float m = 0;
+    int c = 0;
+#if defined(__wasm_simd128__)
+    v128_t vm = wasm_f32x4_splat(0);
+    for (; c + 4 <= cols; c += 4) vm = wasm_f32x4_pmax(vm, wasm_f32x4_abs(wasm_v128_load(x + c)));
+    for (int l = 0; l < 4; l++) if (f4_lane(vm, l) > m) m = f4_lane(vm, l);
+#endif
+    for (; c < cols; c++) if (fabsf(x[c]) > m) m = fabsf(x[c]);
+    if (!(m > 0)) {
+        memset(X, 0, (size_t)cols * sizeof *X);
+        return 0;
+    }
+    const float inv = 32767.0f / m;
+    c = 0;
+#if defined(__wasm_simd128__)
+    const v128_t vinv = wasm_f32x4_splat(inv);
+    for (; c + 8 <= cols; c += 8) {
+        const v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c), vinv)));
+        const v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c + 4), vinv)));
+        wasm_v128_store(X + c, wasm_i16x8_narrow_i32x4(a, b));
+    }
+#endif
+    for (; c < cols; c++) {
+        float v = nearbyintf(x[c] * inv);
+        v = v > 32767.0f ? 32767.0f : (v < -32768.0f ? -32768.0f : v);
+        X[c] = (int16_t)v;
+    }
+    return m / 32767.0f;
+}
+
+#if defined(__wasm_simd128__)
+typedef v128_t i4;
+static inline i4 i4_zero(void) { return wasm_i32x4_splat(0); }
+static inline f4 i4_float(i4 v) { return wasm_f32x4_convert_i32x4(v); }
+#define I4_DOT_ADD(acc, x, w) ((acc) = wasm_i32x4_add((acc), wasm_i32x4_dot_i16x8((x), (w))))
+#define I4_LOAD_X(p) wasm_v128_load(p)
+#define I4_LOAD_W(p) wasm_i16x8_load8x8(p)
+#else
+/* Lane l of an i4 accumulates the products of columns 2l and 2l+1 of every 8: pmaddwd's layout. */
+typedef struct { int32_t v[4]; } i4;
+typedef struct { int16_t v[8]; } i16x8;
+static inline i4 i4_zero(void) { i4 r = {{0, 0, 0, 0}}; return r; }
+static inline f4 i4_float(i4 a) { f4 r; for (int l = 0; l < 4; l++) r.v[l] = (float)a.v[l]; return r; }
+static inline i16x8 load_x(const int16_t *p) { i16x8 r; memcpy(r.v, p, sizeof r.v); return r; }
+static inline i16x8 load_w(const int8_t *p) { i16x8 r; for (int i = 0; i < 8; i++) r.v[i] = p[i]; return r; }
+static inline void dot_add(i4 *acc, i16x8 x, i16x8 w) {
+    for (int l = 0; l < 4; l++)
+        acc->v[l] += (int32_t)x.v[2 * l] * w.v[2 * l] + (int32_t)x.v[2 * l + 1] * w.v[2 * l + 1];
+}
+#define I4_DOT_ADD(acc, x, w) dot_add(&(acc), (x), (w))
+#define I4_LOAD_X(p) load_x(p)
+#define I4_LOAD_W(p) load_w(p)
+#endif
+
+/* Row r against four quantized tokens X[4][cols]: returns, per token (lane), the float sum
+ * Σ_g s_g·P1_g + s2_g·P2_g. */
+static inline f4 q8_row4(const int16_t *X, int cols, const int8_t *q, const int8_t *q2,
+                         const float *scale, const float *scale2, int group) {
+    const int16_t *x0 = X, *x1 = X + cols, *x2 = X + 2 * cols, *x3 = X + 3 * cols;
+    f4 total = f4_splat(0);
+    for (int g0 = 0, gi = 0; g0 < cols; g0 += group, gi++) {
+        i4 a0 = i4_zero(), a1 = a0, a2 = a0, a3 = a0;
+        if (q2) {
+            i4 b0 = i4_zero(), b1 = b0, b2 = b0, b3 = b0;
+            for (int c = g0; c < g0 + group; c += 8) {
+                const __typeof__(I4_LOAD_W(q)) w = I4_LOAD_W(q + c), v = I4_LOAD_W(q2 + c);
+                const __typeof__(I4_LOAD_X(x0)) y0 = I4_LOAD_X(x0 + c);
+                I4_DOT_ADD(a0, y0, w);
+                I4_DOT_ADD(b0, y0, v);
+                const __typeof__(y0) y1 = I4_LOAD_X(x1 + c);
+                I4_DOT_ADD(a1, y1, w);
+                I4_DOT_ADD(b1, y1, v);
+                const __typeof__(y0) y2 = I4_LOAD_X(x2 + c);
+                I4_DOT_ADD(a2, y2, w);
+                I4_DOT_ADD(b2, y2, v);
+                const __typeof__(y0) y3 = I4_LOAD_X(x3 + c);
+                I4_DOT_ADD(a3, y3, w);
+                I4_DOT_ADD(b3, y3, v);
+            }
+            const f4 p1 = f4_sums(i4_float(a0), i4_float(a1), i4_float(a2), i4_float(a3));
+            const f4 p2 = f4_sums(i4_float(b0), i4_float(b1), i4_float(b2), i4_float(b3));
+            total = f4_add(total, f4_add(f4_mul(p1, f4_splat(scale[gi])), f4_mul(p2, f4_splat(scale2[gi]))));
+        } else {
+            for (int c = g0; c < g0 + group; c += 8) {
+                const __typeof__(I4_LOAD_W(q)) w = I4_LOAD_W(q + c);
+                I4_DOT_ADD(a0, I4_LOAD_X(x0 + c), w);
+                I4_DOT_ADD(a1, I4_LOAD_X(x1 + c), w);
+                I4_DOT_ADD(a2, I4_LOAD_X(x2 + c), w);
+                I4_DOT_ADD(a3, I4_LOAD_X(x3 + c), w);
+            }
+            const f4 p1 = f4_sums(i4_float(a0), i4_float(a1), i4_float(a2), i4_float(a3));
+            total = f4_add(total, f4_mul(p1, f4_splat(scale[gi])));
+        }
+    }
+    return total;
+}
+
+/* Tokens are quantized a block at a time (up to 32K int16 = 64 KB, a multiple of 4 tokens);
+ * each weight row is then read once per block and stays in L1 while every group of 4 tokens
+ * of the block passes over it. */
+enum { QBLOCK = 32768 };
+
+static void matmul_q8_int(const float *x, int n, const qmatrix *w, const float *bias,
+                          const float *residual, float *y) {
+    const int cols = w->cols, rows = w->rows, group = w->group, groups = cols / group;
+    int16_t X[QBLOCK] __attribute__((aligned(16)));
+    float sx[QBLOCK / 8];
+    int per_block = (QBLOCK / cols) & ~(QT - 1);
+    for (int b0 = 0; b0 < n; b0 += per_block) {
+        const int count = n - b0 < per_block ? n - b0 : per_block;
+        const int padded = (count + QT - 1) & ~(QT - 1);
+        for (int t = 0; t < padded; t++) {
+            int16_t *row = X + (size_t)t * cols;
+            if (t < count) sx[t] = quantize_row16(x + (size_t)(b0 + t) * cols, cols, row);
+            else sx[t] = 0, memset(row, 0, (size_t)cols * sizeof *row);
+        }
+        for (int r = 0; r < rows; r++) {
+            const size_t first = (size_t)r * cols, first_scale = (size_t)r * groups;
+            const int8_t *q = w->q + first, *q2 = w->q2 ? w->q2 + first : NULL;
+            const float *scale = w->scale + first_scale, *scale2 = q2 ? w->scale2 + first_scale : NULL;
+            const float b = bias ? bias[r] : 0.0f;
+            for (int t0 = 0; t0 < count; t0 += QT) {
+                float v[4];
+                f4_store(v, f4_mul(q8_row4(X + (size_t)t0 * cols, cols, q, q2, scale, scale2, group),
+                                   f4_load(sx + t0)));
+                const int valid = count - t0 < QT ? count - t0 : QT;
+                for (int t = 0; t < valid; t++) {
+                    const size_t at = (size_t)(b0 + t0 + t) * rows + r;
+                    float value = v[t];
+                    if (bias) value += b;
+                    if (residual) value += residual[at];
+                    y[at] = value;
+                }
+            }
+        }
+    }
+}
+
+void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
+                        const float *residual, float *y) {
+/* Measured crossover (bench/README.md): at 64 tokens both paths take the same time; below,
+ * the integer path wins (no dequantization pass: 1.6× at n = 16); from 64 tokens on, the
+ * dequantized panel is amortised and the float tiles run closer to the f32 peak. */
+#ifndef ATTN_Q8_FLOAT_FROM
+#define ATTN_Q8_FLOAT_FROM 64
+#endif
+    if (n < ATTN_Q8_FLOAT_FROM && w->cols % 8 == 0 && w->group % 8 == 0 && w->cols <= QMAX_COLS && w->group <= QMAX_GROUP)
+        matmul_q8_int(x, n, w, bias, residual, y);
+    else
+        matmul_q8_float(x, n, w, bias, residual, y);
+}
+
+void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float *y) {
+    matmul_q8_residual(x, n, w, bias, NULL, y);
+}
+
+/* ------------------------------------------------------------------ element-wise */
 
 void layer_norm(float *x, int n, int width, const float *gamma, const float *beta, float eps) {
     for (int t = 0; t < n; t++) {
@@ -59,19 +575,32 @@ void layer_norm(float *x, int n, int width, const float *gamma, const float *bet
 }
 
 void gelu(float *x, int count) {
-    for (int i = 0; i < count; i++)
-        x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
+    int i = 0;
+    for (; i + 4 <= count; i += 4) f4_store(x + i, f4_gelu(f4_load(x + i)));
+    for (; i < count; i++) x[i] = gelu_scalar(x[i]);
 }
 
 void softmax(float *x, int count) {
+    int i = 0;
     float max = x[0];
-    for (int i = 1; i < count; i++)
-        if (x[i] > max) max = x[i];
+    if (count >= 4) {
+        f4 m = f4_load(x);
+        for (i = 4; i + 4 <= count; i += 4) m = f4_max(m, f4_load(x + i));
+        for (int l = 0; l < 4; l++) if (f4_lane(m, l) > max) max = f4_lane(m, l);
+    }
+    for (; i < count; i++) if (x[i] > max) max = x[i];
     double sum = 0;
-    for (int i = 0; i < count; i++) {
-        x[i] = expf(x[i] - max);
+    const f4 vmax = f4_splat(max);
+    for (i = 0; i + 4 <= count; i += 4) {
+        const f4 e = f4_exp(f4_sub(f4_load(x + i), vmax));
+        f4_store(x + i, e);
+        sum += ((double)f4_lane(e, 0) + f4_lane(e, 1)) + ((double)f4_lane(e, 2) + f4_lane(e, 3));
+    }
+    for (; i < count; i++) {
+        x[i] = exp_scalar(x[i] - max);
         sum += x[i];
     }
-    const double inv = 1.0 / sum;
-    for (int i = 0; i < count; i++) x[i] = (float)(x[i] * inv);
+    const f4 inv = f4_splat((float)(1.0 / sum));
+    for (i = 0; i + 4 <= count; i += 4) f4_store(x + i, f4_mul(f4_load(x + i), inv));
+    for (; i < count; i++) x[i] *= f4_lane(inv, 0);
 }

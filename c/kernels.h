@@ -1,4 +1,10 @@
-/* The numeric building blocks of the forward pass. All activations are float32. */
+/* The numeric building blocks of the forward pass. All activations are float32.
+ *
+ * One algorithm, two instruction sets: kernels.c writes every hot loop once against a
+ * four-lane float vector (f4); under emcc -msimd128 (__wasm_simd128__) f4 is a wasm SIMD128
+ * v128_t, elsewhere a plain struct of four floats whose loops the compiler may vectorise.
+ * The results agree to float rounding (same blocking, same summation order, same exp/erf
+ * polynomials). */
 #ifndef ATTN_KERNELS_H
 #define ATTN_KERNELS_H
 
@@ -7,17 +13,34 @@
 /* y[n][w->rows] = x[n][w->cols] · dequant(w)ᵀ + bias (bias may be NULL). */
 void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float *y);
 
+/* The same, plus residual[n][w->rows] (NULL for none; may be y itself, for y += …).
+ * n < 64: integer path — each token's row quantized to int16 (own scale), both int8 planes
+ * used as stored, exact int32 dot products (i32x4.dot_i16x8_s), then the row's scales.
+ * n ≥ 64: float path — weight rows dequantized (both planes, exactly as dequantize_row) once
+ * per call into an L1-sized panel, then f32 tiles of 4 tokens × 2 rows. See kernels.c. */
+void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
+                        const float *residual, float *y);
+
 /* One dequantized row of an int8 matrix: out[w->cols]. */
 void dequantize_row(const qmatrix *w, int row, float *out);
+
+/* c[i·ldc + j] = alpha · Σ_k a[i·lda + k] · b[j·ldb + k]   (A·Bᵀ; i < m, j < n, k < depth). */
+void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float alpha,
+             float *c, int ldc);
+
+/* c[i·ldc + j] = Σ_k a[i·lda + k] · b[k·ldb + j]   (A·B; i < m, j < n, k < depth); n % 4 == 0
+ * runs fastest. */
+void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, int ldb,
+             float *c, int ldc);
 
 /* In place, per row of `width`: (x - mean) / sqrt(var + eps) * gamma + beta. */
 void layer_norm(float *x, int n, int width, const float *gamma, const float *beta, float eps);
 
-/* In place: x * Φ(x), the exact erf form of GELU. */
+/* In place: x * Φ(x), the erf form of GELU (erf to ~2e-7 absolute, see kernels.c). */
 void gelu(float *x, int count);
 
 /* In place: softmax over `count` values; the sum is accumulated in double so rows sum to 1
- * within float rounding. */
+ * within float rounding. exp is a polynomial accurate to ~2 ulp. */
 void softmax(float *x, int count);
 
 #endif

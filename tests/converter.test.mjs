@@ -79,11 +79,19 @@ function readWeights(buf) {
     const t = { kind: u32(at + 64), rows: u32(at + 68), cols: u32(at + 72), group: u32(at + 76) };
     const [dataOffset, dataBytes, scaleOffset, scaleBytes] = [80, 88, 96, 104].map((o) => u64(at + o));
     assert.equal(dataOffset % 16, 0, `${name} data aligned`);
-    if (t.kind === 1) {
+    const slice = (offset, bytes) => buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + bytes);
+    if (t.kind === 1 || t.kind === 3) {
       assert.equal(scaleOffset % 16, 0, `${name} scales aligned`);
-      t.q = new Int8Array(buf.buffer.slice(buf.byteOffset + dataOffset, buf.byteOffset + dataOffset + dataBytes));
-      t.scales = new Float32Array(buf.buffer.slice(buf.byteOffset + scaleOffset, buf.byteOffset + scaleOffset + scaleBytes));
-    } else {
+      t.q = new Int8Array(slice(dataOffset, dataBytes));
+      t.scales = new Float32Array(slice(scaleOffset, scaleBytes));
+    }
+    if (t.kind === 3) {  // the second plane: the residual of the first, same layout
+      const [residualOffset, residualScaleOffset] = [112, 120].map((o) => u64(at + o));
+      assert.equal(residualOffset % 16, 0, `${name} residual aligned`);
+      assert.equal(residualScaleOffset % 16, 0, `${name} residual scales aligned`);
+      t.q2 = new Int8Array(slice(residualOffset, dataBytes));
+      t.scales2 = new Float32Array(slice(residualScaleOffset, scaleBytes));
+    } else if (t.kind === 2) {
       t.values = new Float32Array(buf.buffer.slice(buf.byteOffset + dataOffset, buf.byteOffset + dataOffset + dataBytes));
     }
     tensors.set(name, t);
@@ -91,7 +99,12 @@ function readWeights(buf) {
   return { header, tensors, vocab: buf.subarray(header.vocabOffset, header.vocabOffset + header.vocabBytes) };
 }
 
-const scaleAt = (t, i) => t.scales[Math.floor(i / t.cols) * (t.cols / t.group) + Math.floor((i % t.cols) / t.group)];
+const scaleIndex = (t, i) => Math.floor(i / t.cols) * (t.cols / t.group) + Math.floor((i % t.cols) / t.group);
+const scaleAt = (t, i) => t.scales[scaleIndex(t, i)];
+// The value a matrix entry stands for, and the step of its last plane (the rounding bound is half of it).
+const dequantAt = (t, i) => t.q[i] * scaleAt(t, i) + (t.q2 ? t.q2[i] * t.scales2[scaleIndex(t, i)] : 0);
+const stepAt = (t, i) => (t.q2 ? t.scales2[scaleIndex(t, i)] : scaleAt(t, i));
+const isMatrix = (t) => t.kind === 1 || t.kind === 3;
 
 // ---------------------------------------------------------------- writing checkpoints
 
@@ -224,8 +237,8 @@ function assertSameDequantized(a, b, tolerance) {
       continue;
     }
     for (let i = 0; i < ta.q.length; i++) {
-      const [sa, sb] = [scaleAt(ta, i), scaleAt(tb, i)];
-      const [va, vb] = [ta.q[i] * sa, tb.q[i] * sb];
+      const [sa, sb] = [stepAt(ta, i), stepAt(tb, i)];
+      const [va, vb] = [dequantAt(ta, i), dequantAt(tb, i)];
       // |w| <= |va| + sa/2 bounds the input's own rounding error.
       if (Math.abs(va - vb) > tolerance(Math.abs(va) + sa, sa, sb)) assert.fail(`${name}[${i}]: ${va} vs ${vb}`);
     }
@@ -245,8 +258,24 @@ test('tiny checkpoint converts; quantization within half a step; vocab byte-iden
     const src = source.get(name);
     if (t.kind === 2) { assert.deepEqual(t.values, src); continue; }
     assert.equal(t.group, t.cols, `${name}: default scheme is per row`);
-    src.forEach((x, i) => assert.ok(Math.abs(t.q[i] * scaleAt(t, i) - x) <= scaleAt(t, i) * 0.5 * (1 + 1e-6), `${name}[${i}]`));
+    assert.equal(t.kind, 3, `${name}: default scheme has two planes`);
+    src.forEach((x, i) => {
+      assert.ok(Math.abs(t.q[i] * scaleAt(t, i) - x) <= scaleAt(t, i) * 0.5 * (1 + 1e-6), `${name}[${i}] first plane`);
+      const bound = stepAt(t, i) * 0.5 * (1 + 1e-6) + Math.abs(x) * 2 ** -23;
+      assert.ok(Math.abs(dequantAt(t, i) - x) <= bound, `${name}[${i}] both planes`);
+      assert.ok(stepAt(t, i) <= scaleAt(t, i) / 200, `${name}[${i}] residual step far finer`);
+    });
   }
+});
+
+test('planes options: --planes 1, --planes-for, and a bad plane count', () => {
+  const dir = tinyCheckpoint();
+  const one = readWeights(convertOk(dir, '--planes', '1'));
+  for (const t of one.tensors.values()) assert.ok(t.kind === 1 || t.kind === 2);
+  const mixed = readWeights(convertOk(dir, '--planes', '1', '--planes-for', 'embeddings=2'));
+  assert.equal(mixed.tensors.get('bert.embeddings.word_embeddings.weight').kind, 3);
+  assert.equal(mixed.tensors.get('bert.encoder.layer.0.intermediate.dense.weight').kind, 1);
+  assertRefused(dir, /--planes: expected 1 or 2/, '--planes', '3');
 });
 
 test('grouping options: --group, --group-for, --per-tensor, and a group that does not divide', () => {
@@ -258,7 +287,7 @@ test('grouping options: --group, --group-for, --per-tensor, and a group that doe
   assert.equal(inter.group, 8);
   assert.ok(inter.scales.every((s) => s === inter.scales[0]), 'per-tensor: one scale in every slot');
   const naive = readWeights(convertOk(dir, '--per-tensor'));
-  for (const t of naive.tensors.values()) if (t.kind === 1) assert.ok(t.scales.every((s) => s === t.scales[0]));
+  for (const t of naive.tensors.values()) if (isMatrix(t)) assert.ok(t.scales.every((s) => s === t.scales[0]));
   assertRefused(dir, /--group 3 does not divide the 8 columns/, '--group', '3');
   assertRefused(dir, /--group: expected a positive integer/, '--group', 'abc');
 });
@@ -316,11 +345,13 @@ test('usage errors', () => {
   assertRefused(path.join(tempRoot, 'nonexistent'), /cannot read .*config.json/);
 });
 
-test('real checkpoint: deterministic output, ~11.7 MB, vocab byte-identical', { skip: skipReal }, () => {
+test('real checkpoint: deterministic output, ~23.1 MB (11.7 MB with one plane), vocab byte-identical', { skip: skipReal }, () => {
   const first = convertOk(realCheckpoint);
   const second = convertOk(realCheckpoint);
   assert.ok(first.equals(second), 'two runs give identical bytes');
-  assert.ok(first.length > 11.0e6 && first.length < 12.5e6, `size ${first.length}`);
+  assert.ok(first.length > 22.5e6 && first.length < 23.5e6, `size ${first.length}`);
+  const onePlane = convertOk(realCheckpoint, '--planes', '1');
+  assert.ok(onePlane.length > 11.0e6 && onePlane.length < 12.0e6, `one-plane size ${onePlane.length}`);
   const w = readWeights(first);
   assert.ok(w.vocab.equals(fs.readFileSync(path.join(realCheckpoint, 'vocab.txt'))));
   assert.equal(w.header.tensorCount, 74);

@@ -1,0 +1,534 @@
+#!/usr/bin/env node
+// Browser tests of the explorer page in real Chromium (Debian `chromium` + npm
+// `playwright-core`). Opens web/index.html from file:// and over a local http server,
+// checks what the page shows against the engine run in Node, checks the embed page under
+// its Content-Security-Policy, keyboard use, script injection, the URL hash, long input,
+// load errors, export, records every request (any outside file:// and the local server
+// fails the run), prints the timing line and writes screenshots to
+// test-output/screenshots/. Ends with "N passed, N failed"; exits 1 on any failure.
+
+import http from 'node:http';
+import { readFile, mkdir, writeFile, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createEngine } from '../../web/src/engine.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = path.join(ROOT, 'test-output');
+const SHOTS = path.join(OUT, 'screenshots');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--no-first-run'];
+const only = process.argv.slice(2);
+
+let passed = 0, failed = 0;
+function check(name, ok, detail = '') {
+  if (ok) { passed++; console.log(`ok   ${name}`); }
+  else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
+  return ok;
+}
+const close = (a, b, tolerance = 1e-6) => Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(b));
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+// ---- a tiny static server for the http case ----------------------------------------------
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript',
+  '.css': 'text/css', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.svg': 'image/svg+xml' };
+function startServer() {
+  const server = http.createServer(async (request, response) => {
+    try {
+      const pathname = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
+      const file = path.join(ROOT, path.normalize(pathname));
+      if (!file.startsWith(ROOT)) throw new Error('outside');
+      const data = await readFile(file);
+      response.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'content-length': data.length });
+      response.end(data);
+    } catch {
+      response.writeHead(404, { 'content-type': 'text/plain' });
+      response.end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// ---- the reference: the same engine in Node ----------------------------------------------
+const engine = await createEngine({
+  wasm: readFileSync(path.join(ROOT, 'web/dist/attn.wasm')),
+  weights: readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin')),
+});
+const reference = engine.createSession();
+function referenceRow(sentence, layer, head, token) {
+  const run = reference.runText(sentence);
+  const row = reference.row(layer - 1, head - 1, token);
+  let max = 0;
+  for (const v of row) max = Math.max(max, v);
+  return { run, row, max, stats: reference.rowStats(layer - 1, head - 1, token), n: run.n };
+}
+
+// ---- pages -------------------------------------------------------------------------------
+const server = await startServer();
+const HTTP = `http://127.0.0.1:${server.address().port}`;
+const FILE = pathToFileURL(ROOT).href;
+const url = (base, page) => `${base}/web/${page}`;
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+const network = { total: 0, outside: [] };
+
+async function newPage(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, acceptDownloads: true, ...options });
+  const page = await context.newPage();
+  page.problems = [];
+  page.dialogs = 0;
+  page.on('request', (request) => {
+    const address = request.url();
+    network.total++;
+    const local = address.startsWith('file://') || address.startsWith(HTTP + '/') || address.startsWith('data:') || address.startsWith('blob:');
+    if (!local) network.outside.push(address);
+  });
+  await context.route((u) => !(u.protocol === 'file:' || u.href.startsWith(HTTP + '/') || u.protocol === 'data:' || u.protocol === 'blob:'),
+    (route) => route.abort());
+  page.on('pageerror', (error) => page.problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => { if (message.type() === 'error') page.problems.push(`console: ${message.text()}`); });
+  page.on('dialog', (dialog) => { page.dialogs++; dialog.dismiss(); });
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  return page;
+}
+
+/** Waits until every explorer on the page has drawn at least `count` times. */
+async function waitDrawn(page, count = 1, selector = 'attention-explorer') {
+  await page.waitForFunction(([sel, n]) => {
+    const all = [...document.querySelectorAll(sel)];
+    return all.length && all.every((e) => Number(e.dataset.drawn || 0) >= n || e.shadowRoot?.querySelector('.error:not([hidden])'));
+  }, [selector, count], { timeout: 60000 });
+}
+
+async function drawnCount(page, index = 0) {
+  return page.evaluate((i) => Number(document.querySelectorAll('attention-explorer')[i].dataset.drawn || 0), index);
+}
+
+/** Runs an action and waits for the explorer to redraw. */
+async function andRedraw(page, action, index = 0) {
+  const before = await drawnCount(page, index);
+  await action();
+  await page.waitForFunction(([i, b]) => Number(document.querySelectorAll('attention-explorer')[i].dataset.drawn || 0) > b, [index, before], { timeout: 30000 });
+}
+
+function explorer(page, index = 0) {
+  return page.locator('attention-explorer').nth(index);
+}
+
+async function pageState(page, index = 0) {
+  return page.evaluate((i) => {
+    const e = document.querySelectorAll('attention-explorer')[i];
+    return { ...e.state, sentence: e.state.sentence, n: e.run?.n, tokens: e.run?.tokens };
+  }, index);
+}
+
+async function selectView(page, view, index = 0) {
+  await andRedraw(page, () => explorer(page, index).locator(`.tab[data-view="${view}"]`).click(), index);
+}
+
+async function shot(page, name, index = 0, fullPage = false) {
+  const file = path.join(SHOTS, `${name}.png`);
+  if (fullPage) await page.screenshot({ path: file, fullPage: true });
+  else await explorer(page, index).screenshot({ path: file });
+}
+
+// ---- the checks --------------------------------------------------------------------------
+
+/** The row view shows Σ = 1.000 and the ratio n × max of the engine's row. */
+async function checkRowAgainstEngine(page, label) {
+  const state = await pageState(page);
+  const row = explorer(page).locator('.bar-column.attention-row');
+  const data = await row.evaluate((g) => ({ ...g.dataset }));
+  const shownSum = (await explorer(page).locator('[data-role="row-sum"]').textContent()).trim();
+  const shownRatio = (await explorer(page).locator('[data-role="row-ratio"]').textContent()).trim();
+  const ref = referenceRow(state.sentence, Number(data.layer), Number(data.head), Number(data.token));
+  check(`${label}: the row view names layer ${data.layer} · head ${data.head}, token ${data.token}`,
+    Number(data.layer) === state.layer + 1 && Number(data.head) === state.head + 1 && Number(data.token) === state.token);
+  check(`${label}: displayed sum reads 1.000`, shownSum === '1.000', `shown "${shownSum}"`);
+  check(`${label}: data-sum equals the engine's row sum`, close(Number(data.sum), ref.stats.sum), `${data.sum} vs ${ref.stats.sum}`);
+  check(`${label}: ratio = n × max of the engine's row (${ref.n} × ${ref.max.toFixed(4)} = ${(ref.n * ref.max).toFixed(4)})`,
+    close(Number(data.ratio), ref.n * ref.max, 1e-5) && shownRatio.startsWith((ref.n * ref.max).toFixed(2)),
+    `data-ratio ${data.ratio}, shown "${shownRatio}"`);
+  const bars = await row.locator('rect.bar').evaluateAll((rects) => rects.map((r) => Number(r.dataset.value)));
+  check(`${label}: one bar per token (${ref.n}) with the engine's values`,
+    bars.length === ref.n && bars.every((v, i) => close(v, ref.row[i])), `${bars.length} bars`);
+  const tokens = await explorer(page).locator('.tokens .token').allTextContents();
+  check(`${label}: token strip shows [CLS] and [SEP]`, tokens[0].endsWith('[CLS]') && tokens.at(-1).endsWith('[SEP]'), tokens.join(' '));
+}
+
+async function checkGrid(page, label) {
+  await selectView(page, 'grid');
+  const state = await pageState(page);
+  const cells = await explorer(page).locator('.head-cell').evaluateAll((all) => all.map((c) => ({ ...c.dataset })));
+  check(`${label}: head grid has 16 cells`, cells.length === 16, `${cells.length}`);
+  reference.runText(state.sentence);
+  let ratiosOk = true, rolesOk = true;
+  for (const cell of cells) {
+    const l = Number(cell.layer) - 1, h = Number(cell.head) - 1;
+    const stats = reference.rowStats(l, h, Number(cell.token));
+    if (!close(Number(cell.ratio), stats.ratio, 1e-5) || !close(Number(cell.sum), stats.sum)) ratiosOk = false;
+    if (cell.roles !== reference.headRoles(l, h).roles.join(' ')) rolesOk = false;
+  }
+  check(`${label}: every grid cell's ratio and sum equal the engine's`, ratiosOk);
+  check(`${label}: every grid cell's role badges equal the engine's head roles`, rolesOk);
+  const badges = await explorer(page).locator('.head-cell .badge').count();
+  const expectedBadges = cells.reduce((n, c) => n + (c.roles ? c.roles.split(' ').length : 0), 0);
+  check(`${label}: ${expectedBadges} role badges drawn`, badges === expectedBadges, `${badges}`);
+}
+
+async function checkRollout(page, label) {
+  await selectView(page, 'rollout');
+  const state = await pageState(page);
+  const data = await explorer(page).locator('.bar-column.rollout-row').evaluate((g) => ({ ...g.dataset }));
+  const shown = await explorer(page).locator('[data-role="rollout-sum"]').textContent();
+  reference.runText(state.sentence);
+  const n = reference.n;
+  const matrix = reference.rollout(Number(data.layer) - 1);
+  const row = matrix.slice(Number(data.token) * n, Number(data.token) * n + n);
+  let sum = 0, max = 0;
+  for (const v of row) { sum += v; max = Math.max(max, v); }
+  let rowsSumToOne = true;
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s += matrix[i * n + j];
+    if (Math.abs(s - 1) > 1e-4) rowsSumToOne = false;
+  }
+  check(`${label}: rollout row sum reads 1.000 and matches the engine`, shown.trim() === '1.000' && close(Number(data.sum), sum, 1e-5), `shown ${shown}, data ${data.sum}`);
+  check(`${label}: every row of the engine's rollout sums to 1 (±1e-4)`, rowsSumToOne);
+  check(`${label}: rollout ratio = n × max of the engine's rollout row`, close(Number(data.ratio), n * max, 1e-5), `${data.ratio} vs ${n * max}`);
+  check(`${label}: rollout is labelled as an average of ${data.heads} heads`,
+    (await explorer(page).locator('.rollout-row .col-head').textContent()).includes(`average of ${data.heads} heads`));
+}
+
+async function checkKeyboard(page, label) {
+  const start = await pageState(page);
+  await explorer(page).locator('textarea').first().focus();
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.className);
+  check(`${label}: Tab from the sentence reaches the selected token`, /token/.test(focused || ''), focused);
+  await andRedraw(page, () => page.keyboard.press('ArrowRight'));
+  check(`${label}: ArrowRight selects the next token`, (await pageState(page)).token === start.token + 1);
+  await andRedraw(page, () => page.keyboard.press('Home'));
+  check(`${label}: Home selects [CLS] (token 0)`, (await pageState(page)).token === 0);
+  await page.keyboard.press('Tab');
+  await andRedraw(page, () => page.keyboard.press('ArrowRight'));
+  check(`${label}: Tab reaches the layer picker; ArrowRight picks the next layer`, (await pageState(page)).layer === start.layer + 1);
+  await page.keyboard.press('Tab');
+  await andRedraw(page, () => page.keyboard.press('ArrowRight'));
+  check(`${label}: Tab reaches the head picker; ArrowRight picks the next head`, (await pageState(page)).head === start.head + 1);
+  await page.keyboard.press('Tab');
+  await andRedraw(page, () => page.keyboard.press('ArrowRight'));
+  const view = (await pageState(page)).view;
+  check(`${label}: Tab reaches the view tabs; ArrowRight opens the next view`, view === 'grid', view);
+  await page.keyboard.press('Tab');
+  const cellFocused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.getAttribute('class'));
+  check(`${label}: Tab reaches the selected head cell`, /head-cell/.test(cellFocused || ''), cellFocused);
+  const before = await pageState(page);
+  await andRedraw(page, () => page.keyboard.press('ArrowDown'));
+  await andRedraw(page, () => page.keyboard.press('ArrowRight'));
+  const after = await pageState(page);
+  check(`${label}: arrow keys move through the head grid`, after.layer === Math.min(3, before.layer + 1) && after.head === Math.min(3, before.head + 1),
+    `${before.layer},${before.head} → ${after.layer},${after.head}`);
+}
+
+async function typeSentence(page, text, index = 0) {
+  const box = explorer(page, index).locator('textarea').first();
+  await andRedraw(page, async () => { await box.fill(''); await box.fill(text); }, index);
+}
+
+async function testFileIndex() {
+  const page = await newPage();
+  await page.goto(url(FILE, 'index.html'));
+  await waitDrawn(page);
+  check('file:// index.html: the explorer draws a row', (await explorer(page).locator('.attention-row').count()) === 1);
+  await checkRowAgainstEngine(page, 'file:// default sentence');
+  await typeSentence(page, 'The bank by the river was closed, so she walked to the other one.');
+  await andRedraw(page, () => explorer(page).locator('.tokens .token').nth(9).click());
+  await andRedraw(page, () => explorer(page).locator('.layer-picker button').nth(2).click());
+  await andRedraw(page, () => explorer(page).locator('.head-picker button').nth(1).click());
+  await checkRowAgainstEngine(page, 'file:// typed sentence, token 9, layer 3 · head 2');
+  await checkGrid(page, 'file://');
+  await checkRollout(page, 'file://');
+  await page.waitForFunction(() => location.hash.includes('view=rollout'), null, { timeout: 5000 }).catch(() => {});
+  const hash = await page.evaluate(() => location.hash);
+  check('file://: the URL hash holds sentence, layer, head, token and view',
+    /sentence=The%20bank/.test(hash) && /layer=3/.test(hash) && /head=2/.test(hash) && /token=9/.test(hash) && /view=rollout/.test(hash), hash);
+  check('file://: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testHttpIndex() {
+  const page = await newPage();
+  await page.goto(url(HTTP, 'index.html'));
+  await waitDrawn(page);
+  await checkRowAgainstEngine(page, 'http default sentence');
+  await typeSentence(page, 'Time flies like an arrow; fruit flies like a banana.');
+  await andRedraw(page, () => explorer(page).locator('.tokens .token').nth(4).click());
+  await checkRowAgainstEngine(page, 'http typed sentence, token 4');
+  await checkGrid(page, 'http');
+  await checkRollout(page, 'http');
+  const binaryFetched = await page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('bert-mini.int8.bin')));
+  check('http: the weights were fetched as the binary file', binaryFetched);
+  check('http: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testKeyboard() {
+  const page = await newPage();
+  await page.goto(url(FILE, 'index.html'));
+  await waitDrawn(page);
+  await checkKeyboard(page, 'keyboard');
+  await page.context().close();
+}
+
+async function testEmbed(base, label) {
+  const page = await newPage();
+  await page.goto(url(base, 'embed.html'));
+  await waitDrawn(page);
+  const count = await page.locator('attention-explorer').count();
+  check(`${label} embed.html: two explorers drawn`, count === 2 && (await drawnCount(page, 1)) >= 1);
+  const shared = await page.evaluate(() => {
+    const [a, b] = document.querySelectorAll('attention-explorer');
+    return { same: a.engine === b.engine && !!a.engine, sessions: a.session !== b.session, engines: window.AttentionExplorerPage.engineCount(),
+      weightScripts: document.querySelectorAll('script[src*="weights"]').length };
+  });
+  check(`${label} embed.html: both explorers share one engine (one load, ${shared.weightScripts} weights script), each has its own session`,
+    shared.same && shared.sessions && shared.engines === 1 && shared.weightScripts <= 1, JSON.stringify(shared));
+  const csp = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content || '');
+  check(`${label} embed.html: the CSP is strict (script-src 'self' 'wasm-unsafe-eval', no inline script)`,
+    /script-src 'self' 'wasm-unsafe-eval'(;|$)/.test(csp) && (await page.locator('script:not([src])').count()) === 0, csp);
+  const violations = await page.evaluate(() => window.__cspViolations);
+  check(`${label} embed.html: no CSP violations`, violations.length === 0, violations.join('; '));
+  const second = await explorer(page, 1).locator('.difference-row, .compare-row').count();
+  check(`${label} embed.html: the second explorer shows the Compare view`, second >= 2);
+  check(`${label} embed.html: no page errors`, page.problems.length === 0, page.problems.join('; '));
+  if (base === FILE) {
+    await shot(page, 'embed-page', 0, true);
+  }
+  await page.context().close();
+}
+
+async function testInjection() {
+  const page = await newPage();
+  const attack = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+  await page.goto(url(FILE, 'index.html') + '#sentence=' + encodeURIComponent(attack) + '&view=matrix');
+  await waitDrawn(page);
+  await page.waitForTimeout(200);
+  await typeSentence(page, '"><svg onload=alert(3)> <img src=x onerror=alert(1)>');
+  for (const view of ['row', 'grid', 'compare', 'contributions']) await selectView(page, view);
+  await page.waitForTimeout(300);
+  const injected = await page.evaluate(() => {
+    const root = document.querySelector('attention-explorer').shadowRoot;
+    return root.querySelectorAll('img, script, foreignObject, iframe').length + document.querySelectorAll('img').length +
+      root.querySelectorAll('svg svg[onload], [onerror], [onload]').length;
+  });
+  check('injection: a sentence like <img src=x onerror=alert(1)> creates no element and runs nothing', injected === 0 && page.dialogs === 0,
+    `${injected} elements, ${page.dialogs} dialogs`);
+  const tokens = await explorer(page).locator('.tokens').textContent();
+  check('injection: the markup is shown as tokens (text)', tokens.includes('alert') && tokens.includes('<') && tokens.includes('onload'.slice(0, 2)));
+  check('injection: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testHash() {
+  const page = await newPage();
+  const sentence = 'A link should reproduce the view.';
+  await page.goto(url(FILE, 'index.html') + `#sentence=${encodeURIComponent(sentence)}&layer=3&head=4&token=5&view=matrix`);
+  await waitDrawn(page);
+  const state = await pageState(page);
+  check('hash: sentence, layer, head, token and view come from the URL',
+    state.sentence === sentence && state.layer === 2 && state.head === 3 && state.token === 5 && state.view === 'matrix', JSON.stringify(state));
+  const title = await explorer(page).locator('.fig-title').first().textContent();
+  check('hash: the matrix view names its head', title.includes('Layer 3 · head 4'), title);
+  const rows = await explorer(page).locator('.matrix-row').count();
+  check('hash: the matrix has one row per token, each with data-sum', rows === state.n &&
+    (await explorer(page).locator('.matrix-row[data-sum][data-ratio]').count()) === rows);
+  await page.goto(url(FILE, 'index.html') + '#layer=9&head=-1&token=99999&view=evil&sentence=ok');
+  await page.reload();
+  await waitDrawn(page);
+  const safe = await pageState(page);
+  check('hash: out-of-range layer/head/token and unknown views are ignored',
+    safe.layer >= 0 && safe.layer < 4 && safe.head >= 0 && safe.head < 4 && safe.token < safe.n && safe.view !== 'evil' && safe.sentence === 'ok',
+    JSON.stringify({ layer: safe.layer, head: safe.head, token: safe.token, view: safe.view }));
+  check('hash: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testLongInput() {
+  const page = await newPage();
+  await page.goto(url(FILE, 'index.html'));
+  await waitDrawn(page);
+  const text = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
+  const full = reference.runText(text).fullLength;
+  await typeSentence(page, text);
+  await page.waitForFunction(() => document.querySelector('attention-explorer').run?.n === 512, null, { timeout: 30000 });
+  const notice = await explorer(page).locator('.notice').textContent();
+  check(`long input: "${notice.trim()}"`, notice.includes('Truncated to 512 tokens') && notice.includes(`the text gives ${full}`), `expected ${full}`);
+  await selectView(page, 'matrix');
+  check('long input: the 512 × 512 matrix draws', (await explorer(page).locator('.matrix-image').count()) === 1);
+  await selectView(page, 'row');
+  // Typing in a long text must not freeze the page: the input stays responsive.
+  const box = explorer(page).locator('textarea').first();
+  await box.press('End');
+  const started = Date.now();
+  await page.keyboard.type(' dog', { delay: 20 });
+  const typingMs = Date.now() - started;
+  check(`long input: typing stays responsive (4 keys in ${typingMs} ms)`, typingMs < 1500);
+  await page.waitForFunction(() => document.querySelector('attention-explorer').state.sentence.endsWith('dog'));
+  await shot(page, 'long-input-row');
+  check('long input: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testLoadErrors() {
+  await mkdir(OUT, { recursive: true });
+  const weights = new Uint8Array(readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin')));
+  weights[Math.floor(weights.length / 2)] ^= 0x55;
+  await writeFile(path.join(OUT, 'corrupt.bin'), weights);
+  const script = `(self.attentionExplorerAssets = self.attentionExplorerAssets || {})[document.currentScript.src] = function () {/*${Buffer.from(weights).toString('base64')}*/};\n`;
+  await writeFile(path.join(OUT, 'corrupt.weights.js'), script);
+  const page = (body) => `<!doctype html><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>${body}`;
+  await writeFile(path.join(OUT, 'corrupt.html'), page('<attention-explorer weights="corrupt.weights.js"></attention-explorer>'));
+  await writeFile(path.join(OUT, 'corrupt-http.html'), page('<attention-explorer weights="corrupt.bin"></attention-explorer>'));
+  await writeFile(path.join(OUT, 'missing.html'), page('<attention-explorer weights="no-such-file.weights.js"></attention-explorer>'));
+  const cases = [
+    [`${FILE}/test-output/corrupt.html`, /checksum/i, 'file:// corrupt weights', 'error-corrupt-weights'],
+    [`${HTTP}/test-output/corrupt-http.html`, /checksum/i, 'http corrupt weights', null],
+    [`${FILE}/test-output/missing.html`, /could not load/i, 'file:// missing weights', 'error-missing-weights'],
+  ];
+  for (const [address, pattern, label, screenshot] of cases) {
+    const p = await newPage();
+    await p.goto(address);
+    const error = explorer(p).locator('.error');
+    await error.waitFor({ state: 'visible', timeout: 30000 });
+    const text = await error.textContent();
+    check(`${label}: a clear visible message ("${text.trim().slice(0, 110)}…")`, pattern.test(text), text);
+    if (screenshot) await shot(p, screenshot);
+    await p.context().close();
+  }
+}
+
+async function testExport() {
+  const page = await newPage();
+  await page.goto(url(FILE, 'index.html'));
+  await waitDrawn(page);
+  for (const [button, magic, ext] of [['.save-png', '\x89PNG', 'png'], ['.save-svg', '<?xml', 'svg']]) {
+    const [download] = await Promise.all([page.waitForEvent('download'), explorer(page).locator(button).click()]);
+    const file = path.join(OUT, `export.${ext}`);
+    await download.saveAs(file);
+    const head = (await readFile(file)).subarray(0, 5).toString('latin1');
+    const size = (await stat(file)).size;
+    check(`export: ${ext.toUpperCase()} of the current view (${download.suggestedFilename()}, ${size} bytes)`, head.startsWith(magic) && size > 1000);
+  }
+  const svgText = await readFile(path.join(OUT, 'export.svg'), 'utf8');
+  check('export: the SVG names the attention it shows', svgText.includes('Layer 1 · head 1'));
+  check('export: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function firstRowTimes(base, loads) {
+  const times = [];
+  const page = await newPage();
+  for (let i = 0; i < loads; i++) {
+    await page.goto('about:blank');
+    await page.goto(url(base, 'index.html') + '#view=row');
+    await page.waitForFunction(() => performance.getEntriesByName('attn-first-row').length > 0, null, { timeout: 60000 });
+    times.push(await page.evaluate(() => performance.getEntriesByName('attn-first-row')[0].startTime));
+  }
+  const parts = await page.evaluate(() => Object.fromEntries(['attn-wasm-loaded', 'attn-weights-loaded', 'attn-engine-ready', 'attn-first-row']
+    .map((n) => [n.replace('attn-', ''), Math.round(performance.getEntriesByName(n)[0]?.startTime)])));
+  await page.context().close();
+  return { times, parts };
+}
+
+async function keystrokeTimes(keys) {
+  const page = await newPage();
+  await page.goto(url(FILE, 'index.html'));
+  await waitDrawn(page);
+  await typeSentence(page, 'The young cat slept on the warm mat because it was very tired');
+  const n = (await pageState(page)).n;
+  const box = explorer(page).locator('textarea').first();
+  await box.press('End');
+  await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
+  const typed = ' today and now'.repeat(3).slice(0, keys);
+  for (const key of typed) {
+    await andRedraw(page, () => page.keyboard.type(key));
+    await page.waitForTimeout(30);
+  }
+  const times = await page.evaluate(() => performance.getEntriesByName('attn-keystroke').map((m) => m.duration));
+  await page.context().close();
+  return { times, n };
+}
+
+async function testTiming() {
+  const file = await firstRowTimes(FILE, 5);
+  const web = await firstRowTimes(HTTP, 5);
+  const keys = await keystrokeTimes(24);
+  check(`timing: ${file.times.length} file:// loads, ${web.times.length} http loads, ${keys.times.length} keystrokes (${keys.n}-token sentence) measured`,
+    file.times.length >= 5 && web.times.length >= 5 && keys.times.length >= 20);
+  console.log(`timing detail: file:// first row ${file.times.map(Math.round).join(', ')} ms (last load: ${JSON.stringify(file.parts)})`);
+  console.log(`timing detail: http first row ${web.times.map(Math.round).join(', ')} ms (last load: ${JSON.stringify(web.parts)})`);
+  console.log(`timing detail: keystrokes ${keys.times.map((t) => t.toFixed(1)).join(', ')} ms`);
+  console.log(`timing (http): first_row_ms=${Math.round(median(web.times))} keystroke_ms=${median(keys.times).toFixed(1)}`);
+  console.log(`timing: first_row_ms=${Math.round(median(file.times))} keystroke_ms=${median(keys.times).toFixed(1)}`);
+}
+
+async function testScreenshots() {
+  const views = ['row', 'grid', 'rollout', 'matrix', 'entropy', 'contributions', 'mlm', 'compare', 'layer', 'scaling'];
+  for (const scheme of ['light', 'dark']) {
+    const page = await newPage({ colorScheme: scheme });
+    await page.goto(url(FILE, 'index.html') + '#sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.') + '&layer=2&head=3&token=8&view=row');
+    await waitDrawn(page);
+    for (const view of views) {
+      if (view === 'mlm') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
+      if (view === 'compare') await typeSentence(page, 'The cat sat on the mat because it was tired.');
+      await selectView(page, view);
+      if (view === 'scaling') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+      if (view === 'matrix') await explorer(page).locator('.figure-box svg').hover({ position: { x: 300, y: 260 } });
+      await shot(page, `${scheme}-${views.indexOf(view) + 1}-${view}`);
+    }
+    check(`screenshots: ${views.length} views in ${scheme} mode, no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  }
+  const phone = await newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  await phone.goto(url(FILE, 'index.html') + '#token=2&layer=1&head=1&view=row');
+  await waitDrawn(phone);
+  await shot(phone, 'phone-row', 0, true);
+  await selectView(phone, 'grid');
+  await shot(phone, 'phone-grid');
+  const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check('phone width (390 px): the page does not scroll sideways', overflow <= 0, `${overflow}px`);
+  await phone.context().close();
+}
+
+const TESTS = { testFileIndex, testHttpIndex, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
+  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testExport,
+  testScreenshots, testTiming };
+
+await mkdir(SHOTS, { recursive: true });
+try {
+  for (const [name, test] of Object.entries(TESTS)) {
+    if (only.length && !only.some((o) => name.toLowerCase().includes(o.toLowerCase()))) continue;
+    try {
+      await test();
+    } catch (error) {
+      check(`${name} ran to the end`, false, error.stack || error.message);
+    }
+  }
+  check(`network: ${network.total} requests, all to file:// or the local server (0 network requests)`, network.outside.length === 0,
+    network.outside.slice(0, 5).join(', '));
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,17 @@
+// Entry point: defines <attention-explorer>. Built into the classic script
+// web/dist/attention-explorer.js by tools/build-web.mjs (module scripts do not load from
+// file://); over http this file can also be imported as a module.
+
+import { AttentionExplorer } from './explorer.mjs';
+import { engineCount } from './loader.mjs';
+
+/** Where the built assets (attn.wasm, *.js) live: next to the script that defined us. */
+function defaultAssetBase() {
+  const script = document.currentScript;
+  if (script && script.src) return new URL('./', script.src).href;
+  return new URL('./dist/', document.baseURI).href;
+}
+
+AttentionExplorer.assetBase = defaultAssetBase();
+if (!customElements.get('attention-explorer')) customElements.define('attention-explorer', AttentionExplorer);
+globalThis.AttentionExplorerPage = { engineCount };

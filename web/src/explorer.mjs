@@ -1,0 +1,647 @@
+// <attention-explorer>: the custom element. It owns one engine Session, the controls and
+// the current view; the engine itself (and the one copy of the weights) is shared by every
+// explorer on the page through loader.mjs.
+
+import { html, replaceChildrenOf } from './dom.mjs';
+import { loadEngine } from './loader.mjs';
+import { EXPLORER_CSS } from './styles.mjs';
+import { VIEWS, DEFAULT_SENTENCE, readSettings, readHash, writeHash, cleanSentence, MAX_SENTENCE_CHARS } from './view-state.mjs';
+import { VIEW_RENDERERS } from './views.mjs';
+import { headName, changeOneWord, fileSafe, isSpecialToken, percent, probability, megabytes } from './format.mjs';
+import { saveSvg, savePng } from './export.mjs';
+
+const OBSERVED = ['sentence', 'layer', 'head', 'token', 'view', 'theme', 'compare'];
+const HEAVY_RUN_MS = 45;       // runs slower than this wait for a pause in typing
+const HEAVY_TOKENS = 96;       // so do runs on longer texts
+const TYPING_PAUSE_MS = 220;
+let firstRowMarked = false;
+let sharedSheet = null;
+
+function explorerSheet() {
+  if (!sharedSheet) {
+    sharedSheet = new CSSStyleSheet();
+    sharedSheet.replaceSync(EXPLORER_CSS);
+  }
+  return sharedSheet;
+}
+
+/** Calls fn once on the next animation frame (or after 50 ms if frames are not running). */
+function nextFrame(fn) {
+  let done = false;
+  const once = () => { if (!done) { done = true; fn(); } };
+  requestAnimationFrame(once);
+  setTimeout(once, 50);
+}
+
+/** Keyboard movement in a one-dimensional list: the new index, or null for other keys. */
+function listMove(key, index, count) {
+  switch (key) {
+    case 'ArrowLeft': case 'ArrowUp': return Math.max(0, index - 1);
+    case 'ArrowRight': case 'ArrowDown': return Math.min(count - 1, index + 1);
+    case 'Home': return 0;
+    case 'End': return count - 1;
+    default: return null;
+  }
+}
+
+let explorerCount = 0;
+
+export class AttentionExplorer extends HTMLElement {
+  static get observedAttributes() { return OBSERVED; }
+
+  constructor() {
+    super();
+    this.uid = `ae${++explorerCount}`;
+    this.state = {
+      sentence: DEFAULT_SENTENCE, layer: 0, head: 0, token: 1, view: 'row',
+      rolloutLayer: null, whatIf: false, compareSentence: null, matrixCursor: null,
+    };
+    this.engine = null;
+    this.session = null;
+    this.compareSession = null;
+    this.run = null;
+    this.compareRun = null;
+    this.lastRunMs = 0;
+    this.frameBusy = false;
+    this.frameQueued = false;
+    this.pauseTimer = 0;
+    this.inputStart = null;
+    this.figureWidth = 0;
+    this.ready = new Promise((resolve, reject) => { this.resolveReady = resolve; this.rejectReady = reject; });
+    this.ready.catch(() => {});
+  }
+
+  connectedCallback() {
+    if (!this.shadowRoot) this.buildDom();
+    this.applySettings(readSettings((name) => this.getAttribute(name)));
+    if (this.hasAttribute('compare')) this.state.compareSentence = cleanSentence(this.getAttribute('compare'));
+    if (this.hasAttribute('hash')) {
+      this.applySettings(readHash(location.hash));
+      this.onHashChange = () => { this.applySettings(readHash(location.hash)); this.refresh(); };
+      window.addEventListener('hashchange', this.onHashChange);
+    }
+    this.themeQuery = matchMedia('(prefers-color-scheme: dark)');
+    this.onThemeChange = () => this.renderView();
+    this.themeQuery.addEventListener('change', this.onThemeChange);
+    this.resizeObserver = new ResizeObserver(() => this.onResize());
+    this.resizeObserver.observe(this.parts.panel);
+    this.syncControls();
+    this.start();
+  }
+
+  disconnectedCallback() {
+    if (this.onHashChange) window.removeEventListener('hashchange', this.onHashChange);
+    this.themeQuery?.removeEventListener('change', this.onThemeChange);
+    this.resizeObserver?.disconnect();
+    this.session?.destroy();
+    this.compareSession?.destroy();
+    this.session = this.compareSession = null;
+  }
+
+  attributeChangedCallback(name, old, value) {
+    if (!this.parts || old === value) return;
+    if (name === 'theme') { this.renderView(); return; }
+    if (name === 'compare') {
+      this.state.compareSentence = value === null ? null : cleanSentence(value);
+      this.compareRun = null;
+      this.refresh();
+      return;
+    }
+    this.applySettings(readSettings((key) => (key === name ? value : null)));
+    this.refresh();
+  }
+
+  // ---- loading -------------------------------------------------------------------------
+
+  async start() {
+    if (this.engine) { this.openSession(); return; }
+    const assetBase = this.getAttribute('assets') || AttentionExplorer.assetBase;
+    try {
+      this.engine = await loadEngine({
+        assetBase, wasm: this.getAttribute('wasm'), weights: this.getAttribute('weights'),
+      }, (progress) => this.showProgress(progress));
+    } catch (error) {
+      this.showError(error);
+      this.rejectReady(error);
+      return;
+    }
+    if (!this.isConnected) return;
+    this.openSession();
+    this.resolveReady(this);
+  }
+
+  openSession() {
+    if (!this.session) this.session = this.engine.createSession();
+    this.parts.status.hidden = true;
+    this.parts.main.hidden = false;
+    this.runNow();
+  }
+
+  showProgress({ message, loaded, total }) {
+    const { statusText, progress, progressBar } = this.parts;
+    const known = total > 1;
+    statusText.textContent = known
+      ? `${message[0].toUpperCase()}${message.slice(1)}: ${megabytes(loaded)} of ${megabytes(total)}\u2026`
+      : `${message[0].toUpperCase()}${message.slice(1)}\u2026`;
+    progress.classList.toggle('indeterminate', !known && total === 0);
+    progressBar.style.width = known ? `${Math.min(100, (100 * loaded) / total).toFixed(1)}%` : total === 1 ? '100%' : '';
+    progress.setAttribute('aria-valuenow', known ? String(Math.round((100 * loaded) / total)) : '');
+  }
+
+  showError(error) {
+    this.parts.status.hidden = true;
+    this.parts.main.hidden = true;
+    const part = error.part === 'weights' ? 'model weights' : error.part === 'wasm' ? 'engine (WebAssembly)' : 'engine';
+    replaceChildrenOf(this.parts.error, [
+      html('strong', { text: `The attention explorer could not start: the ${part} failed.` }),
+      html('span', { class: 'error-message', text: error.message }),
+      Number.isInteger(error.code) && error.part ? html('span', { text: ` (engine code ${error.code})` }) : null,
+    ]);
+    this.parts.error.dataset.part = error.part || 'unknown';
+    if (Number.isInteger(error.code) && error.part) this.parts.error.dataset.code = String(error.code);
+    this.parts.error.hidden = false;
+  }
+
+  /** A view that could not be drawn says so in place of its figure; the rest keeps working. */
+  showViewError(error) {
+    this.currentFigure = null;
+    replaceChildrenOf(this.parts.figureBox, html('p', { class: 'error', role: 'alert' }, [
+      html('strong', { text: 'This view could not be drawn.' }), html('span', { text: String(error.message || error) }),
+    ]));
+    this.parts.notes.replaceChildren();
+    this.markDrawn();
+  }
+
+  // ---- state ---------------------------------------------------------------------------
+
+  applySettings(settings) {
+    Object.assign(this.state, settings);
+    if ('token' in settings) this.wantedToken = settings.token;
+    if ('sentence' in settings && this.parts.sentence.value !== this.state.sentence) {
+      this.parts.sentence.value = this.state.sentence;
+    }
+  }
+
+  refresh() {
+    this.syncControls();
+    if (this.session) this.runNow();
+  }
+
+  setSelection(changes, focusTarget = null) {
+    Object.assign(this.state, changes);
+    if ('token' in changes) this.wantedToken = changes.token;
+    this.syncControls();
+    this.renderView();
+    this.updateHash();
+    if (focusTarget) this.focusPart(focusTarget);
+  }
+
+  focusPart(target) {
+    const root = this.shadowRoot;
+    const selectors = {
+      token: '.token[aria-selected="true"]', layer: '.layer-picker [aria-checked="true"]',
+      head: '.head-picker [aria-checked="true"]', tab: '.tab[aria-selected="true"]',
+      cell: '.head-cell.selected', rollout: '.rollout-picker [aria-checked="true"]', matrix: '.figure-box svg',
+    };
+    root.querySelector(selectors[target])?.focus();
+  }
+
+  /** Keeps the URL hash in step, a moment after the last change (replaceState is slow). */
+  updateHash() {
+    if (!this.hasAttribute('hash') || !this.run) return;
+    clearTimeout(this.hashTimer);
+    this.hashTimer = setTimeout(() => {
+      const hash = writeHash(this.state);
+      if (location.hash !== hash) history.replaceState(null, '', hash);
+    }, 150);
+  }
+
+  // ---- running the model ---------------------------------------------------------------
+
+  /** Called on every keystroke: runs now, or once per frame, or after a pause for long text. */
+  requestRun() {
+    if (!this.session) return;
+    if (this.isHeavy()) {
+      clearTimeout(this.pauseTimer);
+      this.parts.busy.hidden = false;
+      this.pauseTimer = setTimeout(() => this.runNow(), TYPING_PAUSE_MS);
+      return;
+    }
+    if (this.frameBusy) {
+      if (!this.frameQueued) {
+        this.frameQueued = true;
+        nextFrame(() => { this.frameQueued = false; this.runNow(); });
+      }
+      return;
+    }
+    this.runNow();
+  }
+
+  /** Whether runs are slow enough that typing should not wait for them. The first run of a
+   * page is slow (the wasm warms up), so the faster of the last two runs decides. */
+  isHeavy() {
+    const recent = this.runTimes || [];
+    const fastest = recent.length >= 2 ? Math.min(...recent) : 0;
+    return (this.run?.n ?? 0) > HEAVY_TOKENS || fastest > HEAVY_RUN_MS;
+  }
+
+  runNow() {
+    if (!this.session) return;
+    this.frameBusy = true;
+    nextFrame(() => { this.frameBusy = false; });
+    this.parts.busy.hidden = true;
+    const started = performance.now();
+    try {
+      this.run = this.session.runText(this.state.sentence);
+    } catch (error) {
+      this.showViewError(error);
+      return;
+    }
+    this.lastRunMs = performance.now() - started;
+    this.runTimes = [...(this.runTimes || []).slice(-1), this.lastRunMs];
+    performance.measure('attn-run', { start: started, end: started + this.lastRunMs });
+    // The token the reader picked stays picked while the sentence is briefly shorter.
+    this.state.token = Math.min(this.wantedToken ?? this.state.token, this.run.n - 1);
+    if (this.state.view === 'compare') this.runCompare();
+    const drawing = performance.now();
+    this.updateTokens();
+    this.renderView();
+    this.updateHash();
+    performance.measure('attn-draw', { start: drawing, end: performance.now() });
+  }
+
+  compareText() {
+    return this.state.compareSentence ?? changeOneWord(this.state.sentence);
+  }
+
+  runCompare() {
+    if (!this.compareSession) this.compareSession = this.engine.createSession();
+    const text = this.compareText();
+    if (this.parts.compareInput.value !== text && this.shadowRoot.activeElement !== this.parts.compareInput) {
+      this.parts.compareInput.value = text;
+    }
+    this.compareRun = this.compareSession.runText(text);
+  }
+
+  // ---- tokens --------------------------------------------------------------------------
+
+  updateTokens() {
+    const run = this.run;
+    const key = run.ids.join(',');
+    if (key !== this.tokenKey) {
+      this.tokenKey = key;
+      const codePoints = [...this.state.sentence];
+      replaceChildrenOf(this.parts.tokens, run.tokens.map((token, i) => this.tokenChip(token, i, run.offsets[i], codePoints)));
+    }
+    this.markSelectedToken();
+    const { truncated, fullLength, n } = run;
+    const pieces = run.tokens.filter((t) => t.startsWith('##')).length;
+    this.parts.tokenCount.textContent = `${n} tokens, including [CLS] and [SEP]` + (pieces ? ` \u00b7 ${pieces} WordPiece continuation${pieces > 1 ? 's' : ''} (##)` : '');
+    this.parts.truncation.hidden = !truncated;
+    this.parts.truncation.textContent = truncated ? `Truncated to ${n} tokens (the text gives ${fullLength}). Only the first ${n} are shown.` : '';
+    this.updateMaskPredictions();
+  }
+
+  tokenChip(token, index, [start, end], codePoints) {
+    const special = isSpecialToken(token);
+    const piece = token.startsWith('##');
+    const source = end > start ? codePoints.slice(start, end).join('') : '';
+    return html('button', {
+      type: 'button', class: `token${special ? ' special' : ''}`, role: 'option', tabindex: -1,
+      'aria-selected': 'false', dataset: { token: String(index) },
+      title: special ? `token ${index}: ${token} (added by the tokenizer)` : `token ${index}: \u201c${token}\u201d from \u201c${source}\u201d (characters ${start}\u2013${end})`,
+      'aria-label': `token ${index}: ${token}`,
+    }, [
+      html('span', { class: 'index', text: String(index) }),
+      html('span', { class: 'piece' }, piece ? [html('span', { class: 'piece-mark', text: '##' }), token.slice(2)] : token),
+    ]);
+  }
+
+  markSelectedToken() {
+    const chips = this.parts.tokens.children;
+    const previous = this.parts.tokens.querySelector('[aria-selected="true"]');
+    if (previous) { previous.setAttribute('aria-selected', 'false'); previous.tabIndex = -1; }
+    const chip = chips[this.state.token];
+    if (chip) {
+      chip.setAttribute('aria-selected', 'true');
+      chip.tabIndex = 0;
+      this.parts.tokens.setAttribute('aria-activedescendant', '');
+    }
+  }
+
+  updateMaskPredictions() {
+    const masks = [];
+    this.run.tokens.forEach((t, i) => { if (t === '[MASK]') masks.push(i); });
+    const box = this.parts.maskPredictions;
+    box.hidden = masks.length === 0;
+    if (!masks.length) { box.replaceChildren(); return; }
+    replaceChildrenOf(box, masks.slice(0, 4).map((position) => {
+      const predictions = this.session.mlm(position, 5);
+      return html('p', { class: 'mask-line', dataset: { position: String(position) } }, [
+        html('b', { text: `[MASK] at token ${position} \u2192 ` }),
+        predictions.map((p, k) => [k ? ' \u00b7 ' : '', html('span', { dataset: { probability: String(p.probability) }, text: `\u201c${p.token}\u201d ${percent(p.probability)}` })]),
+      ]);
+    }));
+  }
+
+  // ---- views ---------------------------------------------------------------------------
+
+  theme() {
+    const forced = this.getAttribute('theme');
+    if (forced === 'dark' || forced === 'light') return forced;
+    return this.themeQuery?.matches ? 'dark' : 'light';
+  }
+
+  onResize() {
+    const width = Math.floor(this.parts.panel.clientWidth);
+    if (!width || Math.abs(width - this.figureWidth) < 2) return;
+    if (this.resizeQueued) return;
+    this.resizeQueued = true;
+    nextFrame(() => { this.resizeQueued = false; this.renderView(); });
+  }
+
+  renderView() {
+    if (!this.run || !this.session) return;
+    const theme = this.theme();
+    this.parts.root.classList.toggle('theme-dark', theme === 'dark');
+    this.parts.root.classList.toggle('theme-light', theme !== 'dark');
+    this.figureWidth = Math.max(300, Math.floor(this.parts.panel.clientWidth || 640));
+    const state = this.state;
+    if (state.rolloutLayer === null) state.rolloutLayer = this.engine.shape.layers - 1;
+    const context = {
+      engine: this.engine, session: this.session, run: this.run, state, width: this.figureWidth, theme,
+      whatIf: state.whatIf, compare: state.view === 'compare' ? { session: this.compareSession, run: this.compareRun } : null,
+    };
+    let result;
+    try {
+      if (state.view === 'compare' && !this.compareRun) {
+        this.runCompare();
+        context.compare = { session: this.compareSession, run: this.compareRun };
+      }
+      result = VIEW_RENDERERS[state.view](context);
+    } catch (error) {
+      this.showViewError(error);
+      return;
+    }
+    this.currentFigure = result.figure;
+    result.figure.dataset.view = state.view;
+    replaceChildrenOf(this.parts.figureBox, result.figure);
+    replaceChildrenOf(this.parts.notes, result.notes);
+    this.parts.hoverReadout.textContent = '';
+    this.parts.hoverReadout.hidden = state.view !== 'matrix';
+    if (state.view === 'grid') this.wireGrid(result.figure);
+    if (state.view === 'matrix') this.wireMatrix(result);
+    this.parts.which.replaceChildren(
+      html('strong', { text: headName(state.layer, state.head) }), ' \u00b7 row of ',
+      html('strong', { text: `\u201c${this.run.tokens[state.token]}\u201d` }), ` (token ${state.token})`,
+    );
+    this.markDrawn();
+  }
+
+  markDrawn() {
+    performance.mark('attn-redraw');
+    if (!firstRowMarked) {
+      firstRowMarked = true;
+      performance.mark('attn-first-row');
+    }
+    if (this.inputStart !== null) {
+      performance.measure('attn-keystroke', { start: this.inputStart, end: performance.now() });
+      this.inputStart = null;
+    }
+    this.dataset.drawn = String((Number(this.dataset.drawn) || 0) + 1);
+  }
+
+  wireGrid(figure) {
+    for (const cell of figure.querySelectorAll('.head-cell')) {
+      cell.addEventListener('click', () => {
+        this.setSelection({ layer: Number(cell.dataset.layer) - 1, head: Number(cell.dataset.head) - 1 }, 'cell');
+      });
+    }
+    figure.addEventListener('keydown', (event) => {
+      const { layers, heads } = this.engine.shape;
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      const move = moves[event.key];
+      if (!move) return;
+      event.preventDefault();
+      const layer = Math.min(layers - 1, Math.max(0, this.state.layer + move[0]));
+      const head = Math.min(heads - 1, Math.max(0, this.state.head + move[1]));
+      this.setSelection({ layer, head }, 'cell');
+    });
+  }
+
+  wireMatrix({ figure, matrix, rows }) {
+    const { left, top, cell, n } = matrix.geometry;
+    const svgElement = figure;
+    svgElement.setAttribute('tabindex', '0');
+    svgElement.setAttribute('aria-label', `${headName(this.state.layer, this.state.head)} attention matrix; arrow keys move, Enter picks the row's token`);
+    const tokens = this.run.tokens;
+    const show = (i, j) => {
+      this.state.matrixCursor = [i, j];
+      matrix.cursorRect.setAttribute('x', left + j * cell);
+      matrix.cursorRect.setAttribute('y', top + i * cell);
+      matrix.cursorRect.setAttribute('visibility', 'visible');
+      this.parts.hoverReadout.textContent =
+        `row ${i} \u201c${tokens[i]}\u201d \u2192 column ${j} \u201c${tokens[j]}\u201d: ${probability(rows[i][j])}` +
+        ` (${(rows[i][j] * n).toFixed(2)}\u00d7 uniform)`;
+    };
+    svgElement.addEventListener('pointermove', (event) => {
+      const box = svgElement.getBoundingClientRect();
+      const j = Math.floor((event.clientX - box.left - left) / cell);
+      const i = Math.floor((event.clientY - box.top - top) / cell);
+      if (i >= 0 && j >= 0 && i < n && j < n) show(i, j);
+    });
+    svgElement.addEventListener('click', (event) => {
+      const box = svgElement.getBoundingClientRect();
+      const i = Math.floor((event.clientY - box.top - top) / cell);
+      if (i >= 0 && i < n) this.setSelection({ token: i, matrixCursor: this.state.matrixCursor }, 'matrix');
+    });
+    svgElement.addEventListener('keydown', (event) => {
+      const [i, j] = this.state.matrixCursor ?? [this.state.token, 0];
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        this.setSelection({ token: i }, 'matrix');
+        return;
+      }
+      const move = moves[event.key];
+      if (!move) return;
+      event.preventDefault();
+      show(Math.min(n - 1, Math.max(0, i + move[0])), Math.min(n - 1, Math.max(0, j + move[1])));
+    });
+    const cursor = this.state.matrixCursor;
+    if (cursor && cursor[0] < n && cursor[1] < n) show(cursor[0], cursor[1]);
+  }
+
+  // ---- controls ------------------------------------------------------------------------
+
+  syncControls() {
+    const { layer, head, view, rolloutLayer, whatIf } = this.state;
+    const check = (group, value) => {
+      for (const button of group.children) {
+        const on = Number(button.dataset.value) === value;
+        button.setAttribute('aria-checked', String(on));
+        button.tabIndex = on ? 0 : -1;
+      }
+    };
+    check(this.parts.layerPicker, layer);
+    check(this.parts.headPicker, head);
+    if (this.engine) check(this.parts.rolloutPicker, rolloutLayer ?? this.engine.shape.layers - 1);
+    for (const tab of this.parts.tabs.children) {
+      const on = tab.dataset.view === view;
+      tab.setAttribute('aria-selected', String(on));
+      tab.tabIndex = on ? 0 : -1;
+    }
+    this.parts.panel.setAttribute('aria-labelledby', `${this.uid}-tab-${view}`);
+    this.parts.whatIf.checked = whatIf;
+    const controls = { rollout: this.parts.rolloutControl, scaling: this.parts.scalingControl, compare: this.parts.compareControl };
+    for (const [name, element] of Object.entries(controls)) element.hidden = name !== view;
+    this.parts.viewControls.hidden = !(view in controls);
+    if (this.run) this.markSelectedToken();
+  }
+
+  segmented(label, count, className, onPick) {
+    const group = html('div', { class: `segmented ${className}`, role: 'radiogroup', 'aria-label': label });
+    for (let i = 0; i < count; i++) {
+      group.append(html('button', {
+        type: 'button', role: 'radio', 'aria-checked': 'false', tabindex: -1, dataset: { value: String(i) },
+        'aria-label': `${label} ${i + 1}`, text: String(i + 1), onclick: () => onPick(i),
+      }));
+    }
+    group.addEventListener('keydown', (event) => {
+      const current = [...group.children].findIndex((b) => b.getAttribute('aria-checked') === 'true');
+      const next = listMove(event.key, current, count);
+      if (next === null) return;
+      event.preventDefault();
+      onPick(next);
+    });
+    return group;
+  }
+
+  buildDom() {
+    const root = this.attachShadow({ mode: 'open' });
+    root.adoptedStyleSheets = [explorerSheet()];
+    const id = (name) => `${this.uid}-${name}`;
+    const parts = (this.parts = {});
+    parts.statusText = html('span', { text: 'Loading the attention explorer\u2026' });
+    parts.progressBar = html('div', { class: 'progress-bar' });
+    parts.progress = html('div', { class: 'progress indeterminate', role: 'progressbar', 'aria-label': 'Loading', 'aria-valuemin': 0, 'aria-valuemax': 100 }, parts.progressBar);
+    parts.status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite' }, [parts.progress, parts.statusText]);
+    parts.error = html('div', { class: 'error', role: 'alert', hidden: true });
+
+    parts.sentence = html('textarea', {
+      id: id('sentence'), rows: 2, spellcheck: 'false', maxlength: MAX_SENTENCE_CHARS, autocomplete: 'off',
+    });
+    parts.sentence.value = this.state.sentence;
+    parts.sentence.addEventListener('input', (event) => {
+      this.inputStart = event.timeStamp;
+      this.state.sentence = cleanSentence(parts.sentence.value);
+      if (this.state.compareSentence === null) this.compareRun = null;
+      this.requestRun();
+    });
+    parts.tokenCount = html('span', {});
+    parts.busy = html('span', { class: 'busy', hidden: true, text: 'updating after you pause typing\u2026' });
+    parts.truncation = html('p', { class: 'notice', role: 'status', hidden: true });
+    parts.tokens = html('div', {
+      class: 'tokens', role: 'listbox', 'aria-orientation': 'horizontal', id: id('tokens'),
+      'aria-label': 'Tokens: choose the token whose attention row is shown (arrow keys move)',
+    });
+    parts.tokens.addEventListener('click', (event) => {
+      const chip = event.target.closest('.token');
+      if (chip) this.setSelection({ token: Number(chip.dataset.token) }, 'token');
+    });
+    parts.tokens.addEventListener('keydown', (event) => {
+      const next = listMove(event.key, this.state.token, this.run?.n ?? 0);
+      if (next === null) return;
+      event.preventDefault();
+      this.setSelection({ token: next }, 'token');
+    });
+    parts.maskPredictions = html('div', { class: 'mask-predictions', 'aria-live': 'polite', hidden: true });
+
+    parts.layerPicker = this.segmented('Layer', 4, 'layer-picker', (i) => this.setSelection({ layer: i }, 'layer'));
+    parts.headPicker = this.segmented('Head', 4, 'head-picker', (i) => this.setSelection({ head: i }, 'head'));
+    parts.which = html('span', { class: 'which', 'aria-live': 'polite' });
+
+    parts.tabs = html('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views' },
+      VIEWS.map((view) => html('button', {
+        type: 'button', role: 'tab', class: 'tab', id: id(`tab-${view.id}`), 'aria-controls': id('panel'),
+        dataset: { view: view.id }, text: view.label, tabindex: -1,
+        onclick: () => this.selectView(view.id),
+      })));
+    parts.tabs.addEventListener('keydown', (event) => {
+      const index = VIEWS.findIndex((v) => v.id === this.state.view);
+      const next = listMove(event.key, index, VIEWS.length);
+      if (next === null) return;
+      event.preventDefault();
+      this.selectView(VIEWS[next].id, true);
+    });
+
+    parts.rolloutPicker = this.segmented('Rollout through layer', 4, 'rollout-picker', (i) => this.setSelection({ rolloutLayer: i }, 'rollout'));
+    parts.rolloutControl = html('div', { class: 'view-control' }, [html('span', { class: 'picker-label', text: 'Rollout through layer' }), parts.rolloutPicker]);
+    parts.whatIf = html('input', { type: 'checkbox', class: 'whatif-toggle' });
+    parts.whatIf.addEventListener('change', () => this.setSelection({ whatIf: parts.whatIf.checked }));
+    parts.scalingControl = html('div', { class: 'view-control' }, [
+      html('label', { class: 'toggle' }, [parts.whatIf, html('span', { class: 'whatif-tag', text: 'WHAT-IF' }),
+        'Draw the row without dividing q\u00b7k by \u221ad = 8']),
+    ]);
+    parts.compareInput = html('textarea', { id: id('compare'), rows: 2, spellcheck: 'false', maxlength: MAX_SENTENCE_CHARS, class: 'compare-input' });
+    parts.compareInput.addEventListener('input', (event) => {
+      this.inputStart = event.timeStamp;
+      this.state.compareSentence = cleanSentence(parts.compareInput.value);
+      this.requestRun();
+    });
+    parts.compareControl = html('div', { class: 'view-control' }, [
+      html('div', { class: 'compare-box' }, [
+        html('label', { class: 'field-label', for: id('compare') }, ['Sentence B ', html('span', { class: 'field-help', text: '(sentence A is the one above; by default B changes one word)' })]),
+        parts.compareInput,
+      ]),
+      html('button', {
+        type: 'button', class: 'small-button', text: 'Reset B to A with one word changed',
+        onclick: () => { this.state.compareSentence = null; this.runNow(); },
+      }),
+    ]);
+    parts.viewControls = html('div', { class: 'view-controls' }, [parts.rolloutControl, parts.scalingControl, parts.compareControl]);
+    parts.figureBox = html('div', { class: 'figure-box' });
+    parts.hoverReadout = html('p', { class: 'hover-readout', 'aria-live': 'polite', hidden: true });
+    parts.notes = html('div', { class: 'notes' });
+    parts.actions = html('div', { class: 'actions' }, [
+      html('button', { type: 'button', class: 'save-png', text: 'Save PNG', onclick: () => this.exportFigure('png') }),
+      html('button', { type: 'button', class: 'save-svg', text: 'Save SVG', onclick: () => this.exportFigure('svg') }),
+    ]);
+    parts.panel = html('div', { class: 'panel', role: 'tabpanel', id: id('panel') },
+      [parts.viewControls, parts.figureBox, parts.hoverReadout, parts.notes, parts.actions]);
+
+    parts.main = html('div', { class: 'main', hidden: true }, [
+      html('label', { class: 'field-label', for: id('sentence') }, ['Sentence ', html('span', { class: 'field-help', text: '(type to update; try [MASK] in place of a word)' })]),
+      parts.sentence,
+      html('div', { class: 'token-info' }, [parts.tokenCount, parts.busy]),
+      parts.truncation,
+      parts.tokens,
+      parts.maskPredictions,
+      html('div', { class: 'pickers' }, [
+        html('div', { class: 'picker' }, [html('span', { class: 'picker-label', 'aria-hidden': 'true', text: 'Layer' }), parts.layerPicker]),
+        html('div', { class: 'picker' }, [html('span', { class: 'picker-label', 'aria-hidden': 'true', text: 'Head' }), parts.headPicker]),
+        parts.which,
+      ]),
+      parts.tabs,
+      parts.panel,
+    ]);
+    parts.root = html('div', { class: 'explorer', part: 'explorer' }, [parts.status, parts.error, parts.main]);
+    root.append(parts.root);
+  }
+
+  selectView(view, focusTab = false) {
+    this.state.view = view;
+    if (view === 'compare') this.compareRun = null;
+    this.setSelection({}, focusTab ? 'tab' : null);
+  }
+
+  async exportFigure(format) {
+    if (!this.currentFigure) return;
+    const s = this.state;
+    const name = `attention-${s.view}-layer${s.layer + 1}-head${s.head + 1}-token${s.token}-${fileSafe(this.run.tokens[s.token])}`;
+    if (format === 'svg') saveSvg(this.currentFigure, name);
+    else await savePng(this.currentFigure, name);
+  }
+}
+
+AttentionExplorer.assetBase = null;

@@ -1,0 +1,344 @@
+// Figures that are not rows of bars: the head grid, the attention matrix, the layer strips.
+
+import { svg, textWidth } from './dom.mjs';
+import { figureHeader, figureRoot, FIGURE_PAD, colourLegend } from './charts.mjs';
+import { sequentialRgb, diverging, inkOn } from './palette.mjs';
+import { fixed, isSpecialToken, headName } from './format.mjs';
+
+export const ROLE_BADGES = {
+  previous: 'previous token', next: 'next token', 'cls-sink': '[CLS] sink',
+  'sep-sink': '[SEP] sink', 'punct-sink': 'punct. sink', broad: 'broad',
+};
+const SHORT_BADGES = {
+  previous: 'prev', next: 'next', 'cls-sink': 'CLS', 'sep-sink': 'SEP', 'punct-sink': 'punct', broad: 'broad',
+};
+const POSITIONAL_ROLES = ['previous', 'next'];
+
+export function isPositional(roles) {
+  return roles.some((role) => POSITIONAL_ROLES.includes(role));
+}
+
+/** Stacks figures vertically in one SVG (nested <svg> elements). */
+export function stackFigures(width, parts, label) {
+  let y = 0;
+  const root = figureRoot(width, 1, label);
+  root.append(svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' }));
+  for (const part of parts) {
+    part.setAttribute('y', y);
+    part.setAttribute('x', 0);
+    root.append(part);
+    y += Number(part.getAttribute('height'));
+  }
+  root.setAttribute('height', y);
+  root.setAttribute('viewBox', `0 0 ${width} ${y}`);
+  root.firstChild.setAttribute('height', y);
+  return root;
+}
+
+function badgeRows(roles, maxWidth, compact = false) {
+  const rows = [[]];
+  let used = 0;
+  for (const role of roles) {
+    const text = compact ? SHORT_BADGES[role] : ROLE_BADGES[role];
+    const w = textWidth(text, 10.5, 600) + 10;
+    if (used && used + w > maxWidth) {
+      rows.push([]);
+      used = 0;
+    }
+    rows.at(-1).push({ role, text, w });
+    used += w + 4;
+  }
+  return rows.filter((r) => r.length);
+}
+
+function sparkline(values, { x, y, width, height, colour }) {
+  const group = svg('g', { class: 'sparkline', 'aria-hidden': 'true' });
+  const n = values.length;
+  const step = width / n;
+  const peak = Math.max(...values) || 1;
+  const uniformY = y + height - (1 / n / Math.max(peak, 0.05)) * height;
+  group.append(svg('line', { x1: x, x2: x + width, y1: y + height, y2: y + height, class: 'axis-line' }));
+  values.forEach((v, i) => {
+    const h = (v / Math.max(peak, 0.05)) * height;
+    group.append(svg('rect', {
+      x: x + i * step + (step > 3 ? 0.5 : 0), y: y + height - h, width: Math.max(0.6, step - (step > 3 ? 1 : 0)),
+      height: Math.max(0.5, h), fill: colour,
+    }));
+  });
+  group.append(svg('line', { x1: x, x2: x + width, y1: uniformY, y2: uniformY, class: 'uniform-line thin' }));
+  return group;
+}
+
+/**
+ * The 4 × 4 head grid for one token. cells: [{layer, head, stats, roles, values}], 0-based.
+ */
+export function headGridFigure({ width, theme, title, subtitle, cells, layers, heads, selected, colour, token, n }) {
+  const root = figureRoot(width, 1, title);
+  const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
+  root.append(background);
+  let y = figureHeader(root, { title, subtitle, width });
+  const labelWidth = width < 520 ? 28 : 64;
+  const gap = width < 520 ? 5 : 10;
+  const cellWidth = Math.floor((width - 2 * FIGURE_PAD - labelWidth - gap * (heads - 1)) / heads);
+  const compact = cellWidth < 110;
+  for (let h = 0; h < heads; h++) {
+    const x = FIGURE_PAD + labelWidth + h * (cellWidth + gap) + cellWidth / 2;
+    root.append(svg('text', { x, y: y + 4, 'text-anchor': 'middle', class: 'col-head-muted', text: compact ? `H${h + 1}` : `head ${h + 1}` }));
+  }
+  y += 14;
+  const grid = svg('g', { role: 'grid', 'aria-label': `Heads for token ${token}: ratio to uniform` });
+  const badgeHeight = 17;
+  const cellHeights = [];
+  for (let l = 0; l < layers; l++) {
+    let tallest = 0;
+    for (let h = 0; h < heads; h++) {
+      const cell = cells[l * heads + h];
+      tallest = Math.max(tallest, badgeRows(cell.roles, cellWidth - 12, compact).length);
+    }
+    cellHeights.push((compact ? 80 : 92) + tallest * (badgeHeight + 3));
+  }
+  for (let l = 0; l < layers; l++) {
+    const row = svg('g', { role: 'row' });
+    const cellHeight = cellHeights[l];
+    root.append(svg('text', {
+      x: FIGURE_PAD, y: y + cellHeight / 2, 'dominant-baseline': 'central', class: 'col-head-muted',
+      text: compact ? `L${l + 1}` : `layer ${l + 1}`,
+    }));
+    for (let h = 0; h < heads; h++) {
+      const cell = cells[l * heads + h];
+      const x = FIGURE_PAD + labelWidth + h * (cellWidth + gap);
+      row.append(headCell({ cell, x, y, cellWidth, cellHeight, selected: l === selected.layer && h === selected.head, colour, token, n, compact }));
+    }
+    grid.append(row);
+    y += cellHeight + gap;
+  }
+  root.append(grid);
+  const height = y + FIGURE_PAD - gap;
+  root.setAttribute('height', height);
+  root.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  background.setAttribute('height', height);
+  return root;
+}
+
+function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, n, compact }) {
+  const { layer, head, stats, roles, values } = cell;
+  const label = `${headName(layer, head)}: ratio to uniform ${stats.ratio.toFixed(2)}, sum ${stats.sum.toFixed(3)}, ` +
+    `effective tokens ${stats.effective.toFixed(1)} of ${n}${roles.length ? ', roles: ' + roles.map((r) => ROLE_BADGES[r]).join(', ') : ''}`;
+  const group = svg('g', {
+    class: `head-cell${selected ? ' selected' : ''}`, role: 'gridcell', tabindex: selected ? 0 : -1,
+    'aria-selected': selected ? 'true' : 'false', 'aria-label': label,
+    dataset: {
+      layer: String(layer + 1), head: String(head + 1), token: String(token),
+      sum: String(stats.sum), ratio: String(stats.ratio), max: String(stats.max), effective: String(stats.effective),
+      roles: roles.join(' '),
+    },
+  });
+  group.append(svg('rect', { x, y, width: cellWidth, height: cellHeight, rx: 8, class: 'cell-bg' }));
+  const pad = compact ? 6 : 10;
+  group.append(svg('text', { x: x + pad, y: y + 17, class: 'cell-name', text: compact ? `L${layer + 1}\u00b7H${head + 1}` : `L${layer + 1} \u00b7 H${head + 1}` }));
+  if (!compact) {
+    group.append(svg('text', {
+      x: x + cellWidth - pad, y: y + 17, 'text-anchor': 'end', class: 'cell-sum', text: `\u03a3 ${stats.sum.toFixed(3)}`,
+    }));
+    group.append(svg('text', { x: x + cellWidth - pad, y: y + 42, 'text-anchor': 'end', class: 'cell-eff', text: `eff ${stats.effective.toFixed(1)}` }));
+  }
+  group.append(svg('text', {
+    x: x + pad, y: y + (compact ? 38 : 42), class: compact ? 'cell-ratio-compact' : 'cell-ratio', text: `${stats.ratio.toFixed(2)}\u00d7`,
+  }));
+  const sparkTop = compact ? 46 : 52;
+  group.append(sparkline(values, { x: x + pad, y: y + sparkTop, width: cellWidth - 2 * pad, height: 24, colour }));
+  let by = y + sparkTop + 32;
+  for (const badgeRow of badgeRows(roles, cellWidth - 2 * pad + 4, compact)) {
+    let bx = x + pad;
+    for (const badge of badgeRow) {
+      group.append(svg('rect', { x: bx, y: by, width: badge.w, height: 17, rx: 8.5, class: `badge badge-${badge.role}` }));
+      group.append(svg('text', { x: bx + badge.w / 2, y: by + 12.5, 'text-anchor': 'middle', class: `badge-text badge-text-${badge.role}`, text: badge.text }));
+      bx += badge.w + 4;
+    }
+    by += 20;
+  }
+  group.append(svg('title', { text: label }));
+  return group;
+}
+
+/** The n × n matrix of one head (rows: the token attending; columns: attended to). */
+export function matrixFigure({ width, theme, title, subtitle, tokens, rows, selected, cursor, rowStats }) {
+  const n = tokens.length;
+  const root = figureRoot(width, 1, title);
+  const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
+  root.append(background);
+  let y = figureHeader(root, { title, subtitle, width });
+  const showLabels = n <= 64;
+  let labelWidth = 30;
+  if (showLabels) for (const t of tokens) labelWidth = Math.max(labelWidth, textWidth(t, 12.5) + 40);
+  labelWidth = Math.min(labelWidth, Math.round(width * 0.3));
+  const cell = Math.max(0.5, Math.min(34, (width - 2 * FIGURE_PAD - labelWidth) / n));
+  const topLabels = showLabels ? Math.min(90, labelWidth * 0.75 + 10) : 16;
+  const left = FIGURE_PAD + labelWidth;
+  const top = y + topLabels;
+  let peak = 0;
+  for (const row of rows) for (const v of row) if (v > peak) peak = v;
+  const scaleMax = peak > 0 ? peak : 1;
+  if (showLabels) {
+    tokens.forEach((token, j) => {
+      const cx = left + j * cell + cell / 2;
+      root.append(svg('text', {
+        x: cx, y: top - 6, transform: `rotate(-55 ${cx} ${top - 6})`,
+        class: `tok matrix-col${isSpecialToken(token) ? ' tok-special' : ''}`, 'font-size': Math.min(12, cell * 0.8 + 3), text: token,
+      }));
+      root.append(svg('text', {
+        x: left - 26, y: top + j * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
+        class: `tok${isSpecialToken(token) ? ' tok-special' : ''}${j === selected ? ' tok-chosen' : ''}`,
+        'font-size': Math.min(12.5, cell * 0.8 + 3), text: token,
+      }));
+      root.append(svg('text', {
+        x: left - 6, y: top + j * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
+        class: 'tok-index', text: String(j),
+      }));
+    });
+  } else {
+    root.append(svg('text', { x: left, y: top - 4, class: 'axis', text: `${n} × ${n}: columns and rows are tokens 0 … ${n - 1}` }));
+  }
+  const cells = svg('g', { class: 'matrix-cells' });
+  if (n <= 64) {
+    rows.forEach((row, i) => {
+      const stats = rowStats(i);
+      const rowGroup = svg('g', { class: 'matrix-row', dataset: { token: String(i), sum: String(stats.sum), ratio: String(stats.ratio) } });
+      row.forEach((v, j) => {
+        const rgb = sequentialRgb(v / scaleMax, theme);
+        rowGroup.append(svg('rect', { x: left + j * cell, y: top + i * cell, width: cell + 0.3, height: cell + 0.3, fill: `rgb(${rgb.join(',')})` }));
+        if (cell >= 30) {
+          rowGroup.append(svg('text', {
+            x: left + j * cell + cell / 2, y: top + i * cell + cell / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central',
+            class: 'cell-value', fill: inkOn(rgb), text: v.toFixed(2).replace(/^0/, ''),
+          }));
+        }
+      });
+      cells.append(rowGroup);
+    });
+  } else {
+    cells.append(svg('image', {
+      x: left, y: top, width: cell * n, height: cell * n, href: matrixImage(rows, scaleMax, theme),
+      preserveAspectRatio: 'none', class: 'matrix-image',
+    }));
+  }
+  root.append(cells);
+  root.append(svg('text', { x: FIGURE_PAD, y: top - 8, class: 'axis', text: 'from \u2193  to \u2192' }));
+  root.append(svg('rect', {
+    x: left - 1, y: top + selected * cell - 1, width: n * cell + 2, height: cell + 2, class: 'matrix-chosen',
+  }));
+  const cursorRect = svg('rect', { x: left, y: top, width: cell, height: cell, class: 'matrix-cursor', visibility: 'hidden' });
+  root.append(cursorRect);
+  const bottom = top + n * cell + 18;
+  colourLegend(root, {
+    x: left, y: bottom, width: Math.min(220, n * cell), theme, low: '0', high: fixed(scaleMax, 3),
+    caption: 'weight',
+  });
+  const height = bottom + 44;
+  root.setAttribute('height', height);
+  root.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  background.setAttribute('height', height);
+  return { root, geometry: { left, top, cell, n }, cursorRect, cursor };
+}
+
+function matrixImage(rows, scaleMax, theme) {
+  const n = rows.length;
+  const canvas = document.createElement('canvas');
+  canvas.width = n;
+  canvas.height = n;
+  const context = canvas.getContext('2d');
+  const image = context.createImageData(n, n);
+  rows.forEach((row, i) => row.forEach((v, j) => {
+    const [r, g, b] = sequentialRgb(v / scaleMax, theme);
+    const k = (i * n + j) * 4;
+    image.data[k] = r; image.data[k + 1] = g; image.data[k + 2] = b; image.data[k + 3] = 255;
+  }));
+  context.putImageData(image, 0, 0);
+  return canvas.toDataURL('image/png');
+}
+
+/** Heat strips of vectors (the layer walkthrough): [{label, values, note}] */
+export function stripFigure({ width, theme, title, subtitle, strips }) {
+  const root = figureRoot(width, 1, title);
+  const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
+  root.append(background);
+  let y = figureHeader(root, { title, subtitle, width });
+  const stripWidth = width - 2 * FIGURE_PAD;
+  for (const strip of strips) {
+    const group = svg('g', { class: 'strip', dataset: strip.data || {} });
+    group.append(svg('text', { x: FIGURE_PAD, y: y + 12, class: 'col-head', text: strip.label }));
+    group.append(svg('text', { x: FIGURE_PAD + stripWidth, y: y + 12, 'text-anchor': 'end', class: 'col-stat col-stat-main', text: strip.note }));
+    y += 20;
+    const count = strip.values.length;
+    const w = stripWidth / count;
+    let limit = 0;
+    for (const v of strip.values) limit = Math.max(limit, Math.abs(v));
+    limit = limit || 1;
+    strip.values.forEach((v, i) => {
+      group.append(svg('rect', { x: FIGURE_PAD + i * w, y, width: w + 0.3, height: 28, fill: diverging(v / limit, theme) }));
+    });
+    group.append(svg('rect', { x: FIGURE_PAD, y, width: stripWidth, height: 28, class: 'legend-frame' }));
+    if (strip.segments) {
+      for (let s = 0; s < strip.segments; s++) {
+        const sx = FIGURE_PAD + (s * stripWidth) / strip.segments;
+        if (s) group.append(svg('line', { x1: sx, x2: sx, y1: y - 3, y2: y + 31, class: 'segment-line' }));
+        group.append(svg('text', { x: sx + stripWidth / strip.segments / 2, y: y + 44, 'text-anchor': 'middle', class: 'axis', text: `head ${s + 1}` }));
+      }
+      y += 14;
+    }
+    group.append(svg('text', { x: FIGURE_PAD, y: y + 42, class: 'axis', text: `colour scale \u00b1${fixed(limit, 2)}` }));
+    root.append(group);
+    y += 58;
+  }
+  colourLegend(root, { x: FIGURE_PAD, y, width: 200, theme, low: '\u2212 max |value|', high: '+ max |value|', kind: 'diverging' });
+  const height = y + 40;
+  root.setAttribute('height', height);
+  root.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  background.setAttribute('height', height);
+  return root;
+}
+
+/** A small table of numbers per head (entropy view): values[l][h] with a text per cell. */
+export function headTableFigure({ width, theme, title, subtitle, layers, heads, text, shade, selected }) {
+  const root = figureRoot(width, 1, title);
+  const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
+  root.append(background);
+  let y = figureHeader(root, { title, subtitle, width });
+  const labelWidth = width < 520 ? 30 : 64;
+  const cellWidth = Math.min(150, (width - 2 * FIGURE_PAD - labelWidth) / heads);
+  const cellHeight = 34;
+  for (let h = 0; h < heads; h++) {
+    root.append(svg('text', { x: FIGURE_PAD + labelWidth + (h + 0.5) * cellWidth, y: y + 4, 'text-anchor': 'middle', class: 'col-head-muted', text: width < 520 ? `H${h + 1}` : `head ${h + 1}` }));
+  }
+  y += 12;
+  for (let l = 0; l < layers; l++) {
+    root.append(svg('text', { x: FIGURE_PAD, y: y + cellHeight / 2, 'dominant-baseline': 'central', class: 'col-head-muted', text: width < 520 ? `L${l + 1}` : `layer ${l + 1}` }));
+    for (let h = 0; h < heads; h++) {
+      const x = FIGURE_PAD + labelWidth + h * cellWidth;
+      const rgb = sequentialRgb(shade(l, h), theme);
+      root.append(svg('rect', { x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, fill: `rgb(${rgb.join(',')})` }));
+      if (l === selected.layer && h === selected.head) {
+        root.append(svg('rect', { x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, class: 'table-chosen' }));
+      }
+      root.append(svg('text', { x: x + cellWidth / 2, y: y + cellHeight / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central', class: 'table-value', fill: inkOn(rgb), text: text(l, h) }));
+    }
+    y += cellHeight;
+  }
+  const height = y + FIGURE_PAD;
+  root.setAttribute('height', height);
+  root.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  background.setAttribute('height', height);
+  return root;
+}
+
+export function messageFigure({ width, title, lines }) {
+  const root = figureRoot(width, 1, title);
+  const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
+  root.append(background);
+  const y = figureHeader(root, { title, subtitle: lines, width });
+  root.setAttribute('height', y + 8);
+  root.setAttribute('viewBox', `0 0 ${width} ${y + 8}`);
+  background.setAttribute('height', y + 8);
+  return root;
+}
+

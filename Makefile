@@ -9,14 +9,14 @@ WEIGHTS := weights/bert-mini.int8.bin
 CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: deps all native wasm web test test-native test-node test-browser parity weights bench fuzz clean help
+.PHONY: deps all native wasm web test test-native test-node test-browser weights bench fuzz clean help
 
 all: native wasm
 
 help:
 	@echo "make native        build/attn (CLI) and the native tests"
 	@echo "make wasm          web/dist/attn.wasm (emcc -O3 -msimd128, wasm-opt -O3)"
-	@echo "make test          every test: native (ASan+UBSan), parity, node --test, browser"
+	@echo "make test          every test: native (ASan+UBSan), parity, node --test, browser, valgrind"
 	@echo "make weights       re-convert $(CHECKPOINT) into $(WEIGHTS)"
 	@echo "make bench         engine vs onnxruntime-web"
 	@echo "make fuzz          libFuzzer targets"
@@ -51,13 +51,13 @@ weights:
 	node weights/convert.mjs $(CHECKPOINT) $(WEIGHTS)
 
 test: deps
-	$(MAKE) test-native test-node test-browser
+	$(MAKE) test-native test-node test-browser test-valgrind
 
 deps:
 	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
-test-native: build/san/test_tokenizer build/san/test_weights build/san/attn build/attn
+test-native: build/san/test_tokenizer build/san/test_weights build/san/attn build/attn test-fuzz-regressions
 	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	build/san/test_weights $(WEIGHTS) $(wildcard $(CHECKPOINT))
 	build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
@@ -71,5 +71,74 @@ test-node: wasm
 test-browser: web
 	node tests/browser/run.mjs
 
+# ---------------------------------------------------------------- bench (bench/README.md)
+# Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, with the
+# wasm SIMD f32 peak measured in the same process; ends with the `speedup:` line.
+bench: wasm build/peak.wasm
+	node bench/bench.mjs $(BENCH_ARGS)
+
+build/peak.wasm: bench/peak.c
+	@mkdir -p build
+	emcc -O3 -msimd128 -std=c11 -Wall -Wextra -Werror bench/peak.c -o $@ --no-entry -sSTANDALONE_WASM
+
 clean:
 	rm -rf build
+
+# ---------------------------------------------------------------- robustness (tests/fuzz/, valgrind)
+# libFuzzer targets (clang, ASan + UBSan, FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION so that the
+# loader skips only its checksum comparison). Coverage instrumentation goes on the code that
+# parses and validates input; the numeric code runs sanitized but uninstrumented and at -O2, and
+# c/kernels.c under ASan only: UBSan's checks in the inner loops make a 512-token run 6x slower.
+.PHONY: test-fuzz-regressions test-valgrind
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz_tokenizer fuzz_weights fuzz_run
+FUZZ_CFLAGS  := $(WARN) -g -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -Ic
+FUZZ_GUIDED  := $(patsubst c/%.c,build/fuzz/guided/%.o,c/attn.c c/tokenizer.c c/weights.c)
+FUZZ_PLAIN   := $(patsubst c/%.c,build/fuzz/plain/%.o,c/attn.c c/tokenizer.c c/weights.c)
+FUZZ_NUMERIC := $(patsubst c/%.c,build/fuzz/plain/%.o,c/forward.c c/analysis.c c/unicode_tables.c) \
+                build/fuzz/asan/kernels.o
+.SECONDARY: $(FUZZ_GUIDED) $(FUZZ_PLAIN) $(FUZZ_NUMERIC)
+
+build/fuzz/guided/%.o: c/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -O1 -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+
+build/fuzz/plain/%.o: c/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -O2 -fsanitize=address,undefined -c -o $@ $<
+
+build/fuzz/asan/%.o: c/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -O2 -fsanitize=address -c -o $@ $<
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_GUIDED) $(FUZZ_NUMERIC)
+	clang $(FUZZ_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_GUIDED) $(FUZZ_NUMERIC) -lm
+
+build/fuzz/regress_%: tests/fuzz/%.c tests/fuzz/regression_main.c tests/fuzz/fuzz_util.h $(FUZZ_PLAIN) $(FUZZ_NUMERIC)
+	clang $(FUZZ_CFLAGS) -O1 -fsanitize=address,undefined -o $@ $< tests/fuzz/regression_main.c \
+	    $(FUZZ_PLAIN) $(FUZZ_NUMERIC) -lm
+
+# Each target for FUZZ_SECONDS (default 60): "fuzz: <target> execs=<n> crashes=<n>"; fails on a crash.
+fuzz: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+# The seed corpora and every crash ever found, replayed without libFuzzer (ASan + UBSan).
+test-fuzz-regressions: $(addprefix build/fuzz/regress_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	    mkdir -p tests/fuzz/regressions/$$t; \
+	    build/fuzz/regress_$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t | tail -1 || \
+	        { echo "regressions: $$t FAILED (rerun: build/fuzz/regress_$$t tests/fuzz/regressions/$$t)"; exit 1; }; \
+	done
+
+# The native CLI (-O1 -g, no sanitizers) under valgrind: errors or leaks fail.
+build/valgrind/attn: $(ENGINE) c/cli.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -o $@ $(ENGINE) c/cli.c -lm
+
+test-valgrind: build/valgrind/attn
+	tests/native/valgrind.sh build/valgrind/attn
+
+# All attention of one text as raw float32, for the native-vs-wasm determinism test.
+build/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
+	@mkdir -p build
+	$(CC) $(WARN) $(CFLAGS) -Ic -o $@ $< $(ENGINE) -lm

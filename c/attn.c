@@ -1,5 +1,6 @@
 #include "attn.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,9 @@ struct attn_session {
     int n, truncated, full_length;
 };
 
-/* How far past max_positions the tokenizer keeps counting, so "truncated from N" can be
- * told without reading the whole of a huge paste. */
-enum { COUNT_LIMIT = 8192 };
+/* How far the tokenizer keeps counting, so "truncated from N" can be told without reading
+ * the whole of a huge paste (attn.h). */
+enum { COUNT_LIMIT = ATTN_COUNT_LIMIT };
 
 const char *attn_status_message(int status) {
     switch (status) {
@@ -44,6 +45,17 @@ void *attn_alloc(size_t size) {
 }
 
 void attn_free(void *pointer) { free(pointer); }
+
+#if defined(__EMSCRIPTEN__)
+size_t attn_memory_in_use(void) { return (size_t)mallinfo().uordblks; }
+size_t attn_memory_size(void) { return __builtin_wasm_memory_size(0) * (size_t)65536; }
+#elif defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+size_t attn_memory_in_use(void) { return mallinfo2().uordblks + mallinfo2().hblkhd; }
+size_t attn_memory_size(void) { return mallinfo2().arena + mallinfo2().hblkhd; }
+#else
+size_t attn_memory_in_use(void) { return 0; }
+size_t attn_memory_size(void) { return 0; }
+#endif
 
 int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out) {
     *out = NULL;
@@ -112,22 +124,23 @@ void attn_session_destroy(attn_session *s) {
     free(s);
 }
 
-static int is_ascii_punctuation(unsigned char c) {
-    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
-           (c >= 123 && c <= 126);
-}
-
 static unsigned char token_kind(const attn_engine *e, int32_t id) {
     if (id == e->cls_id) return 1;
     if (id == e->sep_id) return 2;
-    const char *text = tokenizer_token(e->tok, id);
-    return text && text[0] && !text[1] && is_ascii_punctuation((unsigned char)text[0]) ? 3 : 0;
+    return tokenizer_is_punctuation_token(e->tok, id) ? 3 : 0;
+}
+
+/* A run that fails leaves no stale length, truncation or count behind. */
+static void forget_run(attn_session *s) {
+    s->n = 0;
+    s->truncated = 0;
+    s->full_length = 0;
 }
 
 static int run(attn_session *s) {
     for (int t = 0; t < s->n; t++) s->kinds[t] = token_kind(s->engine, s->ids[t]);
     if (bert_forward(&s->state, s->ids, s->n) != 0) {
-        s->n = 0;
+        forget_run(s);
         return ATTN_ERR_NO_MEMORY;
     }
     return ATTN_OK;
@@ -136,7 +149,7 @@ static int run(attn_session *s) {
 int attn_session_run_text(attn_session *s, const char *text, size_t bytes) {
     const bert_model *m = &s->engine->model;
     token_list list = {s->ids, s->starts, s->ends, 0, 0, 0};
-    s->n = 0;
+    forget_run(s);
     if (tokenizer_encode(s->engine->tok, text, bytes, m->max_positions, COUNT_LIMIT, &list) !=
         TOKENIZER_OK)
         return ATTN_ERR_NO_MEMORY;
@@ -148,8 +161,8 @@ int attn_session_run_text(attn_session *s, const char *text, size_t bytes) {
 
 int attn_session_run_ids(attn_session *s, const int32_t *ids, int n) {
     const bert_model *m = &s->engine->model;
-    s->n = 0;
-    if (n < 1 || n > m->max_positions) return ATTN_ERR_ARGUMENT;
+    forget_run(s);
+    if (!ids || n < 1 || n > m->max_positions) return ATTN_ERR_ARGUMENT;
     for (int t = 0; t < n; t++)
         if (ids[t] < 0 || ids[t] >= m->vocab_size) return ATTN_ERR_ARGUMENT;
     memcpy(s->ids, ids, (size_t)n * sizeof *ids);

@@ -17,15 +17,26 @@ enum {
     ATTN_OK = 0,
     /* 1 … 19: the weights_status codes of weights.h */
     ATTN_ERR_NO_MEMORY = 20,
-    ATTN_ERR_VOCAB = 21,        /* the vocabulary lacks [CLS]/[SEP]/[UNK]/[MASK] or repeats an entry */
+    ATTN_ERR_VOCAB = 21,        /* the vocabulary lacks [CLS]/[SEP]/[UNK]/[MASK]/[PAD] or repeats an entry */
     ATTN_ERR_ARGUMENT = 22,     /* layer/head/token/position out of range, or no run yet */
 };
+
+/* A run stops reading its text once ATTN_COUNT_LIMIT tokens are known, so a huge paste costs
+ * a bounded amount of work whatever its length: a full length equal to ATTN_COUNT_LIMIT means
+ * "at least that many". attn_engine_tokenize counts up to capacity + ATTN_COUNT_LIMIT. */
+enum { ATTN_COUNT_LIMIT = 8192 };
 
 const char *attn_status_message(int status);
 
 /* 16-byte aligned memory for the weights bytes and result buffers (JavaScript side). */
 void *attn_alloc(size_t size);
 void attn_free(void *pointer);
+
+/* Heap bytes currently allocated (malloc's count: wasm and glibc; 0 where unknown), and the
+ * bytes the heap occupies (wasm: linear memory size; native: malloc's arena). A leak shows as
+ * in_use not returning to its level after a run is undone. */
+size_t attn_memory_in_use(void);
+size_t attn_memory_size(void);
 
 /* `bytes` must stay alive and unchanged while the engine lives. */
 int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out);
@@ -51,7 +62,8 @@ int attn_session_run_ids(attn_session *session, const int32_t *ids, int n);
 
 int attn_session_length(const attn_session *session);        /* n of the last run, 0 before */
 int attn_session_truncated(const attn_session *session);     /* 1 when the text gave more than n */
-int attn_session_full_length(const attn_session *session);   /* tokens the whole text gives (capped) */
+/* Tokens the whole text gives, counted up to ATTN_COUNT_LIMIT (which then means "at least"). */
+int attn_session_full_length(const attn_session *session);
 const int32_t *attn_session_ids(const attn_session *session);
 const int32_t *attn_session_starts(const attn_session *session);  /* code-point offsets */
 const int32_t *attn_session_ends(const attn_session *session);

@@ -67,7 +67,9 @@ static unsigned char *read_file(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     unsigned char *data = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
+    /* A directory opens but cannot be read (errno EISDIR): find out before sizing it. */
+    const int readable = fgetc(f) != EOF || !ferror(f);
+    if (readable && fseek(f, 0, SEEK_END) == 0) {
         const long length = ftell(f);
         if (length >= 0 && fseek(f, 0, SEEK_SET) == 0) {
             data = attn_alloc((size_t)length);

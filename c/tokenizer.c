@@ -216,6 +216,7 @@ static int is_white_space(uint32_t c) {
 /* BertNormalizer: \t \n \r count as whitespace, not control. */
 static int is_control(uint32_t c) {
     if (c == '\t' || c == '\n' || c == '\r') return 0;
+    if (c < 0xA0) return c < 0x20 || (c >= 0x7F && c < 0xA0);
     return in_ranges(c, unicode_other, unicode_other_count);
 }
 
@@ -295,6 +296,15 @@ static uint32_t decode_utf8(const unsigned char *s, size_t length, size_t *pos) 
     }
     *pos = i;
     return c;
+}
+
+int tokenizer_is_punctuation_token(const tokenizer *tok, int32_t id) {
+    const unsigned char *entry = (const unsigned char *)tokenizer_token(tok, id);
+    if (!entry || !entry[0]) return 0;
+    const size_t length = strlen((const char *)entry);
+    size_t end = 0;
+    const uint32_t c = decode_utf8(entry, length, &end);
+    return end == length && is_punctuation(c);
 }
 
 static int encode_utf8(uint32_t c, char *out) {

@@ -39,5 +39,7 @@ tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t
 const char *tokenizer_token(const tokenizer *tok, int32_t id);
 int tokenizer_vocab_size(const tokenizer *tok);
 int32_t tokenizer_special_id(const tokenizer *tok, const char *name); /* "[MASK]" etc, -1 if absent */
+/* 1 when the entry is one character that the pre-tokenizer splits off as punctuation. */
+int tokenizer_is_punctuation_token(const tokenizer *tok, int32_t id);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -271,12 +272,22 @@ static table_entry read_entry(const uint8_t *e)
     return t;
 }
 
-/* Walks the table in file order; the first failure sticks and later takes do nothing. */
+/* The most arrays a file can hold: 4 per matrix (values, scales, residual values and scales). */
+enum { MAX_ARRAYS = 4 * (TENSORS_OUTSIDE_LAYERS + TENSORS_PER_LAYER * BERT_MAX_LAYERS) };
+
+typedef struct {
+    uint64_t offset, bytes;
+} byte_range;
+
+/* Walks the table in file order; the first failure sticks and later takes do nothing. Every
+ * accepted array is recorded, so overlaps can be refused once the table is read. */
 typedef struct {
     const uint8_t *bytes;
     uint64_t size, table_offset, data_start;
     uint32_t count, next;
     weights_status status;
+    byte_range arrays[MAX_ARRAYS];
+    int array_count;
 } table_cursor;
 
 static int name_matches(const uint8_t *field, const char *name)
@@ -331,6 +342,26 @@ static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t
            floats_finite((const float *)(t->bytes + (size_t)e->residual_scale_offset), scale_count);
 }
 
+static void record_array(table_cursor *t, uint64_t offset, uint64_t bytes)
+{
+    if (t->array_count < MAX_ARRAYS) t->arrays[t->array_count++] = (byte_range){offset, bytes};
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const byte_range *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* No two tensor arrays share a byte (each was checked to lie inside the file). */
+static int arrays_disjoint(table_cursor *t)
+{
+    qsort(t->arrays, (size_t)t->array_count, sizeof t->arrays[0], by_offset);
+    for (int i = 1; i < t->array_count; i++)
+        if (t->arrays[i].offset - t->arrays[i - 1].offset < t->arrays[i - 1].bytes) return 0;
+    return 1;
+}
+
 static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32_t cols, qmatrix *out)
 {
     table_entry e;
@@ -343,7 +374,11 @@ static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32
     out->scale = (const float *)(t->bytes + (size_t)e.scale_offset);
     out->q2 = NULL;
     out->scale2 = NULL;
+    record_array(t, e.data_offset, e.data_bytes);
+    record_array(t, e.scale_offset, e.scale_bytes);
     if (e.kind == KIND_INT8_RESIDUAL) {
+        record_array(t, e.residual_offset, e.data_bytes);
+        record_array(t, e.residual_scale_offset, e.scale_bytes);
         out->q2 = (const int8_t *)(t->bytes + (size_t)e.residual_offset);
         out->scale2 = (const float *)(t->bytes + (size_t)e.residual_scale_offset);
     }
@@ -365,6 +400,7 @@ static void take_vector(table_cursor *t, const char *name, uint32_t length, cons
         return;
     }
     *out = (const float *)(t->bytes + (size_t)e.data_offset);
+    record_array(t, e.data_offset, e.data_bytes);
 }
 
 /* ------------------------------------------------------------------ binding the model */
@@ -434,6 +470,7 @@ static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, b
     take_embeddings(&t, m, h);
     for (uint32_t i = 0; i < h->layers; i++) take_layer(&t, &m->layer[i], i, h);
     take_mlm_head(&t, m, h);
+    if (t.status == WEIGHTS_OK && !arrays_disjoint(&t)) t.status = WEIGHTS_ERR_TENSOR;
     return t.status;
 }
 

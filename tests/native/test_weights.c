@@ -110,7 +110,11 @@ enum {
     AT_TABLE_BYTES = 56, AT_VOCAB_SIZE = 64, AT_HIDDEN = 68, AT_LAYERS = 72, AT_HEADS = 76,
     AT_MAX_POSITIONS = 84, AT_LN_EPS = 92, AT_QUANT = 96, AT_RESERVED = 108,
 };
-enum { E_KIND = 64, E_ROWS = 68, E_GROUP = 76, E_DATA_OFFSET = 80, E_DATA_BYTES = 88, E_SCALE_OFFSET = 96 };
+enum {
+    E_KIND = 64, E_ROWS = 68, E_GROUP = 76, E_DATA_OFFSET = 80, E_DATA_BYTES = 88, E_SCALE_OFFSET = 96,
+    E_RESIDUAL_OFFSET = 112, E_RESIDUAL_SCALE_OFFSET = 120,
+};
+enum { KIND_INT8 = 1, KIND_F32 = 2, KIND_INT8_RESIDUAL = 3 };
 
 static uint8_t *entry_named(uint8_t *bytes, const char *name)
 {
@@ -215,12 +219,41 @@ static int single_scale(const qmatrix *m)
     return 1;
 }
 
+/* Two planes: w ≈ q·s + q2·s2 (in float32, as the engine computes it), where q2·s2 quantizes
+ * the first plane's residual: every value must lie within s2/2 of the checkpoint's. */
+static double worst_two_plane_steps;  /* over all two-plane matrices, in units of s2 */
+static int two_plane_matrices;
+
+static void compare_two_planes(const char *name, const qmatrix *m, const float *w)
+{
+    const size_t groups = (size_t)(m->cols / m->group);
+    int bad = 0;
+    double worst_in_steps = 0;
+    for (size_t r = 0; r < (size_t)m->rows; r++)
+        for (size_t c = 0; c < (size_t)m->cols; c++) {
+            const size_t i = r * (size_t)m->cols + c, g = r * groups + c / (size_t)m->group;
+            const float value = (float)m->q[i] * m->scale[g] + (float)m->q2[i] * m->scale2[g];
+            const double error = fabs((double)value - w[i]), step = m->scale2[g];
+            bad += m->q2[i] < -127 || error > 0.5 * step * (1 + 1e-4) + 2e-7 * fabs(w[i]) + 1e-12;
+            if (step > 0 && error / step > worst_in_steps) worst_in_steps = error / step;
+        }
+    check(bad == 0, "%s: q*s + q2*s2 within s2/2 of the checkpoint (%d off, worst %.3f s2)", name, bad,
+          worst_in_steps);
+    two_plane_matrices++;
+    if (worst_in_steps > worst_two_plane_steps) worst_two_plane_steps = worst_in_steps;
+}
+
 static void compare_matrix(const safetensors *st, const char *name, const qmatrix *m)
 {
     size_t count = 0;
     float *w = safetensors_floats(st, name, &count);
     check(w != NULL && count == (size_t)m->rows * (size_t)m->cols, "%s found as F32 with %dx%d values", name, m->rows, m->cols);
     if (w == NULL || count != (size_t)m->rows * (size_t)m->cols) {
+        free(w);
+        return;
+    }
+    if (m->q2 != NULL) {
+        compare_two_planes(name, m, w);
         free(w);
         return;
     }
@@ -295,6 +328,8 @@ static void test_matches_checkpoint(const bert_model *m, const char *dir)
     free(st.header);
     free(st.file.bytes);
 
+    printf("two-plane matrices: %d compared, worst |q*s + q2*s2 - w| = %.4f s2 (bar: 0.5 s2 + float32 rounding)\n", two_plane_matrices,
+           worst_two_plane_steps);
     snprintf(path, sizeof path, "%s/vocab.txt", dir);
     buffer vocab = read_file(path);
     check(vocab.size == m->vocab_bytes && memcmp(vocab.bytes, m->vocab_text, vocab.size) == 0,
@@ -426,6 +461,69 @@ static void scale_nan(uint8_t *b) { put_u32(b + get_u64(entry_named(b, QUERY) + 
 static void vector_inf(uint8_t *b) { put_u32(b + get_u64(entry_named(b, LN) + E_DATA_OFFSET), 0x7f800000u); }
 static void no_edit(uint8_t *b) { (void)b; }
 
+/* The two-plane kind (3): residual values at entry byte 112, their scales at 120. */
+static uint8_t *query_residual(uint8_t *b)
+{
+    uint8_t *e = entry_named(b, QUERY);
+    if (get_u32(e + E_KIND) != KIND_INT8_RESIDUAL) {
+        fprintf(stderr, "%s is not a two-plane matrix in this file\n", QUERY);
+        exit(2);
+    }
+    return e;
+}
+static void residual_misaligned(uint8_t *b) { uint8_t *e = query_residual(b); put_u64(e + E_RESIDUAL_OFFSET, get_u64(e + E_RESIDUAL_OFFSET) + 8); }
+static void residual_scale_misaligned(uint8_t *b) { uint8_t *e = query_residual(b); put_u64(e + E_RESIDUAL_SCALE_OFFSET, get_u64(e + E_RESIDUAL_SCALE_OFFSET) + 4); }
+static void residual_past_end(uint8_t *b) { put_u64(query_residual(b) + E_RESIDUAL_OFFSET, get_u64(b + AT_FILE_SIZE) - 16); }
+static void residual_wraps(uint8_t *b) { put_u64(query_residual(b) + E_RESIDUAL_OFFSET, UINT64_MAX - 15); }
+static void residual_scale_wraps(uint8_t *b) { put_u64(query_residual(b) + E_RESIDUAL_SCALE_OFFSET, UINT64_MAX - 15); }
+static void residual_into_table(uint8_t *b) { put_u64(query_residual(b) + E_RESIDUAL_OFFSET, get_u64(b + AT_TABLE_OFFSET)); }
+static void residual_on_first_plane(uint8_t *b) { uint8_t *e = query_residual(b); put_u64(e + E_RESIDUAL_OFFSET, get_u64(e + E_DATA_OFFSET)); }
+static void residual_scales_on_scales(uint8_t *b) { uint8_t *e = query_residual(b); put_u64(e + E_RESIDUAL_SCALE_OFFSET, get_u64(e + E_SCALE_OFFSET)); }
+static void residual_on_other_tensor(uint8_t *b)
+{
+    put_u64(query_residual(b) + E_RESIDUAL_OFFSET, get_u64(entry_named(b, "bert.encoder.layer.0.attention.self.key.weight") + E_DATA_OFFSET));
+}
+static void residual_half_overlaps(uint8_t *b)  /* starts inside the first plane's scales */
+{
+    uint8_t *e = query_residual(b);
+    put_u64(e + E_RESIDUAL_OFFSET, get_u64(e + E_SCALE_OFFSET) + 16);
+}
+static void residual_scale_nan(uint8_t *b) { put_u32(b + get_u64(query_residual(b) + E_RESIDUAL_SCALE_OFFSET), 0x7fc00000u); }
+static void single_plane_with_residual_fields(uint8_t *b) { put_u32(query_residual(b) + E_KIND, KIND_INT8); }
+static void vector_as_two_planes(uint8_t *b) { put_u32(entry_named(b, LN) + E_KIND, KIND_INT8_RESIDUAL); }
+static void residual_dropped(uint8_t *b)  /* kind 1, residual fields cleared: a valid one-plane matrix */
+{
+    uint8_t *e = query_residual(b);
+    put_u32(e + E_KIND, KIND_INT8);
+    put_u64(e + E_RESIDUAL_OFFSET, 0);
+    put_u64(e + E_RESIDUAL_SCALE_OFFSET, 0);
+}
+static void first_planes_overlap(uint8_t *b)  /* two single-plane-sized arrays on the same bytes */
+{
+    put_u64(entry_named(b, "bert.encoder.layer.0.attention.self.key.weight") + E_DATA_OFFSET,
+            get_u64(entry_named(b, QUERY) + E_DATA_OFFSET));
+}
+
+static void test_two_plane_edits(const buffer *file, buffer *work)
+{
+    expect_after_edit(file, work, residual_misaligned, WEIGHTS_ERR_TENSOR, "two planes: residual offset misaligned");
+    expect_after_edit(file, work, residual_scale_misaligned, WEIGHTS_ERR_TENSOR, "two planes: residual scale offset misaligned");
+    expect_after_edit(file, work, residual_past_end, WEIGHTS_ERR_TENSOR, "two planes: residual runs past the end");
+    expect_after_edit(file, work, residual_wraps, WEIGHTS_ERR_TENSOR, "two planes: residual offset wraps around");
+    expect_after_edit(file, work, residual_scale_wraps, WEIGHTS_ERR_TENSOR, "two planes: residual scale offset wraps around");
+    expect_after_edit(file, work, residual_into_table, WEIGHTS_ERR_TENSOR, "two planes: residual over the tensor table");
+    expect_after_edit(file, work, residual_on_first_plane, WEIGHTS_ERR_TENSOR, "two planes: residual on the first plane");
+    expect_after_edit(file, work, residual_scales_on_scales, WEIGHTS_ERR_TENSOR, "two planes: residual scales on the first scales");
+    expect_after_edit(file, work, residual_on_other_tensor, WEIGHTS_ERR_TENSOR, "two planes: residual on another tensor");
+    expect_after_edit(file, work, residual_half_overlaps, WEIGHTS_ERR_TENSOR, "two planes: residual partly over the scales");
+    expect_after_edit(file, work, residual_scale_nan, WEIGHTS_ERR_TENSOR, "two planes: NaN residual scale");
+    expect_after_edit(file, work, single_plane_with_residual_fields, WEIGHTS_ERR_TENSOR, "kind 1 with residual fields set");
+    expect_after_edit(file, work, vector_as_two_planes, WEIGHTS_ERR_TENSOR, "f32 vector marked two-plane");
+    expect_after_edit(file, work, first_planes_overlap, WEIGHTS_ERR_TENSOR, "two matrices on the same bytes");
+    expect_after_edit(file, work, residual_dropped, WEIGHTS_OK, "two planes turned into one: still valid");
+    memcpy(work->bytes, file->bytes, file->size);
+}
+
 static void test_edits(const buffer *file, buffer *work)
 {
     expect_after_edit(file, work, no_edit, WEIGHTS_OK, "re-checksummed unchanged copy");
@@ -514,6 +612,7 @@ int main(int argc, char **argv)
         test_envelope(&file, &work);
         test_flipped_bytes(&work);
         test_edits(&file, &work);
+        test_two_plane_edits(&file, &work);
         free(work.bytes);
     }
     free(file.bytes);

@@ -223,8 +223,7 @@ class Session {
       this.heap.u8(p, bytes.length).set(bytes);
       return p;
     }, (p) => this.x.attn_session_run_text(this.pointer, p, bytes.length));
-    check(this.engine, status);
-    return this.tokens();
+    return this.finishRun(status);
   }
 
   /** Runs the model on given token ids. */
@@ -232,6 +231,12 @@ class Session {
     const status = this.heap.withBuffer(ids.length * 4 + 4, (p) => {
       this.heap.i32(p, ids.length).set(ids);
     }, (p) => this.x.attn_session_run_ids(this.pointer, p, ids.length));
+    return this.finishRun(status);
+  }
+
+  /** A failed run leaves the session empty (n = 0), so nothing reads the previous run. */
+  finishRun(status) {
+    this.n = this.x.attn_session_length(this.pointer);
     check(this.engine, status);
     return this.tokens();
   }
@@ -458,7 +463,7 @@ function megabytes(bytes) {
 
 
 // Byte sizes of the default assets, for progress; tools/build-web.mjs fills this line in.
-const ASSET_BYTES = {"attn.wasm":132166,"bert-mini.int8.bin":23061024};
+const ASSET_BYTES = {"attn.wasm":132801,"bert-mini.int8.bin":23061024};
 
 const DEFAULT_ASSETS = {
   wasm: 'attn.wasm',

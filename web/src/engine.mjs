@@ -153,8 +153,7 @@ export class Session {
       this.heap.u8(p, bytes.length).set(bytes);
       return p;
     }, (p) => this.x.attn_session_run_text(this.pointer, p, bytes.length));
-    check(this.engine, status);
-    return this.tokens();
+    return this.finishRun(status);
   }
 
   /** Runs the model on given token ids. */
@@ -162,6 +161,12 @@ export class Session {
     const status = this.heap.withBuffer(ids.length * 4 + 4, (p) => {
       this.heap.i32(p, ids.length).set(ids);
     }, (p) => this.x.attn_session_run_ids(this.pointer, p, ids.length));
+    return this.finishRun(status);
+  }
+
+  /** A failed run leaves the session empty (n = 0), so nothing reads the previous run. */
+  finishRun(status) {
+    this.n = this.x.attn_session_length(this.pointer);
     check(this.engine, status);
     return this.tokens();
   }

@@ -1,0 +1,147 @@
+/* libFuzzer target: the run API on the real model (weights from $ATTN_FUZZ_WEIGHTS or
+ * weights/bert-mini.int8.bin, loaded once).
+ *
+ * Input layout (missing bytes read as 0):
+ *   u16     requested length: v < 0xF000 gives v mod 25, else (v − 0xF000) mod 601, so that
+ *           most executions stay short (a 512-token run costs seconds under the sanitizers)
+ *           while every length 0 … 600 stays reachable (> 512 must be refused)
+ *   u8      flags: bit 0 also run the rest of the input as text (its first 96 bytes unless
+ *           bit 3 is set: long texts cost long runs); bit 1 call rollout (n <= 128); bit 2
+ *           row_scaled without the division by sqrt(d)
+ *   u16 × n ids: v ≥ 0xFFF0 picks an out-of-range id (negative, vocab, INT32_MIN/MAX), else
+ *           v mod vocab; once the input runs out, ids continue from a generator
+ *   then    layer, head (i8), row, position (i16), k (u16), and the text (rest of input)
+ * After every successful run the attention must be finite, in [0, 1], and every row must
+ * sum to 1 within 1e-4; every analysis call must either succeed or return ATTN_ERR_ARGUMENT
+ * exactly when one of its indices is out of range. */
+#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#include <math.h>
+
+#include "fuzz_util.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum {
+    MAX_REQUEST = 600, SHORT_REQUEST = 24, LONG_REQUEST_MARK = 0xF000, ROLLOUT_MAX_N = 128,
+    SHORT_TEXT = 96, FLAG_TEXT = 1, FLAG_ROLLOUT = 2, FLAG_UNSCALED = 4, FLAG_LONG_TEXT = 8,
+};
+
+static attn_engine *engine;
+static attn_session *session;
+static int32_t shape[8];  /* vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc, (void)argv;
+    engine = fuzz_real_engine();
+    session = attn_session_create(engine);
+    if (!session) abort();
+    attn_engine_shape(engine, shape);
+    return 0;
+}
+
+static int32_t pick_id(fuzz_reader *r, uint32_t *generator) {
+    static const int32_t OUT_OF_RANGE[4] = {-1, INT32_MIN, INT32_MAX, 0 /* vocab, set below */};
+    if (r->at + 2 > r->size) {
+        *generator = *generator * 1103515245u + 12345u;
+        return (int32_t)((*generator >> 8) % (uint32_t)shape[0]);
+    }
+    const unsigned v = fuzz_u16(r);
+    if (v < 0xFFF0) return (int32_t)(v % (unsigned)shape[0]);
+    return v % 4 == 3 ? shape[0] : OUT_OF_RANGE[v % 4];
+}
+
+static void check_attention(const attn_session *s) {
+    const int n = attn_session_length(s);
+    const float *a = attn_session_attention(s);
+    FUZZ_REQUIRE(n >= 1 && a != NULL);
+    for (size_t row = 0; row < (size_t)shape[2] * (size_t)shape[3] * (size_t)n; row++) {
+        double sum = 0;
+        for (int j = 0; j < n; j++) {
+            const float p = a[row * (size_t)n + (size_t)j];
+            FUZZ_REQUIRE(isfinite(p) && p >= 0.0f && p <= 1.0f);
+            sum += p;
+        }
+        FUZZ_REQUIRE(fabs(sum - 1.0) <= 1e-4);
+    }
+}
+
+static int in_range(int value, int limit) { return value >= 0 && value < limit; }
+
+/* `status` is ATTN_OK exactly when the indices are valid, else ATTN_ERR_ARGUMENT. */
+#define expect(status, valid) expect_at(status, valid, __LINE__)
+static void expect_at(int status, int valid, int line) {
+    if (valid ? status == ATTN_OK : status == ATTN_ERR_ARGUMENT) return;
+    fprintf(stderr, "fuzz_run.c:%d: status %d, expected %s\n", line, status, valid ? "ATTN_OK" : "ATTN_ERR_ARGUMENT");
+    abort();
+}
+
+static int requested_length(fuzz_reader *r) {
+    const unsigned v = fuzz_u16(r);
+    return (int)(v < LONG_REQUEST_MARK ? v % (SHORT_REQUEST + 1) : (v - LONG_REQUEST_MARK) % (MAX_REQUEST + 1));
+}
+
+static void run_analyses(fuzz_reader *r, int flags) {
+    const int n = attn_session_length(session);  /* 0 after a refused run: every call refused */
+    const int layer = (int8_t)fuzz_byte(r), head = (int8_t)fuzz_byte(r);
+    const int row = (int16_t)fuzz_u16(r), position = (int16_t)fuzz_u16(r);
+    const int k = (int)(fuzz_u16(r) % 40) - 2;
+    const int layer_ok = n > 0 && in_range(layer, shape[2]);
+    const int head_ok = layer_ok && in_range(head, shape[3]);
+    float *out = malloc(sizeof(float) * ((size_t)n * (size_t)n + 4 * (size_t)shape[1]));
+    double stats[7];
+    float mass[4], probs[40];
+    int32_t ids[40];
+    FUZZ_REQUIRE(out != NULL);
+    expect(attn_session_row_stats(session, layer, head, row, stats), head_ok && in_range(row, n));
+    if ((flags & FLAG_ROLLOUT) && n <= ROLLOUT_MAX_N)
+        expect(attn_session_rollout(session, layer, out), layer_ok);
+    const int roles = attn_session_head_roles(session, layer, head, mass);
+    FUZZ_REQUIRE(head_ok ? roles >= 0 : roles == -ATTN_ERR_ARGUMENT);
+    expect(attn_session_contributions(session, layer, head, row, out), head_ok && in_range(row, n));
+    expect(attn_session_row_scaled(session, layer, head, row, !(flags & FLAG_UNSCALED), out), head_ok && in_range(row, n));
+    expect(attn_session_walkthrough(session, layer, row, out), layer_ok && in_range(row, n));
+    expect(attn_session_mlm(session, position, k, ids, probs), in_range(position, n) && k >= 1);
+    const float *hidden = attn_session_hidden(session, layer);
+    FUZZ_REQUIRE((hidden != NULL) == (n > 0 && layer >= 0 && layer <= shape[2]));
+    free(out);
+}
+
+static void run_ids(fuzz_reader *r, int requested, int flags) {
+    int32_t *ids = malloc(sizeof(int32_t) * (requested ? (size_t)requested : 1));
+    uint32_t generator = (uint32_t)requested;
+    int ids_ok = 1;
+    FUZZ_REQUIRE(ids != NULL);
+    for (int i = 0; i < requested; i++) {
+        ids[i] = pick_id(r, &generator);
+        ids_ok &= in_range(ids[i], shape[0]);
+    }
+    const int valid = ids_ok && requested >= 1 && requested <= shape[5];
+    expect(attn_session_run_ids(session, ids, requested), valid);
+    FUZZ_REQUIRE(attn_session_length(session) == (valid ? requested : 0));
+    free(ids);
+    if (valid) check_attention(session);
+    run_analyses(r, flags);  /* after a refused run every call must be refused */
+}
+
+static void run_text(const uint8_t *text, size_t size) {
+    FUZZ_REQUIRE(attn_session_run_text(session, (const char *)text, size) == ATTN_OK);
+    const int n = attn_session_length(session);
+    FUZZ_REQUIRE(n >= 2 && n <= shape[5] && attn_session_full_length(session) >= n);
+    FUZZ_REQUIRE(attn_session_truncated(session) == (attn_session_full_length(session) > n));
+    check_attention(session);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_reader r = {data, size, 0};
+    const int requested = requested_length(&r);
+    const int flags = (int)fuzz_byte(&r);
+    run_ids(&r, requested, flags);
+    if (flags & FLAG_TEXT) {
+        const size_t text_size = size - r.at;
+        run_text(data + r.at, (flags & FLAG_LONG_TEXT) || text_size < SHORT_TEXT ? text_size : SHORT_TEXT);
+        fuzz_reader rest = {data, size, 3};
+        run_analyses(&rest, flags);
+    }
+    return 0;
+}

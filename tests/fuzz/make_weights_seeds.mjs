@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Writes the seed corpus of the weights-loader fuzz target: tiny synthetic models (a few KB
+// each, where the real file is 23 MB) converted by weights/convert.mjs, covering one and two
+// int8 planes, per-row, grouped and per-tensor scales, one to two layers.
+//
+//   node tests/fuzz/make_weights_seeds.mjs [OUT_DIR]   (default tests/fuzz/corpus/fuzz_weights)
+//
+// Deterministic: the same script gives the same bytes, so the committed seeds can be checked.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { convert } from '../../weights/convert.mjs';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const outDir = path.resolve(process.argv[2] ?? path.join(repoRoot, 'tests/fuzz/corpus/fuzz_weights'));
+
+const VOCAB = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'the', 'cat', 'sat', 'on', 'mat', '##s',
+  ',', '.', 'caf', '##e', 'é', '—', '中'];
+
+function shapesOf(c) {
+  const [v, h, f] = [c.vocab_size, c.hidden_size, c.intermediate_size];
+  const shapes = {
+    'bert.embeddings.word_embeddings.weight': [v, h],
+    'bert.embeddings.position_embeddings.weight': [c.max_position_embeddings, h],
+    'bert.embeddings.token_type_embeddings.weight': [c.type_vocab_size, h],
+    'bert.embeddings.LayerNorm.weight': [h], 'bert.embeddings.LayerNorm.bias': [h],
+  };
+  for (let i = 0; i < c.num_hidden_layers; i++) {
+    const p = `bert.encoder.layer.${i}.`;
+    for (const n of ['attention.self.query', 'attention.self.key', 'attention.self.value', 'attention.output.dense']) {
+      shapes[`${p}${n}.weight`] = [h, h];
+      shapes[`${p}${n}.bias`] = [h];
+    }
+    Object.assign(shapes, {
+      [`${p}attention.output.LayerNorm.weight`]: [h], [`${p}attention.output.LayerNorm.bias`]: [h],
+      [`${p}intermediate.dense.weight`]: [f, h], [`${p}intermediate.dense.bias`]: [f],
+      [`${p}output.dense.weight`]: [h, f], [`${p}output.dense.bias`]: [h],
+      [`${p}output.LayerNorm.weight`]: [h], [`${p}output.LayerNorm.bias`]: [h],
+    });
+  }
+  Object.assign(shapes, {
+    'cls.predictions.transform.dense.weight': [h, h], 'cls.predictions.transform.dense.bias': [h],
+    'cls.predictions.transform.LayerNorm.weight': [h], 'cls.predictions.transform.LayerNorm.bias': [h],
+    'cls.predictions.bias': [v],
+  });
+  return shapes;
+}
+
+function writeSafetensors(file, tensors) {
+  const header = {};
+  let offset = 0;
+  for (const t of tensors) {
+    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.bytes.length] };
+    offset += t.bytes.length;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(json.length));
+  fs.writeFileSync(file, Buffer.concat([length, Buffer.from(json), ...tensors.map((t) => t.bytes)]));
+}
+
+function writeCheckpoint(dir, config) {
+  let seed = 12345;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.4;
+  const tensors = Object.entries(shapesOf(config)).map(([name, shape]) => {
+    const values = new Float32Array(shape.reduce((a, b) => a * b, 1)).map(() => random());
+    if (name.endsWith('LayerNorm.weight')) values.forEach((v, i) => { values[i] = 1 + v; });
+    return { name, shape, bytes: Buffer.from(values.buffer) };
+  });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
+  fs.writeFileSync(path.join(dir, 'vocab.txt'), `${VOCAB.join('\n')}\n`);
+  writeSafetensors(path.join(dir, 'model.safetensors'), tensors);
+}
+
+const base = {
+  vocab_size: VOCAB.length, hidden_size: 8, num_hidden_layers: 1, num_attention_heads: 2,
+  intermediate_size: 16, max_position_embeddings: 16, type_vocab_size: 2, layer_norm_eps: 1e-12,
+  hidden_act: 'gelu', model_type: 'bert',
+};
+const SEEDS = [
+  ['tiny-1layer-2planes-row.bin', {}, { defaultPlanes: 2, defaultGroup: 'row' }],
+  ['tiny-1layer-1plane-row.bin', {}, { defaultPlanes: 1, defaultGroup: 'row' }],
+  ['tiny-2layers-group4-mixed.bin', { num_hidden_layers: 2, num_attention_heads: 4 },
+    { defaultPlanes: 2, defaultGroup: 4, planeOverrides: [{ substring: 'query', planes: 1 }] }],
+  ['tiny-1layer-per-tensor.bin', { hidden_size: 4, num_attention_heads: 1, max_position_embeddings: 4 },
+    { defaultPlanes: 1, defaultGroup: 'tensor' }],
+];
+
+fs.mkdirSync(outDir, { recursive: true });
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'weights-seeds-'));
+try {
+  for (const [name, configEdits, options] of SEEDS) {
+    const dir = fs.mkdtempSync(path.join(work, 'c'));
+    writeCheckpoint(dir, { ...base, ...configEdits });
+    const { bytes } = convert({ checkpointDir: dir, overrides: [], planeOverrides: [], ...options });
+    fs.writeFileSync(path.join(outDir, name), bytes);
+    console.log(`${path.relative(repoRoot, path.join(outDir, name))}: ${bytes.length} bytes`);
+  }
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}

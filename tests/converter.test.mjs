@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bertTensorShapes, writeSafetensors } from './lib/safetensors.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const converter = path.join(repoRoot, 'weights', 'convert.mjs');
@@ -110,20 +111,6 @@ const isMatrix = (t) => t.kind === 1 || t.kind === 3;
 
 const DTYPE_BYTES = { F32: 4, F16: 2, BF16: 2 };
 
-function writeSafetensors(file, tensors) {
-  const header = {};
-  let offset = 0;
-  for (const t of tensors) {
-    header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + t.bytes.length] };
-    offset += t.bytes.length;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(json.length));
-  fs.writeFileSync(file, Buffer.concat([length, Buffer.from(json), ...tensors.map((t) => t.bytes)]));
-}
-
 function readSafetensors(file) {
   const buf = fs.readFileSync(file);
   const length = Number(buf.readBigUInt64LE(0));
@@ -186,33 +173,6 @@ const tinyConfig = {
 };
 const tinyVocab = '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\n##s\n.\n';
 
-function tinyShapes(c) {
-  const [v, h, f] = [c.vocab_size, c.hidden_size, c.intermediate_size];
-  const shapes = {
-    'bert.embeddings.word_embeddings.weight': [v, h],
-    'bert.embeddings.position_embeddings.weight': [c.max_position_embeddings, h],
-    'bert.embeddings.token_type_embeddings.weight': [c.type_vocab_size, h],
-    'bert.embeddings.LayerNorm.weight': [h], 'bert.embeddings.LayerNorm.bias': [h],
-    'cls.predictions.transform.dense.weight': [h, h], 'cls.predictions.transform.dense.bias': [h],
-    'cls.predictions.transform.LayerNorm.weight': [h], 'cls.predictions.transform.LayerNorm.bias': [h],
-    'cls.predictions.bias': [v],
-  };
-  for (let i = 0; i < c.num_hidden_layers; i++) {
-    const p = `bert.encoder.layer.${i}.`;
-    for (const n of ['attention.self.query', 'attention.self.key', 'attention.self.value', 'attention.output.dense']) {
-      shapes[`${p}${n}.weight`] = [h, h];
-      shapes[`${p}${n}.bias`] = [h];
-    }
-    Object.assign(shapes, {
-      [`${p}attention.output.LayerNorm.weight`]: [h], [`${p}attention.output.LayerNorm.bias`]: [h],
-      [`${p}intermediate.dense.weight`]: [f, h], [`${p}intermediate.dense.bias`]: [f],
-      [`${p}output.dense.weight`]: [h, f], [`${p}output.dense.bias`]: [h],
-      [`${p}output.LayerNorm.weight`]: [h], [`${p}output.LayerNorm.bias`]: [h],
-    });
-  }
-  return shapes;
-}
-
 function f32Tensor(name, shape, fill) {
   const values = new Float32Array(shape.reduce((a, b) => a * b, 1)).map((_, i) => fill(i));
   return { name, dtype: 'F32', shape, bytes: Buffer.from(values.buffer) };
@@ -221,7 +181,7 @@ function f32Tensor(name, shape, fill) {
 function tinyTensors(config = tinyConfig) {
   let seed = 12345;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.4;
-  return Object.entries(tinyShapes(config)).map(([name, shape]) => f32Tensor(name, shape, random));
+  return Object.entries(bertTensorShapes(config)).map(([name, shape]) => f32Tensor(name, shape, random));
 }
 
 const tinyCheckpoint = (edits = {}) => writeCheckpoint({ config: tinyConfig, vocab: tinyVocab, tensors: tinyTensors(), ...edits });

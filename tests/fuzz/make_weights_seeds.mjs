@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { convert } from '../../weights/convert.mjs';
+import { bertTensorShapes, writeSafetensors } from '../lib/safetensors.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const outDir = path.resolve(process.argv[2] ?? path.join(repoRoot, 'tests/fuzz/corpus/fuzz_weights'));
@@ -18,53 +19,10 @@ const outDir = path.resolve(process.argv[2] ?? path.join(repoRoot, 'tests/fuzz/c
 const VOCAB = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'the', 'cat', 'sat', 'on', 'mat', '##s',
   ',', '.', 'caf', '##e', 'é', '—', '中'];
 
-function shapesOf(c) {
-  const [v, h, f] = [c.vocab_size, c.hidden_size, c.intermediate_size];
-  const shapes = {
-    'bert.embeddings.word_embeddings.weight': [v, h],
-    'bert.embeddings.position_embeddings.weight': [c.max_position_embeddings, h],
-    'bert.embeddings.token_type_embeddings.weight': [c.type_vocab_size, h],
-    'bert.embeddings.LayerNorm.weight': [h], 'bert.embeddings.LayerNorm.bias': [h],
-  };
-  for (let i = 0; i < c.num_hidden_layers; i++) {
-    const p = `bert.encoder.layer.${i}.`;
-    for (const n of ['attention.self.query', 'attention.self.key', 'attention.self.value', 'attention.output.dense']) {
-      shapes[`${p}${n}.weight`] = [h, h];
-      shapes[`${p}${n}.bias`] = [h];
-    }
-    Object.assign(shapes, {
-      [`${p}attention.output.LayerNorm.weight`]: [h], [`${p}attention.output.LayerNorm.bias`]: [h],
-      [`${p}intermediate.dense.weight`]: [f, h], [`${p}intermediate.dense.bias`]: [f],
-      [`${p}output.dense.weight`]: [h, f], [`${p}output.dense.bias`]: [h],
-      [`${p}output.LayerNorm.weight`]: [h], [`${p}output.LayerNorm.bias`]: [h],
-    });
-  }
-  Object.assign(shapes, {
-    'cls.predictions.transform.dense.weight': [h, h], 'cls.predictions.transform.dense.bias': [h],
-    'cls.predictions.transform.LayerNorm.weight': [h], 'cls.predictions.transform.LayerNorm.bias': [h],
-    'cls.predictions.bias': [v],
-  });
-  return shapes;
-}
-
-function writeSafetensors(file, tensors) {
-  const header = {};
-  let offset = 0;
-  for (const t of tensors) {
-    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.bytes.length] };
-    offset += t.bytes.length;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(json.length));
-  fs.writeFileSync(file, Buffer.concat([length, Buffer.from(json), ...tensors.map((t) => t.bytes)]));
-}
-
 function writeCheckpoint(dir, config) {
   let seed = 12345;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.4;
-  const tensors = Object.entries(shapesOf(config)).map(([name, shape]) => {
+  const tensors = Object.entries(bertTensorShapes(config)).map(([name, shape]) => {
     const values = new Float32Array(shape.reduce((a, b) => a * b, 1)).map(() => random());
     if (name.endsWith('LayerNorm.weight')) values.forEach((v, i) => { values[i] = 1 + v; });
     return { name, shape, bytes: Buffer.from(values.buffer) };

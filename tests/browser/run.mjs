@@ -3,17 +3,20 @@
 // `playwright-core`). Opens web/index.html from file:// and over a local http server,
 // checks what the page shows against the engine run in Node, checks the embed page under
 // its Content-Security-Policy, keyboard use, script injection, the URL hash, long input,
-// load errors, export, records every request (any outside file:// and the local server
+// load errors (the corrupt-weights matrix of tests/lib/corrupt-weights.mjs: each case's engine
+// message and code shown), export, records every request (any outside file:// and the local server
 // fails the run), prints the timing line and writes screenshots to
 // test-output/screenshots/. Ends with "N passed, N failed"; exits 1 on any failure.
 
 import http from 'node:http';
-import { readFile, mkdir, writeFile, stat } from 'node:fs/promises';
+import { readFile, mkdir, writeFile, stat, mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createEngine } from '../../web/src/engine.mjs';
+import { corruptWeightsCases, MESSAGES } from '../lib/corrupt-weights.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test-output');
@@ -37,14 +40,18 @@ const median = (values) => {
 };
 
 // ---- a tiny static server for the http case ----------------------------------------------
+// Serves the repository, and the directories in SERVED under their URL prefixes.
+const SERVED = new Map();
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.svg': 'image/svg+xml' };
 function startServer() {
   const server = http.createServer(async (request, response) => {
     try {
       const pathname = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
-      const file = path.join(ROOT, path.normalize(pathname));
-      if (!file.startsWith(ROOT)) throw new Error('outside');
+      const prefix = [...SERVED.keys()].find((p) => pathname.startsWith(p));
+      const dir = prefix ? SERVED.get(prefix) : ROOT;
+      const file = path.join(dir, path.normalize(prefix ? pathname.slice(prefix.length - 1) : pathname));
+      if (!file.startsWith(dir + path.sep)) throw new Error('outside');
       const data = await readFile(file);
       response.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'content-length': data.length });
       response.end(data);
@@ -417,6 +424,82 @@ async function testLoadErrors() {
   }
 }
 
+/** The .js form the page loads from file:// (as tools/build-web.mjs writes bert-mini.weights.js). */
+function weightsScript(name, bytes) {
+  return [
+    `/* ${name} (${bytes.length} bytes) as base64, written by tests/browser/run.mjs. */`,
+    '(self.attentionExplorerAssets = self.attentionExplorerAssets || {})[document.currentScript.src] =',
+    `function () {/*${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64')}*/};`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * The corrupt-weights matrix of tests/robustness.test.mjs (tests/lib/corrupt-weights.mjs),
+ * in the page: every case from file:// (.js form), some also over http (.bin form). One
+ * page is reused and each case is a small page in a temp directory; one 23 MB variant exists
+ * at a time. The visible message must hold the engine's message and code, no row is drawn.
+ */
+async function testCorruptWeightsMatrix() {
+  const weights = readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin'));
+  const cases = corruptWeightsCases(weights);
+  const overHttp = new Set(['empty file', 'cut inside the header (64)', 'cut inside the tensor data', 'cut before the last byte',
+    'bad magic', 'checksum mismatch: one data byte flipped', 'wrong shape: 8 heads', 'vocab line count above the header',
+    'one byte appended']);
+  const screenshots = { 'cut inside the tensor data': 'error-weights-truncated', 'bad magic': 'error-weights-bad-magic-http' };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-corrupt-weights-'));
+  const prefix = `/corrupt-weights-${path.basename(dir)}/`;
+  SERVED.set(prefix, dir);
+  const bundle = pathToFileURL(path.join(ROOT, 'web/dist/attention-explorer.js')).href;
+  const html = (script, weightsFile) => '<!doctype html><meta charset="utf-8"><title>corrupt weights</title>' +
+    `<script src="${script}" defer></script><attention-explorer weights="${weightsFile}"></attention-explorer>\n`;
+  const page = await newPage();
+  const started = Date.now();
+  let pages = 0;
+  /** Opens one case's page and checks what it shows. */
+  async function checkCase(address, label, code, screenshot) {
+    page.problems.length = 0;
+    await page.goto(address);
+    pages++;
+    const error = explorer(page).locator('.explorer > .error');
+    await error.waitFor({ state: 'visible', timeout: 60000 });
+    const text = (await error.textContent()).replace(/\s+/g, ' ').trim();
+    const shown = await explorer(page).evaluate((e) => ({
+      code: e.shadowRoot.querySelector('.explorer > .error').dataset.code, drawn: e.dataset.drawn || null,
+      rows: e.shadowRoot.querySelectorAll('.attention-row, rect.bar').length,
+    }));
+    const ok = text.includes(MESSAGES[code]) && text.includes(`(engine code ${code})`) && shown.code === String(code);
+    check(`${label}: shows the engine's message and code ${code}`, ok, `shown "${text}", data-code ${shown.code}`);
+    check(`${label}: no row drawn, no page errors`, shown.rows === 0 && !shown.drawn && page.problems.length === 0,
+      `${shown.rows} rows, drawn ${shown.drawn}; ${page.problems.join('; ')}`);
+    if (screenshot) await shot(page, screenshot);
+  }
+  try {
+    for (const [index, { name, make, code }] of cases.entries()) {
+      const bytes = make();
+      const stem = `case-${String(index).padStart(2, '0')}`;
+      await writeFile(path.join(dir, `${stem}.weights.js`), weightsScript(`${stem}.bin`, bytes));
+      await writeFile(path.join(dir, `${stem}.html`), html(bundle, `${stem}.weights.js`));
+      await checkCase(pathToFileURL(path.join(dir, `${stem}.html`)).href, `corrupt weights, file:// .js, ${name}`, code,
+        overHttp.has(name) ? null : screenshots[name]);
+      await rm(path.join(dir, `${stem}.weights.js`));
+      if (overHttp.has(name)) {
+        await writeFile(path.join(dir, `${stem}.bin`), bytes);
+        await writeFile(path.join(dir, `${stem}-http.html`), html('/web/dist/attention-explorer.js', `${stem}.bin`));
+        await checkCase(`${HTTP}${prefix}${stem}-http.html`, `corrupt weights, http .bin, ${name}`, code, screenshots[name]);
+        const fetched = await page.evaluate((file) => performance.getEntriesByType('resource').some((e) => e.name.endsWith(file)), `${stem}.bin`);
+        check(`corrupt weights, http .bin, ${name}: the page fetched the .bin`, fetched);
+        await rm(path.join(dir, `${stem}.bin`));
+      }
+    }
+  } finally {
+    await page.context().close();
+    SERVED.delete(prefix);
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.log(`corrupt weights: ${cases.length} cases (${overHttp.size} also over http), ${pages} page loads in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
 async function testExport() {
   const page = await newPage();
   await page.goto(url(FILE, 'index.html'));
@@ -511,7 +594,7 @@ async function testScreenshots() {
 }
 
 const TESTS = { testFileIndex, testHttpIndex, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
-  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testExport,
+  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testExport,
   testScreenshots, testTiming };
 
 await mkdir(SHOTS, { recursive: true });

@@ -462,6 +462,8 @@ function megabytes(bytes) {
 // Over http(s) the binary files are fetched first and the scripts are the fallback.
 
 
+const OUT_OF_MEMORY = 20;  // ATTN_ERR_NO_MEMORY in c/attn.h
+
 // Byte sizes of the default assets, for progress; tools/build-web.mjs fills this line in.
 const ASSET_BYTES = {"attn.wasm":132801,"bert-mini.int8.bin":23061024};
 
@@ -632,8 +634,12 @@ async function startEngine(sources, report) {
     performance.mark('attn-engine-ready');
     return engine;
   } catch (error) {
+    // Every engine refusal but "out of memory" is about the weights file.
+    if (error instanceof EngineError && error.code !== OUT_OF_MEMORY) {
+      throw new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
+    }
     if (error instanceof EngineError) {
-      throw new LoadError('engine', `the engine refused the weights: ${error.message}`, error.code);
+      throw new LoadError('engine', `the engine could not start: ${error.message}`, error.code);
     }
     throw new LoadError('engine', `the engine could not start: ${error.message}`);
   }
@@ -2267,9 +2273,12 @@ class AttentionExplorer extends HTMLElement {
   showError(error) {
     this.parts.status.hidden = true;
     this.parts.main.hidden = true;
-    const part = error.part === 'weights' ? 'model weights' : error.part === 'wasm' ? 'engine (WebAssembly)' : 'engine';
+    const headline = {
+      weights: 'the model weights could not be loaded or were refused',
+      wasm: 'the engine (WebAssembly) could not be loaded',
+    }[error.part] ?? 'the engine failed';
     replaceChildrenOf(this.parts.error, [
-      html('strong', { text: `The attention explorer could not start: the ${part} failed.` }),
+      html('strong', { text: `The attention explorer could not start: ${headline}.` }),
       html('span', { class: 'error-message', text: error.message }),
       Number.isInteger(error.code) && error.part ? html('span', { text: ` (engine code ${error.code})` }) : null,
     ]);

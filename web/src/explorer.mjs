@@ -151,9 +151,12 @@ export class AttentionExplorer extends HTMLElement {
   showError(error) {
     this.parts.status.hidden = true;
     this.parts.main.hidden = true;
-    const part = error.part === 'weights' ? 'model weights' : error.part === 'wasm' ? 'engine (WebAssembly)' : 'engine';
+    const headline = {
+      weights: 'the model weights could not be loaded or were refused',
+      wasm: 'the engine (WebAssembly) could not be loaded',
+    }[error.part] ?? 'the engine failed';
     replaceChildrenOf(this.parts.error, [
-      html('strong', { text: `The attention explorer could not start: the ${part} failed.` }),
+      html('strong', { text: `The attention explorer could not start: ${headline}.` }),
       html('span', { class: 'error-message', text: error.message }),
       Number.isInteger(error.code) && error.part ? html('span', { text: ` (engine code ${error.code})` }) : null,
     ]);

@@ -6,6 +6,8 @@
 import { createEngine, EngineError } from './engine.mjs';
 import { megabytes } from './format.mjs';
 
+const OUT_OF_MEMORY = 20;  // ATTN_ERR_NO_MEMORY in c/attn.h
+
 // Byte sizes of the default assets, for progress; tools/build-web.mjs fills this line in.
 const ASSET_BYTES = {};
 
@@ -176,8 +178,12 @@ async function startEngine(sources, report) {
     performance.mark('attn-engine-ready');
     return engine;
   } catch (error) {
+    // Every engine refusal but "out of memory" is about the weights file.
+    if (error instanceof EngineError && error.code !== OUT_OF_MEMORY) {
+      throw new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
+    }
     if (error instanceof EngineError) {
-      throw new LoadError('engine', `the engine refused the weights: ${error.message}`, error.code);
+      throw new LoadError('engine', `the engine could not start: ${error.message}`, error.code);
     }
     throw new LoadError('engine', `the engine could not start: ${error.message}`);
   }

@@ -19,7 +19,6 @@ void bert_state_free(bert_state *state) {
     free(state->value);
     free(state->context);
     free(state->scratch);
-    free(state->sublayer);
     bert_state_init(state, state->model);
 }
 
@@ -40,7 +39,7 @@ static int reserve(bert_state *s, int n) {
         grow(&s->layer_input, (layers + 1) * tokens * hidden) ||
         grow(&s->query, per_layer) || grow(&s->key, per_layer) ||
         grow(&s->value, per_layer) || grow(&s->context, per_layer) ||
-        grow(&s->scratch, tokens * wide) || grow(&s->sublayer, tokens * hidden))
+        grow(&s->scratch, tokens * wide))
         return -1;
     s->capacity = n;
     return 0;

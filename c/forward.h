@@ -17,7 +17,6 @@ typedef struct {
     float *layer_input;     /* [layers + 1][n][hidden]; [layers] is the final hidden state */
     float *query, *key, *value, *context;  /* [layers][n][hidden] */
     float *scratch;         /* [n][max(ffn, hidden)] */
-    float *sublayer;        /* [n][hidden]: a sublayer's output before the residual add */
 } bert_state;
 
 void bert_state_init(bert_state *state, const bert_model *model);

@@ -540,6 +540,168 @@ static void matmul_q8_int(const float *x, int n, const qmatrix *w, const float *
     }
 }
 
+/* ------------------------------------------------------------------ the int16-weight path
+ * With scale = Q16_RATIO·scale2 exactly (per group; the converter's default, --residual-scale
+ * fixed), w = (254·q + q2)·scale2: one int16 weight Q per entry (|Q| ≤ 254·128 + 128 = 32640 for
+ * any int8 planes). q16_fill builds them once (at engine creation); then
+ *
+ *   y[t][r] = sx_t · Σ_g scale2[r][g] · Σ_{c∈g} X[t][c]·Q[r][c] + b[r] + res
+ *
+ * with X token t's row quantized to Q16_XMAX (15 bits: sx = max|x|/16383). One
+ * i32x4.dot_i16x8_s per 8 weights per token: a lane of one dot is ≤ 2·32640·16383 < 2^30, so
+ * the dots of two consecutive blocks of 8 columns add exactly in int32 (< 2^31); that pair sum
+ * is converted to float and added to a float accumulator lane. The portable build does the
+ * same integer sums and the same float additions in the same order: bit-identical results. */
+enum { Q16_XMAX = 16383, Q16_RATIO = 254 };
+
+size_t q16_count(const qmatrix *w) {
+    if (!w->q || !w->q2 || w->cols % 16 != 0 || w->group % 16 != 0 || w->cols > QMAX_COLS) return 0;
+    const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
+    for (size_t g = 0; g < groups; g++)
+        if (!(w->scale2[g] * (float)Q16_RATIO == w->scale[g])) return 0;
+    return (size_t)w->rows * (size_t)w->cols;
+}
+
+void q16_fill(const qmatrix *w, int16_t *out) {
+    const size_t count = (size_t)w->rows * (size_t)w->cols;
+    for (size_t i = 0; i < count; i++) {
+        out[i] = (int16_t)(Q16_RATIO * (int)w->q[i] + (int)w->q2[i]);  /* |·| ≤ 32640 */
+    }
+}
+
+/* X[cols] = round(x / sx), sx = max|x| / Q16_XMAX (0 for an all-zero row). */
+static float quantize_row15(const float *x, int cols, int16_t *X) {
+    float m = 0;
+    int c = 0;
+#if defined(__wasm_simd128__)
+    v128_t vm = wasm_f32x4_splat(0);
+    for (; c + 4 <= cols; c += 4) vm = wasm_f32x4_pmax(vm, wasm_f32x4_abs(wasm_v128_load(x + c)));
+    for (int l = 0; l < 4; l++) if (f4_lane(vm, l) > m) m = f4_lane(vm, l);
+#endif
+    for (; c < cols; c++) if (fabsf(x[c]) > m) m = fabsf(x[c]);
+    if (!(m > 0) || !(m <= 3.0e38f)) {  /* zero (→ 0), or infinite (→ NaN, as the float path) */
+        memset(X, 0, (size_t)cols * sizeof *X);
+        return m > 0 ? m : 0;
+    }
+    const float inv = (float)Q16_XMAX / m;
+    c = 0;
+#if defined(__wasm_simd128__)
+    const v128_t vinv = wasm_f32x4_splat(inv);
+    const v128_t lo = wasm_i32x4_splat(-Q16_XMAX), hi = wasm_i32x4_splat(Q16_XMAX);
+    for (; c + 8 <= cols; c += 8) {
+        v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c), vinv)));
+        v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c + 4), vinv)));
+        a = wasm_i32x4_min(wasm_i32x4_max(a, lo), hi);
+        b = wasm_i32x4_min(wasm_i32x4_max(b, lo), hi);
+        wasm_v128_store(X + c, wasm_i16x8_narrow_i32x4(a, b));
+    }
+#endif
+    for (; c < cols; c++) {
+        float v = nearbyintf(x[c] * inv);
+        v = v > (float)Q16_XMAX ? (float)Q16_XMAX : (v < -(float)Q16_XMAX ? -(float)Q16_XMAX : v);
+        if (v != v) v = 0;  /* NaN: 0, as wasm's trunc_sat */
+        X[c] = (int16_t)v;
+    }
+    return m / (float)Q16_XMAX;
+}
+
+#if defined(__wasm_simd128__)
+#define I16_LOAD(p) wasm_v128_load(p)
+#define PAIR_ADD(acc, x0, x1, w0, w1) \
+    ((acc) = wasm_f32x4_add((acc), wasm_f32x4_convert_i32x4(wasm_i32x4_add(wasm_i32x4_dot_i16x8((x0), (w0)), \
+                                                                          wasm_i32x4_dot_i16x8((x1), (w1))))))
+#else
+#define I16_LOAD(p) load_x(p)
+static inline void pair_add(f4 *acc, i16x8 x0, i16x8 x1, i16x8 w0, i16x8 w1) {
+    for (int l = 0; l < 4; l++) {
+        const int32_t d0 = (int32_t)x0.v[2 * l] * w0.v[2 * l] + (int32_t)x0.v[2 * l + 1] * w0.v[2 * l + 1];
+        const int32_t d1 = (int32_t)x1.v[2 * l] * w1.v[2 * l] + (int32_t)x1.v[2 * l + 1] * w1.v[2 * l + 1];
+        acc->v[l] += (float)(d0 + d1);
+    }
+}
+#define PAIR_ADD(acc, x0, x1, w0, w1) pair_add(&(acc), (x0), (x1), (w0), (w1))
+#endif
+
+/* Rows r, r+1 (Q rows w0, w1) against four quantized tokens X[4][cols], one group [g0, g0+group):
+ * out0/out1 get, per token (lane), the float sums Σ X·Q of row r / r+1. */
+static inline void q16_tile_4x2(const int16_t *X, int cols, const int16_t *w0, const int16_t *w1,
+                                int g0, int group, f4 *out0, f4 *out1) {
+    const int16_t *x0 = X, *x1 = X + cols, *x2 = X + 2 * cols, *x3 = X + 3 * cols;
+    f4 a0 = f4_splat(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    for (int c = g0; c < g0 + group; c += 16) {
+        const __typeof__(I16_LOAD(w0)) u0 = I16_LOAD(w0 + c), u1 = I16_LOAD(w0 + c + 8);
+        const __typeof__(u0) v0 = I16_LOAD(w1 + c), v1 = I16_LOAD(w1 + c + 8);
+        __typeof__(I16_LOAD(w0)) y0 = I16_LOAD(x0 + c), y1 = I16_LOAD(x0 + c + 8);
+        PAIR_ADD(a0, y0, y1, u0, u1);
+        PAIR_ADD(b0, y0, y1, v0, v1);
+        y0 = I16_LOAD(x1 + c);
+        y1 = I16_LOAD(x1 + c + 8);
+        PAIR_ADD(a1, y0, y1, u0, u1);
+        PAIR_ADD(b1, y0, y1, v0, v1);
+        y0 = I16_LOAD(x2 + c);
+        y1 = I16_LOAD(x2 + c + 8);
+        PAIR_ADD(a2, y0, y1, u0, u1);
+        PAIR_ADD(b2, y0, y1, v0, v1);
+        y0 = I16_LOAD(x3 + c);
+        y1 = I16_LOAD(x3 + c + 8);
+        PAIR_ADD(a3, y0, y1, u0, u1);
+        PAIR_ADD(b3, y0, y1, v0, v1);
+    }
+    *out0 = f4_sums(a0, a1, a2, a3);
+    *out1 = f4_sums(b0, b1, b2, b3);
+}
+
+#ifndef ATTN_Q16_BLOCK
+#define ATTN_Q16_BLOCK 16384
+#endif
+
+static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bias,
+                       const float *residual, float *y) {
+    const int cols = w->cols, rows = w->rows, group = w->group, groups = cols / group;
+    int16_t X[ATTN_Q16_BLOCK] __attribute__((aligned(16)));
+    float sx[ATTN_Q16_BLOCK / 16];
+    int per_block = (ATTN_Q16_BLOCK / cols) & ~(QT - 1);
+    if (per_block < QT) per_block = QT;  /* cols ≤ QMAX_COLS: a block always holds 4 tokens */
+    for (int b0 = 0; b0 < n; b0 += per_block) {
+        const int count = n - b0 < per_block ? n - b0 : per_block;
+        const int padded = (count + QT - 1) & ~(QT - 1);
+        for (int t = 0; t < padded; t++) {
+            int16_t *row = X + (size_t)t * cols;
+            if (t < count) sx[t] = quantize_row15(x + (size_t)(b0 + t) * cols, cols, row);
+            else sx[t] = 0, memset(row, 0, (size_t)cols * sizeof *row);
+        }
+        for (int r = 0; r < rows; r += 2) {
+            const int r1 = r + 1 < rows ? r + 1 : r;
+            const int16_t *w0 = w->q16 + (size_t)r * cols, *w1 = w->q16 + (size_t)r1 * cols;
+            const float *s0 = w->scale2 + (size_t)r * groups, *s1 = w->scale2 + (size_t)r1 * groups;
+            for (int t0 = 0; t0 < count; t0 += QT) {
+                f4 p0 = f4_splat(0), p1 = p0;
+                for (int g = 0; g < groups; g++) {
+                    f4 o0, o1;
+                    q16_tile_4x2(X + (size_t)t0 * cols, cols, w0, w1, g * group, group, &o0, &o1);
+                    p0 = f4_add(p0, f4_mul(o0, f4_splat(s0[g])));
+                    p1 = f4_add(p1, f4_mul(o1, f4_splat(s1[g])));
+                }
+                const f4 scale = f4_load(sx + t0);
+                float v[2][4];
+                f4_store(v[0], f4_mul(p0, scale));
+                f4_store(v[1], f4_mul(p1, scale));
+                const int valid = count - t0 < QT ? count - t0 : QT;
+                for (int u = 0; u < (r1 == r ? 1 : 2); u++) {
+                    const float b = bias ? bias[r + u] : 0.0f;
+                    for (int t = 0; t < valid; t++) {
+                        const size_t at = (size_t)(b0 + t0 + t) * rows + r + u;
+                        float value = v[u][t];
+                        if (bias) value += b;
+                        if (residual) value += residual[at];
+                        y[at] = value;
+                    }
+                }
+            }
+        }
+    }
+}
+
 void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
                         const float *residual, float *y) {
 /* Measured crossover (bench/README.md): at 64 tokens both paths take the same time; below,
@@ -548,7 +710,11 @@ void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bi
 #ifndef ATTN_Q8_FLOAT_FROM
 #define ATTN_Q8_FLOAT_FROM 64
 #endif
-    if (n < ATTN_Q8_FLOAT_FROM && w->cols % 8 == 0 && w->group % 8 == 0 && w->cols <= QMAX_COLS && w->group <= QMAX_GROUP)
+/* int16 weights (scale = 254·scale2 files, built at engine creation): faster than both paths
+ * below at every n measured (8–512 tokens; bench/README.md). */
+    if (w->q16)
+        matmul_q16(x, n, w, bias, residual, y);
+    else if (n < ATTN_Q8_FLOAT_FROM && w->cols % 8 == 0 && w->group % 8 == 0 && w->cols <= QMAX_COLS && w->group <= QMAX_GROUP)
         matmul_q8_int(x, n, w, bias, residual, y);
     else
         matmul_q8_float(x, n, w, bias, residual, y);

@@ -219,6 +219,8 @@ test('tiny checkpoint converts; quantization within half a step; vocab byte-iden
     if (t.kind === 2) { assert.deepEqual(t.values, src); continue; }
     assert.equal(t.group, t.cols, `${name}: default scheme is per row`);
     assert.equal(t.kind, 3, `${name}: default scheme has two planes`);
+    // --residual-scale fixed (default): scale = 254·scale2 exactly, so 254·q + q2 is one int16 weight.
+    t.scales.forEach((s, g) => assert.equal(s, t.scales2[g] * 254, `${name}: scale is exactly 254 residual steps`));
     src.forEach((x, i) => {
       assert.ok(Math.abs(t.q[i] * scaleAt(t, i) - x) <= scaleAt(t, i) * 0.5 * (1 + 1e-6), `${name}[${i}] first plane`);
       const bound = stepAt(t, i) * 0.5 * (1 + 1e-6) + Math.abs(x) * 2 ** -23;
@@ -226,6 +228,23 @@ test('tiny checkpoint converts; quantization within half a step; vocab byte-iden
       assert.ok(stepAt(t, i) <= scaleAt(t, i) / 200, `${name}[${i}] residual step far finer`);
     });
   }
+});
+
+test('--residual-scale free: the second plane gets its own scales, within half a step', () => {
+  const dir = tinyCheckpoint();
+  const w = readWeights(convertOk(dir, '--residual-scale', 'free'));
+  const source = new Map(tinyTensors().map((t) => [t.name, new Float32Array(t.bytes.buffer, t.bytes.byteOffset, t.bytes.length / 4)]));
+  let differs = 0;
+  for (const [name, t] of w.tensors) {
+    if (t.kind !== 3) continue;
+    t.scales.forEach((s, g) => { if (s !== t.scales2[g] * 254) differs++; });
+    source.get(name).forEach((x, i) => {
+      const bound = stepAt(t, i) * 0.5 * (1 + 1e-6) + Math.abs(x) * 2 ** -23;
+      assert.ok(Math.abs(dequantAt(t, i) - x) <= bound, `${name}[${i}] both planes`);
+    });
+  }
+  assert.ok(differs > 0, 'free residual scales are not all scale/254');
+  assertRefused(dir, /--residual-scale: expected fixed or free/, '--residual-scale', 'loose');
 });
 
 test('planes options: --planes 1, --planes-for, and a bad plane count', () => {

@@ -4,7 +4,7 @@
 //
 //   node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--group N|row|tensor]
 //        [--group-for SUBSTRING=N|row|tensor ...] [--per-tensor]
-//        [--planes 1|2] [--planes-for SUBSTRING=1|2 ...]
+//        [--planes 1|2] [--planes-for SUBSTRING=1|2 ...] [--residual-scale fixed|free]
 //
 // Same input, same options -> identical output bytes.
 import fs from 'node:fs';
@@ -21,6 +21,27 @@ export const DEFAULT_GROUP = 'row';
 // scheme is in weights/README.md: one plane misses the 1e-3 attention bar by 28× on the
 // default checkpoint, two planes meet it.
 export const DEFAULT_PLANES = 2;
+
+// The second plane's scales: 'free' = max|residual|/127 per group; 'fixed' = exactly scale/254
+// (RESIDUAL_RATIO), so that q·s + q₂·s/254 = (254·q + q₂)·s/254 is ONE int16 weight per entry
+// with one scale (the engine then multiplies 16-bit weights: one integer dot product per 8
+// weights). For that the group's scale2 is max|w|/(127·254) rounded UP to 16 significant bits
+// and scale = 254·scale2, both exact in float32 (scale is at most 2^-16 above max|w|/127, the
+// largest |w| still maps to ±127); the residual is ≤ scale/2 = 127·scale2, so q₂ = round(r/scale2)
+// fits [-127, 127] without clamping and every value stays within half a step, as with 'free'.
+export const DEFAULT_RESIDUAL_SCALE = 'fixed';
+export const RESIDUAL_RATIO = 254;
+
+// max|w| / (127·254) rounded up to 16 significant bits, as a float32 (exact).
+function fixedStep(amax) {
+  const a = amax / 127 / RESIDUAL_RATIO;
+  if (!(a > 0)) return 0;
+  const unit = 2 ** (Math.floor(Math.log2(a)) - 15);
+  let step = Math.ceil(a / unit) * unit;
+  if (step / RESIDUAL_RATIO / 127 > amax * 2) step = a;  // guard against log2 rounding
+  return Math.fround(step);
+}
+const fixedScaleFor = (amax) => Math.fround(fixedStep(amax) * RESIDUAL_RATIO);
 
 export const MAGIC = 'BERTINT8';
 export const FORMAT_VERSION = 1;
@@ -41,7 +62,8 @@ const fail = (message) => { throw new ConvertError(message); };
 // ---------------------------------------------------------------- options
 
 const USAGE = 'usage: node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--group N|row|tensor] '
-  + '[--group-for SUBSTRING=N|row|tensor ...] [--per-tensor] [--planes 1|2] [--planes-for SUBSTRING=1|2 ...]';
+  + '[--group-for SUBSTRING=N|row|tensor ...] [--per-tensor] [--planes 1|2] [--planes-for SUBSTRING=1|2 ...] '
+  + '[--residual-scale fixed|free]';
 
 function parseGroupSpec(text, option) {
   if (text === 'row' || text === 'tensor') return text;
@@ -56,7 +78,8 @@ function parsePlanes(text, option) {
 
 export function parseArgs(argv) {
   const positional = [];
-  const options = { defaultGroup: DEFAULT_GROUP, overrides: [], defaultPlanes: DEFAULT_PLANES, planeOverrides: [] };
+  const options = { defaultGroup: DEFAULT_GROUP, overrides: [], defaultPlanes: DEFAULT_PLANES, planeOverrides: [],
+    residualScale: DEFAULT_RESIDUAL_SCALE };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : fail(`${arg} needs a value\n${USAGE}`));
@@ -73,6 +96,10 @@ export function parseArgs(argv) {
       const eq = spec.lastIndexOf('=');
       if (eq <= 0) fail(`--planes-for expects SUBSTRING=1|2, got "${spec}"`);
       options.planeOverrides.push({ substring: spec.slice(0, eq), planes: parsePlanes(spec.slice(eq + 1), '--planes-for') });
+    } else if (arg === '--residual-scale') {
+      const spec = value();
+      if (spec !== 'fixed' && spec !== 'free') fail(`--residual-scale: expected fixed or free, got "${spec}"`);
+      options.residualScale = spec;
     } else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
     else positional.push(arg);
   }
@@ -317,16 +344,16 @@ function maxAbs(data, begin, end) {
 const scaleFor = (amax) => Math.fround(amax / 127);
 
 // Symmetric int8, round half away from zero, q in [-127, 127].
-export function quantize(data, rows, cols, group, perTensor) {
+export function quantize(data, rows, cols, group, perTensor, scaleRule = scaleFor) {
   const groupsPerRow = cols / group;
   const q = new Int8Array(rows * cols);
   const scales = new Float32Array(rows * groupsPerRow);
-  const tensorScale = perTensor ? scaleFor(maxAbs(data, 0, data.length)) : 0;
+  const tensorScale = perTensor ? scaleRule(maxAbs(data, 0, data.length)) : 0;
   let maxError = 0;
   let squaredError = 0;
   for (let s = 0; s < scales.length; s++) {
     const begin = s * group;
-    const scale = perTensor ? tensorScale : scaleFor(maxAbs(data, begin, begin + group));
+    const scale = perTensor ? tensorScale : scaleRule(maxAbs(data, begin, begin + group));
     scales[s] = scale;
     for (let i = begin; i < begin + group; i++) {
       const x = scale === 0 ? 0 : data[i] / scale;
@@ -338,6 +365,25 @@ export function quantize(data, rows, cols, group, perTensor) {
     }
   }
   return { q, scales, maxError, rmsError: Math.sqrt(squaredError / data.length) };
+}
+
+// The second plane with scale2 = scale/254 (exact: the first plane's scales come from
+// fixedScaleFor): q2 = round(residual / scale2), in [-127, 127] (a clamp is counted, never seen).
+export function quantizeResidualFixed(residual, scales, group) {
+  const q = new Int8Array(residual.length);
+  const residualScales = new Float32Array(scales.length);
+  let clamped = 0;
+  for (let g = 0; g < scales.length; g++) {
+    const scale2 = Math.fround(scales[g] / RESIDUAL_RATIO);
+    residualScales[g] = scale2;
+    for (let i = g * group; i < (g + 1) * group; i++) {
+      const x = scale2 === 0 ? 0 : residual[i] / scale2;
+      const r = Math.round(Math.abs(x));
+      if (r > 127) clamped++;
+      q[i] = Math.min(127, r) * Math.sign(x);
+    }
+  }
+  return { q, scales: residualScales, clamped };
 }
 
 // ---------------------------------------------------------------- layout and bytes
@@ -476,14 +522,18 @@ function errorsOf(data, first, second, group) {
 
 function quantizeMatrix(t, data, options) {
   const { group, perTensor, label } = resolveGroup(t, options);
-  const first = quantize(data, t.rows, t.cols, group, perTensor);
+  const planes = resolvePlanes(t, options);
+  const fixed = planes === 2 && options.residualScale !== 'free';
+  const first = quantize(data, t.rows, t.cols, group, perTensor, fixed ? fixedScaleFor : scaleFor);
   const common = { ...t, data: first.q, scales: first.scales, group, amax: maxAbs(data, 0, data.length) };
-  if (resolvePlanes(t, options) === 1) {
+  if (planes === 1) {
     return { ...common, label, maxError: first.maxError, rmsError: first.rmsError };
   }
-  const second = quantize(residualOf(data, first, group), t.rows, t.cols, group, false);
+  const residual = residualOf(data, first, group);
+  const second = fixed ? quantizeResidualFixed(residual, first.scales, group)
+    : quantize(residual, t.rows, t.cols, group, false);
   return { ...common, kind: 'int8x2', residual: second.q, residualScales: second.scales,
-    label: `${label} ×2`, ...errorsOf(data, first, second, group) };
+    label: `${label} ×2${fixed ? ' /254' : ''}`, clamped: second.clamped ?? 0, ...errorsOf(data, first, second, group) };
 }
 
 function quantizeAll(plan, floats, options) {
@@ -498,7 +548,8 @@ function printSummary(tensors, size, outPath) {
   const lines = tensors.map((t) => (t.kind === 'f32'
     ? `  ${t.name.padEnd(56)} f32  [${t.cols}]`
     : `  ${t.name.padEnd(56)} int8 ${`[${t.rows}x${t.cols}]`.padEnd(12)} ${t.label.padEnd(11)}`
-      + ` max|err| ${t.maxError.toExponential(3)}  rms err ${t.rmsError.toExponential(3)}  max|w| ${t.amax.toExponential(3)}`));
+      + ` max|err| ${t.maxError.toExponential(3)}  rms err ${t.rmsError.toExponential(3)}  max|w| ${t.amax.toExponential(3)}`
+      + (t.clamped ? `  clamped ${t.clamped}` : '')));
   process.stderr.write(`${lines.join('\n')}\nwrote ${outPath}: ${size} bytes (${(size / 1e6).toFixed(2)} MB), ${tensors.length} tensors\n`);
 }
 

@@ -400,8 +400,9 @@ static void matmul_q8_float(const float *x, int n, const qmatrix *w, const float
  * accumulators. */
 enum { QT = 4, QMAX_COLS = 8192, QMAX_GROUP = 1024 };
 
-/* X[cols] = round(x / sx), sx = max|x| / 32767 (0 for an all-zero row). */
-static float quantize_row16(const float *x, int cols, int16_t *X) {
+/* X[cols] = round(x / sx) with sx = max|x| / limit, so |X| ≤ limit ≤ 32767; returns sx (0 for
+ * an all-zero row). A NaN reads as 0, as wasm's trunc_sat gives. */
+static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X) {
     float m = 0;
     int c = 0;
 #if defined(__wasm_simd128__)
@@ -410,26 +411,30 @@ static float quantize_row16(const float *x, int cols, int16_t *X) {
     for (int l = 0; l < 4; l++) if (f4_lane(vm, l) > m) m = f4_lane(vm, l);
 #endif
     for (; c < cols; c++) if (fabsf(x[c]) > m) m = fabsf(x[c]);
-    if (!(m > 0)) {
+    if (!(m > 0) || !(m <= 3.0e38f)) {  /* zero (→ 0), or infinite (→ NaN, as the float path) */
         memset(X, 0, (size_t)cols * sizeof *X);
-        return 0;
+        return m > 0 ? m : 0;
     }
-    const float inv = 32767.0f / m;
+    const float inv = (float)limit / m;
     c = 0;
 #if defined(__wasm_simd128__)
     const v128_t vinv = wasm_f32x4_splat(inv);
+    const v128_t lo = wasm_i32x4_splat(-limit), hi = wasm_i32x4_splat(limit);
     for (; c + 8 <= cols; c += 8) {
-        const v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c), vinv)));
-        const v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c + 4), vinv)));
+        v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c), vinv)));
+        v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c + 4), vinv)));
+        a = wasm_i32x4_min(wasm_i32x4_max(a, lo), hi);
+        b = wasm_i32x4_min(wasm_i32x4_max(b, lo), hi);
         wasm_v128_store(X + c, wasm_i16x8_narrow_i32x4(a, b));
     }
 #endif
     for (; c < cols; c++) {
         float v = nearbyintf(x[c] * inv);
-        v = v > 32767.0f ? 32767.0f : (v < -32768.0f ? -32768.0f : v);
+        v = v > (float)limit ? (float)limit : (v < -(float)limit ? -(float)limit : v);
+        if (v != v) v = 0;  /* NaN: 0, as wasm's trunc_sat */
         X[c] = (int16_t)v;
     }
-    return m / 32767.0f;
+    return m / (float)limit;
 }
 
 #if defined(__wasm_simd128__)
@@ -515,7 +520,7 @@ static void matmul_q8_int(const float *x, int n, const qmatrix *w, const float *
         const int padded = (count + QT - 1) & ~(QT - 1);
         for (int t = 0; t < padded; t++) {
             int16_t *row = X + (size_t)t * cols;
-            if (t < count) sx[t] = quantize_row16(x + (size_t)(b0 + t) * cols, cols, row);
+            if (t < count) sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, 32767, row);
             else sx[t] = 0, memset(row, 0, (size_t)cols * sizeof *row);
         }
         for (int r = 0; r < rows; r++) {
@@ -569,41 +574,6 @@ void q16_fill(const qmatrix *w, int16_t *out) {
     }
 }
 
-/* X[cols] = round(x / sx), sx = max|x| / Q16_XMAX (0 for an all-zero row). */
-static float quantize_row15(const float *x, int cols, int16_t *X) {
-    float m = 0;
-    int c = 0;
-#if defined(__wasm_simd128__)
-    v128_t vm = wasm_f32x4_splat(0);
-    for (; c + 4 <= cols; c += 4) vm = wasm_f32x4_pmax(vm, wasm_f32x4_abs(wasm_v128_load(x + c)));
-    for (int l = 0; l < 4; l++) if (f4_lane(vm, l) > m) m = f4_lane(vm, l);
-#endif
-    for (; c < cols; c++) if (fabsf(x[c]) > m) m = fabsf(x[c]);
-    if (!(m > 0) || !(m <= 3.0e38f)) {  /* zero (→ 0), or infinite (→ NaN, as the float path) */
-        memset(X, 0, (size_t)cols * sizeof *X);
-        return m > 0 ? m : 0;
-    }
-    const float inv = (float)Q16_XMAX / m;
-    c = 0;
-#if defined(__wasm_simd128__)
-    const v128_t vinv = wasm_f32x4_splat(inv);
-    const v128_t lo = wasm_i32x4_splat(-Q16_XMAX), hi = wasm_i32x4_splat(Q16_XMAX);
-    for (; c + 8 <= cols; c += 8) {
-        v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c), vinv)));
-        v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c + 4), vinv)));
-        a = wasm_i32x4_min(wasm_i32x4_max(a, lo), hi);
-        b = wasm_i32x4_min(wasm_i32x4_max(b, lo), hi);
-        wasm_v128_store(X + c, wasm_i16x8_narrow_i32x4(a, b));
-    }
-#endif
-    for (; c < cols; c++) {
-        float v = nearbyintf(x[c] * inv);
-        v = v > (float)Q16_XMAX ? (float)Q16_XMAX : (v < -(float)Q16_XMAX ? -(float)Q16_XMAX : v);
-        if (v != v) v = 0;  /* NaN: 0, as wasm's trunc_sat */
-        X[c] = (int16_t)v;
-    }
-    return m / (float)Q16_XMAX;
-}
 
 #if defined(__wasm_simd128__)
 #define I16_LOAD(p) wasm_v128_load(p)
@@ -667,7 +637,7 @@ static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bia
         const int padded = (count + QT - 1) & ~(QT - 1);
         for (int t = 0; t < padded; t++) {
             int16_t *row = X + (size_t)t * cols;
-            if (t < count) sx[t] = quantize_row15(x + (size_t)(b0 + t) * cols, cols, row);
+            if (t < count) sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, Q16_XMAX, row);
             else sx[t] = 0, memset(row, 0, (size_t)cols * sizeof *row);
         }
         for (int r = 0; r < rows; r += 2) {

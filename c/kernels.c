@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ four-lane vectors
@@ -363,18 +362,13 @@ void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, i
 enum { PANEL_FLOATS = 8192 };  /* 32 KB of dequantized weight rows: stays in L1 */
 
 /* The float path: rows dequantized (dequantize_row) into a panel, then A·Bᵀ tiles. Used when
- * the integer path below does not apply (columns or groups not multiples of 8, or > 4096). */
+ * neither integer path applies (columns or groups not multiples of 8). The loader bounds rows
+ * at 4096 columns (weights.c), so a panel always holds at least two rows. */
 static void matmul_q8_float(const float *x, int n, const qmatrix *w, const float *bias,
                             const float *residual, float *y) {
     const int in = w->cols, out = w->rows;
-    float stack_panel[PANEL_FLOATS] __attribute__((aligned(16)));
-    float *panel = stack_panel;
+    float panel[PANEL_FLOATS] __attribute__((aligned(16)));
     int per_panel = PANEL_FLOATS / in;
-    if (per_panel < 1) {  /* rows longer than the panel: one row at a time, from the heap */
-        panel = malloc((size_t)in * sizeof(float));
-        if (!panel) __builtin_trap();  /* rows of > 8192 columns: not a BERT we load */
-        per_panel = 1;
-    }
     if (per_panel > 2) per_panel -= per_panel % 2;
     for (int r0 = 0; r0 < out; r0 += per_panel) {
         const int rows = out - r0 < per_panel ? out - r0 : per_panel;
@@ -382,7 +376,6 @@ static void matmul_q8_float(const float *x, int n, const qmatrix *w, const float
         nt_run(n, rows, in, x, in, panel, in, 1.0f, bias ? bias + r0 : NULL,
                residual ? residual + r0 : NULL, out, y + r0, out);
     }
-    if (panel != stack_panel) free(panel);
 }
 
 /* ------------------------------------------------------------------ the integer path
@@ -435,6 +428,30 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X)
         X[c] = (int16_t)v;
     }
     return m / (float)limit;
+}
+
+/* Tokens [b0, b0 + count) of x quantized into X (cols per row, scale sx[t]); rows up to the
+ * next multiple of QT are zero, so every tile of four tokens is whole. */
+static void quantize_block(const float *x, int b0, int count, int cols, int limit, int16_t *X,
+                           float *sx) {
+    const int padded = (count + QT - 1) & ~(QT - 1);
+    for (int t = 0; t < padded; t++) {
+        int16_t *row = X + (size_t)t * cols;
+        if (t < count) sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, limit, row);
+        else sx[t] = 0, memset(row, 0, (size_t)cols * sizeof *row);
+    }
+}
+
+/* y[t][r] = v[t] + bias[r] + residual[t][r] for `count` tokens from `first` (column r of y). */
+static void store_column(float *y, int rows, int r, int first, const float *v, int count,
+                         const float *bias, const float *residual) {
+    for (int t = 0; t < count; t++) {
+        const size_t at = (size_t)(first + t) * rows + r;
+        float value = v[t];
+        if (bias) value += bias[r];
+        if (residual) value += residual[at];
+        y[at] = value;
+    }
 }
 
 #if defined(__wasm_simd128__)
@@ -517,29 +534,17 @@ static void matmul_q8_int(const float *x, int n, const qmatrix *w, const float *
     int per_block = (QBLOCK / cols) & ~(QT - 1);
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int count = n - b0 < per_block ? n - b0 : per_block;
-        const int padded = (count + QT - 1) & ~(QT - 1);
-        for (int t = 0; t < padded; t++) {
-            int16_t *row = X + (size_t)t * cols;
-            if (t < count) sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, 32767, row);
-            else sx[t] = 0, memset(row, 0, (size_t)cols * sizeof *row);
-        }
+        quantize_block(x, b0, count, cols, 32767, X, sx);
         for (int r = 0; r < rows; r++) {
             const size_t first = (size_t)r * cols, first_scale = (size_t)r * groups;
             const int8_t *q = w->q + first, *q2 = w->q2 ? w->q2 + first : NULL;
             const float *scale = w->scale + first_scale, *scale2 = q2 ? w->scale2 + first_scale : NULL;
-            const float b = bias ? bias[r] : 0.0f;
             for (int t0 = 0; t0 < count; t0 += QT) {
                 float v[4];
                 f4_store(v, f4_mul(q8_row4(X + (size_t)t0 * cols, cols, q, q2, scale, scale2, group),
                                    f4_load(sx + t0)));
                 const int valid = count - t0 < QT ? count - t0 : QT;
-                for (int t = 0; t < valid; t++) {
-                    const size_t at = (size_t)(b0 + t0 + t) * rows + r;
-                    float value = v[t];
-                    if (bias) value += b;
-                    if (residual) value += residual[at];
-                    y[at] = value;
-                }
+                store_column(y, rows, r, b0 + t0, v, valid, bias, residual);
             }
         }
     }
@@ -634,12 +639,7 @@ static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bia
     if (per_block < QT) per_block = QT;  /* cols ≤ QMAX_COLS: a block always holds 4 tokens */
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int count = n - b0 < per_block ? n - b0 : per_block;
-        const int padded = (count + QT - 1) & ~(QT - 1);
-        for (int t = 0; t < padded; t++) {
-            int16_t *row = X + (size_t)t * cols;
-            if (t < count) sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, Q16_XMAX, row);
-            else sx[t] = 0, memset(row, 0, (size_t)cols * sizeof *row);
-        }
+        quantize_block(x, b0, count, cols, Q16_XMAX, X, sx);
         for (int r = 0; r < rows; r += 2) {
             const int r1 = r + 1 < rows ? r + 1 : r;
             const int16_t *w0 = w->q16 + (size_t)r * cols, *w1 = w->q16 + (size_t)r1 * cols;
@@ -657,31 +657,24 @@ static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bia
                 f4_store(v[0], f4_mul(p0, scale));
                 f4_store(v[1], f4_mul(p1, scale));
                 const int valid = count - t0 < QT ? count - t0 : QT;
-                for (int u = 0; u < (r1 == r ? 1 : 2); u++) {
-                    const float b = bias ? bias[r + u] : 0.0f;
-                    for (int t = 0; t < valid; t++) {
-                        const size_t at = (size_t)(b0 + t0 + t) * rows + r + u;
-                        float value = v[u][t];
-                        if (bias) value += b;
-                        if (residual) value += residual[at];
-                        y[at] = value;
-                    }
-                }
+                for (int u = 0; u < (r1 == r ? 1 : 2); u++)
+                    store_column(y, rows, r + u, b0 + t0, v[u], valid, bias, residual);
             }
         }
     }
 }
 
-void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
-                        const float *residual, float *y) {
-/* Measured crossover (bench/README.md): at 64 tokens both paths take the same time; below,
- * the integer path wins (no dequantization pass: 1.6× at n = 16); from 64 tokens on, the
- * dequantized panel is amortised and the float tiles run closer to the f32 peak. */
+/* Measured crossover of the two-plane paths (bench/README.md): at 64 tokens both take the same
+ * time; below, the integer path wins (no dequantization pass: 1.6× at n = 16); from 64 tokens
+ * on, the dequantized panel is amortised and the float tiles run closer to the f32 peak. */
 #ifndef ATTN_Q8_FLOAT_FROM
 #define ATTN_Q8_FLOAT_FROM 64
 #endif
-/* int16 weights (scale = 254·scale2 files, built at engine creation): faster than both paths
- * below at every n measured (8–512 tokens; bench/README.md). */
+
+void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
+                        const float *residual, float *y) {
+    /* int16 weights (scale = 254·scale2 files, built at engine creation): faster than both
+     * two-plane paths at every n measured (8–512 tokens; bench/README.md). */
     if (w->q16)
         matmul_q16(x, n, w, bias, residual, y);
     else if (n < ATTN_Q8_FLOAT_FROM && w->cols % 8 == 0 && w->group % 8 == 0 && w->cols <= QMAX_COLS && w->group <= QMAX_GROUP)

@@ -180,18 +180,22 @@ class Engine {
       check(this, this.x.attn_engine_tokenize(this.pointer, textPointer, bytes.length, capacity,
         ids, starts, ends, counts));
       const n = heap.i32(counts, 1)[0];
-      const idList = Array.from(heap.i32(ids, n));
-      const s = heap.i32(starts, n), e = heap.i32(ends, n);
-      return {
-        n,
-        ids: idList,
-        tokens: idList.map((id) => this.token(id)),
-        offsets: idList.map((_, i) => [s[i], e[i]]),
-      };
+      return this.tokenList(heap.i32(ids, n), heap.i32(starts, n), heap.i32(ends, n));
     } finally {
       heap.free(textPointer);
       heap.free(arrays);
     }
+  }
+
+  /** {n, ids, tokens, offsets} from the engine's id and code-point offset arrays. */
+  tokenList(ids, starts, ends) {
+    const list = Array.from(ids);
+    return {
+      n: list.length,
+      ids: list,
+      tokens: list.map((id) => this.token(id)),
+      offsets: list.map((_, i) => [starts[i], ends[i]]),
+    };
   }
 
   createSession() { return new Session(this); }
@@ -244,14 +248,9 @@ class Session {
   tokens() {
     const x = this.x, s = this.pointer;
     const n = (this.n = x.attn_session_length(s));
-    const ids = Array.from(this.heap.i32(x.attn_session_ids(s), n));
-    const starts = this.heap.i32(x.attn_session_starts(s), n);
-    const ends = this.heap.i32(x.attn_session_ends(s), n);
     return {
-      n,
-      ids,
-      tokens: ids.map((id) => this.engine.token(id)),
-      offsets: ids.map((_, i) => [starts[i], ends[i]]),
+      ...this.engine.tokenList(this.heap.i32(x.attn_session_ids(s), n),
+        this.heap.i32(x.attn_session_starts(s), n), this.heap.i32(x.attn_session_ends(s), n)),
       truncated: x.attn_session_truncated(s) === 1,
       fullLength: x.attn_session_full_length(s),
     };

@@ -19,7 +19,7 @@ struct attn_engine {
 };
 
 /* Builds the int16 weights (kernels.h) of every layer matrix and the MLM transform that has a
- * residual plane at scale/254: 2 bytes per weight (+6.3 MB for bert-mini's layers). Without
+ * residual plane at scale/R (kernels.h): 2 bytes per weight (+6.3 MB for bert-mini's layers). Without
  * memory for them the engine still runs, on the two int8 planes. */
 static void build_q16(attn_engine *e) {
     bert_model *m = &e->model;
@@ -41,7 +41,6 @@ static void build_q16(attn_engine *e) {
         const size_t c = q16_count(list[i]);
         if (c == 0) continue;
         q16_fill(list[i], e->q16 + at);
-        list[i]->q16 = e->q16 + at;
         at += c;
     }
 }

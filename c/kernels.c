@@ -15,6 +15,7 @@ typedef v128_t f4;
 static inline f4 f4_load(const float *p) { return wasm_v128_load(p); }
 static inline void f4_store(float *p, f4 v) { wasm_v128_store(p, v); }
 static inline f4 f4_splat(float x) { return wasm_f32x4_splat(x); }
+static inline f4 f4_make(float a, float b, float c, float d) { return wasm_f32x4_make(a, b, c, d); }
 static inline f4 f4_load_splat(const float *p) { return wasm_v128_load32_splat(p); }
 static inline f4 f4_add(f4 a, f4 b) { return wasm_f32x4_add(a, b); }
 static inline f4 f4_sub(f4 a, f4 b) { return wasm_f32x4_sub(a, b); }
@@ -48,6 +49,7 @@ typedef struct { float v[4]; } f4;
 static inline f4 f4_load(const float *p) { f4 r; memcpy(r.v, p, sizeof r.v); return r; }
 static inline void f4_store(float *p, f4 v) { memcpy(p, v.v, sizeof v.v); }
 static inline f4 f4_splat(float x) { f4 r = {{x, x, x, x}}; return r; }
+static inline f4 f4_make(float a, float b, float c, float d) { f4 r = {{a, b, c, d}}; return r; }
 static inline f4 f4_load_splat(const float *p) { return f4_splat(*p); }
 static inline f4 f4_add(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] += b.v[i]; return a; }
 static inline f4 f4_sub(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] -= b.v[i]; return a; }
@@ -551,107 +553,167 @@ static void matmul_q8_int(const float *x, int n, const qmatrix *w, const float *
 }
 
 /* ------------------------------------------------------------------ the int16-weight path
- * With scale = Q16_RATIO·scale2 exactly (per group; the converter's default, --residual-scale
- * fixed), w = (254·q + q2)·scale2: one int16 weight Q per entry (|Q| ≤ 254·128 + 128 = 32640 for
- * any int8 planes). q16_fill builds them once (at engine creation); then
+ * When scale = R·scale2 exactly for one integer R per matrix (the converter's --residual-scale
+ * fixed, its default), w = (R·q + q2)·scale2: one int16 weight Q per entry. q16_fill builds
+ * them once (at engine creation); then
  *
  *   y[t][r] = sx_t · Σ_g scale2[r][g] · Σ_{c∈g} X[t][c]·Q[r][c] + b[r] + res
  *
- * with X token t's row quantized to Q16_XMAX (15 bits: sx = max|x|/16383). One
- * i32x4.dot_i16x8_s per 8 weights per token: a lane of one dot is ≤ 2·32640·16383 < 2^30, so
- * the dots of two consecutive blocks of 8 columns add exactly in int32 (< 2^31); that pair sum
- * is converted to float and added to a float accumulator lane. The portable build does the
- * same integer sums and the same float additions in the same order: bit-identical results. */
-enum { Q16_XMAX = 16383, Q16_RATIO = 254 };
-
-size_t q16_count(const qmatrix *w) {
-    if (!w->q || !w->q2 || w->cols % 16 != 0 || w->group % 16 != 0 || w->cols > QMAX_COLS) return 0;
-    const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
-    for (size_t g = 0; g < groups; g++)
-        if (!(w->scale2[g] * (float)Q16_RATIO == w->scale[g])) return 0;
-    return (size_t)w->rows * (size_t)w->cols;
-}
-
-void q16_fill(const qmatrix *w, int16_t *out) {
-    const size_t count = (size_t)w->rows * (size_t)w->cols;
-    for (size_t i = 0; i < count; i++) {
-        out[i] = (int16_t)(Q16_RATIO * (int)w->q[i] + (int)w->q2[i]);  /* |·| ≤ 32640 */
-    }
-}
-
-
-#if defined(__wasm_simd128__)
-#define I16_LOAD(p) wasm_v128_load(p)
-#define PAIR_ADD(acc, x0, x1, w0, w1) \
-    ((acc) = wasm_f32x4_add((acc), wasm_f32x4_convert_i32x4(wasm_i32x4_add(wasm_i32x4_dot_i16x8((x0), (w0)), \
-                                                                          wasm_i32x4_dot_i16x8((x1), (w1))))))
-#else
-#define I16_LOAD(p) load_x(p)
-static inline void pair_add(f4 *acc, i16x8 x0, i16x8 x1, i16x8 w0, i16x8 w1) {
-    for (int l = 0; l < 4; l++) {
-        const int32_t d0 = (int32_t)x0.v[2 * l] * w0.v[2 * l] + (int32_t)x0.v[2 * l + 1] * w0.v[2 * l + 1];
-        const int32_t d1 = (int32_t)x1.v[2 * l] * w1.v[2 * l] + (int32_t)x1.v[2 * l + 1] * w1.v[2 * l + 1];
-        acc->v[l] += (float)(d0 + d1);
-    }
-}
-#define PAIR_ADD(acc, x0, x1, w0, w1) pair_add(&(acc), (x0), (x1), (w0), (w1))
+ * with X token t's row quantized to xmax (sx = max|x|/xmax). One i32x4.dot_i16x8_s per 8
+ * weights per token, added in int32 over a chunk of `chunk` columns: a lane collects chunk/4
+ * products of magnitude ≤ xmax·max|Q|, and q16_fill picks xmax (the largest ≤ 32767) so that
+ * this stays below 2^31: the sums are exact, hence the same in the wasm and portable builds.
+ * Each chunk's sums are then converted to float and added in a fixed order. */
+#ifndef ATTN_Q16_CHUNK
+#define ATTN_Q16_CHUNK 256
 #endif
+enum { Q16_CHUNK = ATTN_Q16_CHUNK, Q16_XLIMIT = 32767 };
 
-/* Rows r, r+1 (Q rows w0, w1) against four quantized tokens X[4][cols], one group [g0, g0+group):
- * out0/out1 get, per token (lane), the float sums Σ X·Q of row r / r+1. */
-static inline void q16_tile_4x2(const int16_t *X, int cols, const int16_t *w0, const int16_t *w1,
-                                int g0, int group, f4 *out0, f4 *out1) {
-    const int16_t *x0 = X, *x1 = X + cols, *x2 = X + 2 * cols, *x3 = X + 3 * cols;
-    f4 a0 = f4_splat(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-    for (int c = g0; c < g0 + group; c += 16) {
-        const __typeof__(I16_LOAD(w0)) u0 = I16_LOAD(w0 + c), u1 = I16_LOAD(w0 + c + 8);
-        const __typeof__(u0) v0 = I16_LOAD(w1 + c), v1 = I16_LOAD(w1 + c + 8);
-        __typeof__(I16_LOAD(w0)) y0 = I16_LOAD(x0 + c), y1 = I16_LOAD(x0 + c + 8);
-        PAIR_ADD(a0, y0, y1, u0, u1);
-        PAIR_ADD(b0, y0, y1, v0, v1);
-        y0 = I16_LOAD(x1 + c);
-        y1 = I16_LOAD(x1 + c + 8);
-        PAIR_ADD(a1, y0, y1, u0, u1);
-        PAIR_ADD(b1, y0, y1, v0, v1);
-        y0 = I16_LOAD(x2 + c);
-        y1 = I16_LOAD(x2 + c + 8);
-        PAIR_ADD(a2, y0, y1, u0, u1);
-        PAIR_ADD(b2, y0, y1, v0, v1);
-        y0 = I16_LOAD(x3 + c);
-        y1 = I16_LOAD(x3 + c + 8);
-        PAIR_ADD(a3, y0, y1, u0, u1);
-        PAIR_ADD(b3, y0, y1, v0, v1);
-    }
-    *out0 = f4_sums(a0, a1, a2, a3);
-    *out1 = f4_sums(b0, b1, b2, b3);
-}
-
+/* Tokens quantized per block: 32 KB of int16, at least four tokens of up to 4096 columns. */
 #ifndef ATTN_Q16_BLOCK
 #define ATTN_Q16_BLOCK 16384
 #endif
 
+size_t q16_count(const qmatrix *w) {
+    if (!w->q || !w->q2 || w->cols % 8 != 0 || w->group % 8 != 0 || w->cols > ATTN_Q16_BLOCK / QT) return 0;
+    const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
+    float ratio = 0;
+    for (size_t g = 0; g < groups && ratio == 0; g++)
+        if (w->scale2[g] > 0) ratio = nearbyintf(w->scale[g] / w->scale2[g]);
+    if (!(ratio >= 2 && ratio <= 254)) return 0;
+    for (size_t g = 0; g < groups; g++)
+        if (!(w->scale2[g] * ratio == w->scale[g])) return 0;
+    return (size_t)w->rows * (size_t)w->cols;
+}
+
+/* The largest multiple of 8 that divides group and is at most Q16_CHUNK. */
+static int q16_chunk_for(int group) {
+    int chunk = Q16_CHUNK;
+    while (group % chunk != 0) chunk -= 8;
+    return chunk;
+}
+
+void q16_fill(qmatrix *w, int16_t *out) {
+    const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
+    int ratio = 0;
+    for (size_t g = 0; g < groups && ratio == 0; g++)
+        if (w->scale2[g] > 0) ratio = (int)nearbyintf(w->scale[g] / w->scale2[g]);
+    const size_t count = (size_t)w->rows * (size_t)w->cols;
+    int32_t qmax = 1;
+    for (size_t i = 0; i < count; i++) {
+        const int32_t v = ratio * (int32_t)w->q[i] + (int32_t)w->q2[i];  /* |v| ≤ 254·128 + 128 */
+        out[i] = (int16_t)v;
+        if (v > qmax) qmax = v;
+        if (-v > qmax) qmax = -v;
+    }
+    const int chunk = q16_chunk_for(w->group);
+    const int64_t xmax = (int64_t)INT32_MAX / ((int64_t)(chunk / 4) * qmax);
+    w->q16 = out;
+    w->q16_chunk = chunk;
+    w->q16_xmax = (int)(xmax < Q16_XLIMIT ? xmax : Q16_XLIMIT);
+}
+
+/* Rows w0, w1 against four quantized tokens X[4][cols], columns [c0, c0 + len): acc[0..3] get
+ * row w0's exact int32 sums per token (lanes to be added), acc[4..7] row w1's. */
+static inline void q16_tile_4x2(const int16_t *X, int cols, const int16_t *w0, const int16_t *w1,
+                                int c0, int len, i4 *acc) {
+    const int16_t *x0 = X, *x1 = X + cols, *x2 = X + 2 * cols, *x3 = X + 3 * cols;
+    i4 a0 = i4_zero(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    for (int c = c0; c < c0 + len; c += 8) {
+        const __typeof__(I4_LOAD_X(w0)) u = I4_LOAD_X(w0 + c), v = I4_LOAD_X(w1 + c);
+        __typeof__(I4_LOAD_X(w0)) y = I4_LOAD_X(x0 + c);
+        I4_DOT_ADD(a0, y, u);
+        I4_DOT_ADD(b0, y, v);
+        y = I4_LOAD_X(x1 + c);
+        I4_DOT_ADD(a1, y, u);
+        I4_DOT_ADD(b1, y, v);
+        y = I4_LOAD_X(x2 + c);
+        I4_DOT_ADD(a2, y, u);
+        I4_DOT_ADD(b2, y, v);
+        y = I4_LOAD_X(x3 + c);
+        I4_DOT_ADD(a3, y, u);
+        I4_DOT_ADD(b3, y, v);
+    }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+    acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;
+}
+
+/* Rows r0, r1 against the four tokens at X: per token (lane), Σ_g s[g]·Σ_chunks (exact sums). */
+static inline void q16_rows2(const qmatrix *w, int r0, int r1, const int16_t *X, f4 *out0, f4 *out1) {
+    const int cols = w->cols, group = w->group, groups = cols / group, chunk = w->q16_chunk;
+    const int16_t *w0 = w->q16 + (size_t)r0 * cols, *w1 = w->q16 + (size_t)r1 * cols;
+    const float *s0 = w->scale2 + (size_t)r0 * groups, *s1 = w->scale2 + (size_t)r1 * groups;
+    f4 p0 = f4_splat(0), p1 = p0;
+    for (int g = 0; g < groups; g++) {
+        f4 g0 = f4_splat(0), g1 = g0;
+        for (int c = g * group; c < (g + 1) * group; c += chunk) {
+            i4 acc[8];
+            q16_tile_4x2(X, cols, w0, w1, c, chunk, acc);
+            g0 = f4_add(g0, f4_sums(i4_float(acc[0]), i4_float(acc[1]), i4_float(acc[2]), i4_float(acc[3])));
+            g1 = f4_add(g1, f4_sums(i4_float(acc[4]), i4_float(acc[5]), i4_float(acc[6]), i4_float(acc[7])));
+        }
+        p0 = f4_add(p0, f4_mul(g0, f4_splat(s0[g])));
+        p1 = f4_add(p1, f4_mul(g1, f4_splat(s1[g])));
+    }
+    *out0 = p0, *out1 = p1;
+}
+
+/* Rows r…r+3 against the four tokens at X: out[t] holds token t's sums for the four rows (lanes),
+ * each computed exactly as q16_rows2 computes it. */
+static inline void q16_rows4(const qmatrix *w, int r, const int16_t *X, f4 *out) {
+    const int cols = w->cols, group = w->group, groups = cols / group, chunk = w->q16_chunk;
+    const int16_t *w0 = w->q16 + (size_t)r * cols;
+    const float *s = w->scale2 + (size_t)r * groups;
+    f4 p0 = f4_splat(0), p1 = p0, p2 = p0, p3 = p0;
+    for (int g = 0; g < groups; g++) {
+        f4 g0 = f4_splat(0), g1 = g0, g2 = g0, g3 = g0;
+        for (int c = g * group; c < (g + 1) * group; c += chunk) {
+            i4 a[8], b[8];
+            q16_tile_4x2(X, cols, w0, w0 + cols, c, chunk, a);
+            q16_tile_4x2(X, cols, w0 + 2 * (size_t)cols, w0 + 3 * (size_t)cols, c, chunk, b);
+            g0 = f4_add(g0, f4_sums(i4_float(a[0]), i4_float(a[4]), i4_float(b[0]), i4_float(b[4])));
+            g1 = f4_add(g1, f4_sums(i4_float(a[1]), i4_float(a[5]), i4_float(b[1]), i4_float(b[5])));
+            g2 = f4_add(g2, f4_sums(i4_float(a[2]), i4_float(a[6]), i4_float(b[2]), i4_float(b[6])));
+            g3 = f4_add(g3, f4_sums(i4_float(a[3]), i4_float(a[7]), i4_float(b[3]), i4_float(b[7])));
+        }
+        const f4 sg = f4_make(s[g], s[groups + g], s[2 * groups + g], s[3 * groups + g]);
+        p0 = f4_add(p0, f4_mul(g0, sg));
+        p1 = f4_add(p1, f4_mul(g1, sg));
+        p2 = f4_add(p2, f4_mul(g2, sg));
+        p3 = f4_add(p3, f4_mul(g3, sg));
+    }
+    out[0] = p0, out[1] = p1, out[2] = p2, out[3] = p3;
+}
+
 static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bias,
                        const float *residual, float *y) {
-    const int cols = w->cols, rows = w->rows, group = w->group, groups = cols / group;
+    const int cols = w->cols, rows = w->rows;
     int16_t X[ATTN_Q16_BLOCK] __attribute__((aligned(16)));
-    float sx[ATTN_Q16_BLOCK / 16];
-    int per_block = (ATTN_Q16_BLOCK / cols) & ~(QT - 1);
-    if (per_block < QT) per_block = QT;  /* cols ≤ QMAX_COLS: a block always holds 4 tokens */
+    float sx[ATTN_Q16_BLOCK / 8];
+    const int per_block = (ATTN_Q16_BLOCK / cols) & ~(QT - 1);  /* ≥ QT: q16_count bounds cols */
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int count = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, count, cols, Q16_XMAX, X, sx);
-        for (int r = 0; r < rows; r += 2) {
-            const int r1 = r + 1 < rows ? r + 1 : r;
-            const int16_t *w0 = w->q16 + (size_t)r * cols, *w1 = w->q16 + (size_t)r1 * cols;
-            const float *s0 = w->scale2 + (size_t)r * groups, *s1 = w->scale2 + (size_t)r1 * groups;
+        quantize_block(x, b0, count, cols, w->q16_xmax, X, sx);
+        int r = 0;
+        for (; r + 4 <= rows; r += 4) {
+            const f4 b = bias ? f4_load(bias + r) : f4_splat(0);
             for (int t0 = 0; t0 < count; t0 += QT) {
-                f4 p0 = f4_splat(0), p1 = p0;
-                for (int g = 0; g < groups; g++) {
-                    f4 o0, o1;
-                    q16_tile_4x2(X + (size_t)t0 * cols, cols, w0, w1, g * group, group, &o0, &o1);
-                    p0 = f4_add(p0, f4_mul(o0, f4_splat(s0[g])));
-                    p1 = f4_add(p1, f4_mul(o1, f4_splat(s1[g])));
+                f4 p[QT];
+                q16_rows4(w, r, X + (size_t)t0 * cols, p);
+                const int valid = count - t0 < QT ? count - t0 : QT;
+                for (int t = 0; t < valid; t++) {
+                    const size_t at = (size_t)(b0 + t0 + t) * rows + r;
+                    f4 v = f4_add(f4_mul(p[t], f4_splat(sx[t0 + t])), b);
+                    if (residual) v = f4_add(v, f4_load(residual + at));
+                    f4_store(y + at, v);
                 }
+            }
+        }
+        for (; r < rows; r += 2) {  /* the last rows when rows % 4 != 0 */
+            const int r1 = r + 1 < rows ? r + 1 : r;
+            for (int t0 = 0; t0 < count; t0 += QT) {
+                f4 p0, p1;
+                q16_rows2(w, r, r1, X + (size_t)t0 * cols, &p0, &p1);
                 const f4 scale = f4_load(sx + t0);
                 float v[2][4];
                 f4_store(v[0], f4_mul(p0, scale));
@@ -673,7 +735,7 @@ static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bia
 
 void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
                         const float *residual, float *y) {
-    /* int16 weights (scale = 254·scale2 files, built at engine creation): faster than both
+    /* int16 weights (scale = R·scale2 files, built at engine creation): faster than both
      * two-plane paths at every n measured (8–512 tokens; bench/README.md). */
     if (w->q16)
         matmul_q16(x, n, w, bias, residual, y);

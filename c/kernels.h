@@ -16,21 +16,22 @@
 void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float *y);
 
 /* The same, plus residual[n][w->rows] (NULL for none; may be y itself, for y += …).
- * w->q16 set (q16_fill): int16-weight path at every n — tokens quantized to 15 bits (own
- * scale), one exact int16 dot product per 8 weights, pairs of them summed in int32, then in
- * float. Otherwise, n < 64: integer path — each token's row quantized to int16 (own scale), both int8 planes
+ * w->q16 set (q16_fill): int16-weight path at every n — tokens quantized to w->q16_xmax (own
+ * scale), one int16 dot product per 8 weights, summed exactly in int32 over w->q16_chunk
+ * columns, then in float. Otherwise, n < 64: integer path — each token's row quantized to int16 (own scale), both int8 planes
  * used as stored, exact int32 dot products (i32x4.dot_i16x8_s), then the row's scales.
  * n ≥ 64: float path — weight rows dequantized (both planes, exactly as dequantize_row) once
  * per call into an L1-sized panel, then f32 tiles of 4 tokens × 2 rows. See kernels.c. */
 void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
                         const float *residual, float *y);
 
-/* The int16 weights of a two-plane matrix whose scale is exactly 254·scale2 (per group):
- * q16_count returns rows·cols when w qualifies (also cols, group multiples of 16), else 0;
- * q16_fill writes Q = 254·q + q2 into out[rows·cols]. Set w->q16 to out and
- * matmul_q8* use one int16 dot product per 8 weights (see kernels.c). */
+/* The int16 weights of a two-plane matrix whose scale is exactly R·scale2 for one integer R
+ * (2…254) in every group: q16_count returns rows·cols when w qualifies (also cols and group
+ * multiples of 8, cols ≤ 4096), else 0; q16_fill writes Q = R·q + q2 into out[rows·cols] and
+ * sets w->q16 (= out), w->q16_chunk and w->q16_xmax. matmul_q8* then use one int16 dot
+ * product per 8 weights (see kernels.c). */
 size_t q16_count(const qmatrix *w);
-void q16_fill(const qmatrix *w, int16_t *out);
+void q16_fill(qmatrix *w, int16_t *out);
 
 /* One dequantized row of an int8 matrix: out[w->cols]. */
 void dequantize_row(const qmatrix *w, int row, float *out);

@@ -23,10 +23,12 @@ typedef struct {
     const int8_t *q2;       /* NULL for a single plane */
     const float *scale2;
     /* Optional, owned by the engine (attn.c), not by the weights bytes: when scale is exactly
-     * 254·scale2 (the converter's default, --residual-scale fixed), w = (254·q + q2)·scale2, one
-     * int16 weight per entry; q16 holds those (rows × cols), and the kernels multiply them with
-     * int16 activations (kernels.c). NULL when not built. */
+     * R·scale2 for one integer R (the converter's default, --residual-scale fixed), w =
+     * (R·q + q2)·scale2, one int16 weight per entry; q16 holds those (rows × cols), and the
+     * kernels multiply them with int16 activations of at most q16_xmax, summed exactly in int32
+     * over q16_chunk columns (kernels.c). NULL when not built. */
     const int16_t *q16;
+    int q16_chunk, q16_xmax;
     int rows, cols, group;
 } qmatrix;
 

@@ -219,13 +219,16 @@ test('tiny checkpoint converts; quantization within half a step; vocab byte-iden
     if (t.kind === 2) { assert.deepEqual(t.values, src); continue; }
     assert.equal(t.group, t.cols, `${name}: default scheme is per row`);
     assert.equal(t.kind, 3, `${name}: default scheme has two planes`);
-    // --residual-scale fixed (default): scale = 254·scale2 exactly, so 254·q + q2 is one int16 weight.
-    t.scales.forEach((s, g) => assert.equal(s, t.scales2[g] * 254, `${name}: scale is exactly 254 residual steps`));
+    // --residual-scale fixed (default): scale = R·scale2 exactly, so R·q + q2 is one int16 weight;
+    // R = 32 for the matrices the engine multiplies, 254 for the embeddings it looks up.
+    const ratio = name.includes('embeddings') ? 254 : 32;
+    t.scales.forEach((s, g) => assert.equal(s, t.scales2[g] * ratio, `${name}: scale is exactly ${ratio} residual steps`));
+    t.q2.forEach((v, i) => assert.ok(Math.abs(v) <= ratio / 2, `${name}[${i}]: residual within half a first-plane step`));
     src.forEach((x, i) => {
       assert.ok(Math.abs(t.q[i] * scaleAt(t, i) - x) <= scaleAt(t, i) * 0.5 * (1 + 1e-6), `${name}[${i}] first plane`);
       const bound = stepAt(t, i) * 0.5 * (1 + 1e-6) + Math.abs(x) * 2 ** -23;
       assert.ok(Math.abs(dequantAt(t, i) - x) <= bound, `${name}[${i}] both planes`);
-      assert.ok(stepAt(t, i) <= scaleAt(t, i) / 200, `${name}[${i}] residual step far finer`);
+      assert.ok(stepAt(t, i) <= scaleAt(t, i) / 30, `${name}[${i}] residual step far finer`);
     });
   }
 });
@@ -237,14 +240,29 @@ test('--residual-scale free: the second plane gets its own scales, within half a
   let differs = 0;
   for (const [name, t] of w.tensors) {
     if (t.kind !== 3) continue;
-    t.scales.forEach((s, g) => { if (s !== t.scales2[g] * 254) differs++; });
+    t.scales.forEach((s, g) => { if (s !== t.scales2[g] * 254 && s !== t.scales2[g] * 32) differs++; });
     source.get(name).forEach((x, i) => {
       const bound = stepAt(t, i) * 0.5 * (1 + 1e-6) + Math.abs(x) * 2 ** -23;
       assert.ok(Math.abs(dequantAt(t, i) - x) <= bound, `${name}[${i}] both planes`);
     });
   }
-  assert.ok(differs > 0, 'free residual scales are not all scale/254');
+  assert.ok(differs > 0, 'free residual scales are not all scale/254 or scale/32');
   assertRefused(dir, /--residual-scale: expected fixed or free/, '--residual-scale', 'loose');
+});
+
+test('--residual-ratio and --residual-ratio-for set R in scale = R·scale2; bad ratios refused', () => {
+  const dir = tinyCheckpoint();
+  const w = readWeights(convertOk(dir, '--residual-ratio', '16', '--residual-ratio-for', 'position_embeddings=64'));
+  for (const [name, t] of w.tensors) {
+    if (t.kind !== 3) continue;
+    const ratio = name.includes('position_embeddings') ? 64 : name.includes('embeddings') ? 254 : 16;
+    t.scales.forEach((s, g) => assert.equal(s, t.scales2[g] * ratio, `${name}: scale = ${ratio}·scale2`));
+    t.q2.forEach((v, i) => assert.ok(Math.abs(v) <= ratio / 2, `${name}[${i}]: |q2| ≤ ${ratio / 2}`));
+  }
+  for (const bad of ['1', '255', 'x', '3.5']) {
+    assertRefused(dir, /--residual-ratio: expected an integer from 2 to 254/, '--residual-ratio', bad);
+  }
+  assertRefused(dir, /--residual-ratio-for expects SUBSTRING=N/, '--residual-ratio-for', '32');
 });
 
 test('planes options: --planes 1, --planes-for, and a bad plane count', () => {

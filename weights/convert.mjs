@@ -22,26 +22,33 @@ export const DEFAULT_GROUP = 'row';
 // default checkpoint, two planes meet it.
 export const DEFAULT_PLANES = 2;
 
-// The second plane's scales: 'free' = max|residual|/127 per group; 'fixed' = exactly scale/254
-// (RESIDUAL_RATIO), so that q·s + q₂·s/254 = (254·q + q₂)·s/254 is ONE int16 weight per entry
+// The second plane's scales: 'free' = max|residual|/127 per group; 'fixed' = exactly scale/R for
+// an integer R (the ratio), so that q·s + q₂·s/R = (R·q + q₂)·s/R is ONE int16 weight per entry
 // with one scale (the engine then multiplies 16-bit weights: one integer dot product per 8
-// weights). For that the group's scale2 is max|w|/(127·254) rounded UP to 16 significant bits
-// and scale = 254·scale2, both exact in float32 (scale is at most 2^-16 above max|w|/127, the
-// largest |w| still maps to ±127); the residual is ≤ scale/2 = 127·scale2, so q₂ = round(r/scale2)
-// fits [-127, 127] without clamping and every value stays within half a step, as with 'free'.
+// weights). For that the group's scale2 is max|w|/(127·R) rounded UP to 16 significant bits and
+// scale = R·scale2, both exact in float32 (scale is at most 2^-16 above max|w|/127, the largest
+// |w| still maps to ±127); the residual is ≤ scale/2 = (R/2)·scale2, so q₂ = round(r/scale2) fits
+// [-R/2, R/2] without clamping, and every value is within half a step s/R of the checkpoint's.
+//
+// R trades weight precision (steps of max|w|/(127·R)) for activation precision: the engine sums
+// int16 weights × int16 activations exactly in int32 over 256 columns, so |R·q + q₂|·max|X| must
+// stay under 2^31/64, and the smaller R, the more bits each token keeps (R = 32: |Q| ≤ 4080,
+// 13-bit activations). weights/README.md has the measured parity of R = 16, 32, 64 and 254.
+// The embeddings are looked up, not multiplied, so they keep R = 254 (≈ 15 bits).
 export const DEFAULT_RESIDUAL_SCALE = 'fixed';
-export const RESIDUAL_RATIO = 254;
+export const RESIDUAL_RATIO = 32;
+export const EMBEDDING_RESIDUAL_RATIO = 254;
 
-// max|w| / (127·254) rounded up to 16 significant bits, as a float32 (exact).
-function fixedStep(amax) {
-  const a = amax / 127 / RESIDUAL_RATIO;
+// max|w| / (127·ratio) rounded up to 16 significant bits, as a float32 (exact).
+function fixedStep(amax, ratio) {
+  const a = amax / 127 / ratio;
   if (!(a > 0)) return 0;
   const unit = 2 ** (Math.floor(Math.log2(a)) - 15);
   let step = Math.ceil(a / unit) * unit;
-  if (step / RESIDUAL_RATIO / 127 > amax * 2) step = a;  // guard against log2 rounding
+  if (step / ratio / 127 > amax * 2) step = a;  // guard against log2 rounding
   return Math.fround(step);
 }
-const fixedScaleFor = (amax) => Math.fround(fixedStep(amax) * RESIDUAL_RATIO);
+const fixedScaleRule = (ratio) => (amax) => Math.fround(fixedStep(amax, ratio) * ratio);
 
 export const MAGIC = 'BERTINT8';
 export const FORMAT_VERSION = 1;
@@ -63,11 +70,16 @@ const fail = (message) => { throw new ConvertError(message); };
 
 const USAGE = 'usage: node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--group N|row|tensor] '
   + '[--group-for SUBSTRING=N|row|tensor ...] [--per-tensor] [--planes 1|2] [--planes-for SUBSTRING=1|2 ...] '
-  + '[--residual-scale fixed|free]';
+  + '[--residual-scale fixed|free] [--residual-ratio N] [--residual-ratio-for SUBSTRING=N ...]';
 
 function parseGroupSpec(text, option) {
   if (text === 'row' || text === 'tensor') return text;
   if (!/^[1-9][0-9]*$/.test(text)) fail(`${option}: expected a positive integer, "row" or "tensor", got "${text}"`);
+  return Number(text);
+}
+
+function parseRatio(text, option) {
+  if (!/^[0-9]+$/.test(text) || Number(text) < 2 || Number(text) > 254) fail(`${option}: expected an integer from 2 to 254, got "${text}"`);
   return Number(text);
 }
 
@@ -76,10 +88,16 @@ function parsePlanes(text, option) {
   return Number(text);
 }
 
+// Every scheme option at its default (convert() fills in what a caller leaves out).
+export function defaultOptions() {
+  return { defaultGroup: DEFAULT_GROUP, overrides: [], defaultPlanes: DEFAULT_PLANES, planeOverrides: [],
+    residualScale: DEFAULT_RESIDUAL_SCALE, defaultRatio: RESIDUAL_RATIO,
+    ratioOverrides: [{ substring: 'embeddings', ratio: EMBEDDING_RESIDUAL_RATIO }] };
+}
+
 export function parseArgs(argv) {
   const positional = [];
-  const options = { defaultGroup: DEFAULT_GROUP, overrides: [], defaultPlanes: DEFAULT_PLANES, planeOverrides: [],
-    residualScale: DEFAULT_RESIDUAL_SCALE };
+  const options = defaultOptions();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : fail(`${arg} needs a value\n${USAGE}`));
@@ -100,6 +118,12 @@ export function parseArgs(argv) {
       const spec = value();
       if (spec !== 'fixed' && spec !== 'free') fail(`--residual-scale: expected fixed or free, got "${spec}"`);
       options.residualScale = spec;
+    } else if (arg === '--residual-ratio') options.defaultRatio = parseRatio(value(), '--residual-ratio');
+    else if (arg === '--residual-ratio-for') {
+      const spec = value();
+      const eq = spec.lastIndexOf('=');
+      if (eq <= 0) fail(`--residual-ratio-for expects SUBSTRING=N, got "${spec}"`);
+      options.ratioOverrides.push({ substring: spec.slice(0, eq), ratio: parseRatio(spec.slice(eq + 1), '--residual-ratio-for') });
     } else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
     else positional.push(arg);
   }
@@ -329,6 +353,12 @@ function resolveGroup(tensor, options) {
   return { group: spec, perTensor: false, label: spec === tensor.cols ? 'row' : `group ${spec}` };
 }
 
+function resolveRatio(tensor, options) {
+  let ratio = options.defaultRatio;
+  for (const o of options.ratioOverrides) if (tensor.name.includes(o.substring)) ratio = o.ratio;
+  return ratio;
+}
+
 function resolvePlanes(tensor, options) {
   let planes = options.defaultPlanes;
   for (const o of options.planeOverrides) if (tensor.name.includes(o.substring)) planes = o.planes;
@@ -367,19 +397,19 @@ export function quantize(data, rows, cols, group, perTensor, scaleRule = scaleFo
   return { q, scales, maxError, rmsError: Math.sqrt(squaredError / data.length) };
 }
 
-// The second plane with scale2 = scale/254 (exact: the first plane's scales come from
-// fixedScaleFor): q2 = round(residual / scale2), in [-127, 127] (a clamp is counted, never seen).
-export function quantizeResidualFixed(residual, scales, group) {
+// The second plane with scale2 = scale/ratio (exact: the first plane's scales come from
+// fixedScaleRule): q2 = round(residual / scale2), in [-ratio/2, ratio/2] (a clamp is counted, never seen).
+export function quantizeResidualFixed(residual, scales, group, ratio = RESIDUAL_RATIO) {
   const q = new Int8Array(residual.length);
   const residualScales = new Float32Array(scales.length);
   let clamped = 0;
   for (let g = 0; g < scales.length; g++) {
-    const scale2 = Math.fround(scales[g] / RESIDUAL_RATIO);
+    const scale2 = Math.fround(scales[g] / ratio);
     residualScales[g] = scale2;
     for (let i = g * group; i < (g + 1) * group; i++) {
       const x = scale2 === 0 ? 0 : residual[i] / scale2;
       const r = Math.round(Math.abs(x));
-      if (r > 127) clamped++;
+      if (r > 127 || r > ratio / 2 + 0.5) clamped++;
       q[i] = Math.min(127, r) * Math.sign(x);
     }
   }
@@ -524,16 +554,17 @@ function quantizeMatrix(t, data, options) {
   const { group, perTensor, label } = resolveGroup(t, options);
   const planes = resolvePlanes(t, options);
   const fixed = planes === 2 && options.residualScale !== 'free';
-  const first = quantize(data, t.rows, t.cols, group, perTensor, fixed ? fixedScaleFor : scaleFor);
+  const ratio = resolveRatio(t, options);
+  const first = quantize(data, t.rows, t.cols, group, perTensor, fixed ? fixedScaleRule(ratio) : scaleFor);
   const common = { ...t, data: first.q, scales: first.scales, group, amax: maxAbs(data, 0, data.length) };
   if (planes === 1) {
     return { ...common, label, maxError: first.maxError, rmsError: first.rmsError };
   }
   const residual = residualOf(data, first, group);
-  const second = fixed ? quantizeResidualFixed(residual, first.scales, group)
+  const second = fixed ? quantizeResidualFixed(residual, first.scales, group, ratio)
     : quantize(residual, t.rows, t.cols, group, false);
   return { ...common, kind: 'int8x2', residual: second.q, residualScales: second.scales,
-    label: `${label} ×2${fixed ? ' /254' : ''}`, clamped: second.clamped ?? 0, ...errorsOf(data, first, second, group) };
+    label: `${label} ×2${fixed ? ` /${ratio}` : ''}`, clamped: second.clamped ?? 0, ...errorsOf(data, first, second, group) };
 }
 
 function quantizeAll(plan, floats, options) {
@@ -553,7 +584,8 @@ function printSummary(tensors, size, outPath) {
   process.stderr.write(`${lines.join('\n')}\nwrote ${outPath}: ${size} bytes (${(size / 1e6).toFixed(2)} MB), ${tensors.length} tensors\n`);
 }
 
-export function convert(options) {
+export function convert(givenOptions) {
+  const options = { ...defaultOptions(), ...givenOptions };
   const shape = readConfig(options.checkpointDir);
   const vocab = readVocab(options.checkpointDir, shape);
   const source = readSafetensors(path.join(options.checkpointDir, 'model.safetensors'));

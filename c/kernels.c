@@ -395,9 +395,10 @@ static void matmul_q8_float(const float *x, int n, const qmatrix *w, const float
  * accumulators. */
 enum { QT = 4, QMAX_COLS = 8192, QMAX_GROUP = 1024 };
 
-/* X[cols] = round(x / sx) with sx = max|x| / limit, so |X| ≤ limit ≤ 32767; returns sx (0 for
- * an all-zero row). A NaN reads as 0, as wasm's trunc_sat gives. */
-static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X) {
+/* X = round(x / sx) with sx = max|x| / limit, so |X| ≤ limit ≤ 32767; returns sx (0 for an
+ * all-zero row). A NaN reads as 0, as wasm's trunc_sat gives. cols % 8 == 0; columns c…c+7 (c a
+ * multiple of 8) go to X[(c/8)·stride …] (stride 8: one contiguous row). */
+static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X, int stride) {
     float m = 0;
     int c = 0;
 #if defined(__wasm_simd128__)
@@ -407,7 +408,7 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X)
 #endif
     for (; c < cols; c++) if (fabsf(x[c]) > m) m = fabsf(x[c]);
     if (!(m > 0) || !(m <= 3.0e38f)) {  /* zero (→ 0), or infinite (→ NaN, as the float path) */
-        memset(X, 0, (size_t)cols * sizeof *X);
+        for (c = 0; c < cols; c += 8) memset(X + (size_t)(c / 8) * stride, 0, 8 * sizeof *X);
         return m > 0 ? m : 0;
     }
     const float inv = (float)limit / m;
@@ -420,27 +421,34 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X)
         v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c + 4), vinv)));
         a = wasm_i32x4_min(wasm_i32x4_max(a, lo), hi);
         b = wasm_i32x4_min(wasm_i32x4_max(b, lo), hi);
-        wasm_v128_store(X + c, wasm_i16x8_narrow_i32x4(a, b));
+        wasm_v128_store(X + (size_t)(c / 8) * stride, wasm_i16x8_narrow_i32x4(a, b));
     }
 #endif
     for (; c < cols; c++) {
         float v = nearbyintf(x[c] * inv);
         v = v > (float)limit ? (float)limit : (v < -(float)limit ? -(float)limit : v);
         if (v != v) v = 0;  /* NaN: 0, as wasm's trunc_sat */
-        X[c] = (int16_t)v;
+        X[(size_t)(c / 8) * stride + c % 8] = (int16_t)v;
     }
     return m / (float)limit;
 }
 
-/* Tokens [b0, b0 + count) of x quantized into X (cols per row, scale sx[t]); rows up to the
- * next multiple of QT are zero, so every tile of four tokens is whole. */
+/* Tokens [b0, b0 + count) of x quantized into X (scale sx[t]); tokens up to the next multiple
+ * of QT are zero, so every tile of four tokens is whole. Layout: one row after the other, or
+ * `packed` by fours — token t's column c at ((t/4)·cols + c − c%8)·4 + (t%4)·8 + c%8, so that a
+ * tile reads its four tokens from one pointer (the int16-weight path). */
 static void quantize_block(const float *x, int b0, int count, int cols, int limit, int16_t *X,
-                           float *sx) {
+                           float *sx, int packed) {
     const int padded = (count + QT - 1) & ~(QT - 1);
+    const int stride = packed ? 8 * QT : 8;
     for (int t = 0; t < padded; t++) {
-        int16_t *row = X + (size_t)t * cols;
-        if (t < count) sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, limit, row);
-        else sx[t] = 0, memset(row, 0, (size_t)cols * sizeof *row);
+        int16_t *dst = packed ? X + (size_t)(t / QT) * QT * cols + (size_t)(t % QT) * 8 : X + (size_t)t * cols;
+        if (t < count) {
+            sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, limit, dst, stride);
+        } else {
+            sx[t] = 0;
+            for (int c = 0; c < cols; c += 8) memset(dst + (size_t)(c / 8) * stride, 0, 8 * sizeof *dst);
+        }
     }
 }
 
@@ -536,7 +544,7 @@ static void matmul_q8_int(const float *x, int n, const qmatrix *w, const float *
     int per_block = (QBLOCK / cols) & ~(QT - 1);
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int count = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, count, cols, 32767, X, sx);
+        quantize_block(x, b0, count, cols, 32767, X, sx, 0);
         for (int r = 0; r < rows; r++) {
             const size_t first = (size_t)r * cols, first_scale = (size_t)r * groups;
             const int8_t *q = w->q + first, *q2 = w->q2 ? w->q2 + first : NULL;
@@ -583,7 +591,7 @@ size_t q16_count(const qmatrix *w) {
     if (!(ratio >= 2 && ratio <= 254)) return 0;
     for (size_t g = 0; g < groups; g++)
         if (!(w->scale2[g] * ratio == w->scale[g])) return 0;
-    return (size_t)w->rows * (size_t)w->cols;
+    return (size_t)(w->rows + 1) / 2 * 2 * (size_t)w->cols;
 }
 
 /* The largest multiple of 8 that divides group and is at most Q16_CHUNK. */
@@ -593,19 +601,28 @@ static int q16_chunk_for(int group) {
     return chunk;
 }
 
+/* Q is stored by pairs of rows, 8 columns of one row then the same 8 of the next:
+ * Q[r][c] at ((r/2)·cols + c − c%8)·2 + (r%2)·8 + c%8, so a tile reads both rows from one
+ * pointer (an odd last row is paired with a row of zeros). */
+static size_t q16_index(int cols, int r, int c) {
+    return ((size_t)(r / 2) * (size_t)cols + (size_t)(c - c % 8)) * 2 + (size_t)(r % 2) * 8 + (size_t)(c % 8);
+}
+
 void q16_fill(qmatrix *w, int16_t *out) {
     const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
     int ratio = 0;
     for (size_t g = 0; g < groups && ratio == 0; g++)
         if (w->scale2[g] > 0) ratio = (int)nearbyintf(w->scale[g] / w->scale2[g]);
-    const size_t count = (size_t)w->rows * (size_t)w->cols;
     int32_t qmax = 1;
-    for (size_t i = 0; i < count; i++) {
-        const int32_t v = ratio * (int32_t)w->q[i] + (int32_t)w->q2[i];  /* |v| ≤ 254·128 + 128 */
-        out[i] = (int16_t)v;
-        if (v > qmax) qmax = v;
-        if (-v > qmax) qmax = -v;
-    }
+    memset(out, 0, q16_count(w) * sizeof *out);
+    for (int r = 0; r < w->rows; r++)
+        for (int c = 0; c < w->cols; c++) {
+            const size_t i = (size_t)r * (size_t)w->cols + (size_t)c;
+            const int32_t v = ratio * (int32_t)w->q[i] + (int32_t)w->q2[i];  /* |v| ≤ 254·128 + 128 */
+            out[q16_index(w->cols, r, c)] = (int16_t)v;
+            if (v > qmax) qmax = v;
+            if (-v > qmax) qmax = -v;
+        }
     const int chunk = q16_chunk_for(w->group);
     const int64_t xmax = (int64_t)INT32_MAX / ((int64_t)(chunk / 4) * qmax);
     w->q16 = out;
@@ -613,24 +630,26 @@ void q16_fill(qmatrix *w, int16_t *out) {
     w->q16_xmax = (int)(xmax < Q16_XLIMIT ? xmax : Q16_XLIMIT);
 }
 
-/* Rows w0, w1 against four quantized tokens X[4][cols], columns [c0, c0 + len): acc[0..3] get
- * row w0's exact int32 sums per token (lanes to be added), acc[4..7] row w1's. */
-static inline void q16_tile_4x2(const int16_t *X, int cols, const int16_t *w0, const int16_t *w1,
-                                int c0, int len, i4 *acc) {
-    const int16_t *x0 = X, *x1 = X + cols, *x2 = X + 2 * cols, *x3 = X + 3 * cols;
+/* Two rows (packed pair wp) against four tokens (packed block xp), columns [c0, c0 + len):
+ * acc[0..3] get the first row's exact int32 sums per token (lanes to be added), acc[4..7] the
+ * second row's. One pointer each, so every load has a constant offset. */
+static inline void q16_tile_4x2(const int16_t *xp, const int16_t *wp, int c0, int len, i4 *acc) {
     i4 a0 = i4_zero(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-    for (int c = c0; c < c0 + len; c += 8) {
-        const __typeof__(I4_LOAD_X(w0)) u = I4_LOAD_X(w0 + c), v = I4_LOAD_X(w1 + c);
-        __typeof__(I4_LOAD_X(w0)) y = I4_LOAD_X(x0 + c);
+    xp += (size_t)c0 * QT;
+    wp += (size_t)c0 * 2;
+    /* One step of 8 columns per pass: unrolled twice, V8 runs out of registers (0.7×). */
+    for (int c = 0; c < len; c += 8, xp += 8 * QT, wp += 16) {
+        const __typeof__(I4_LOAD_X(wp)) u = I4_LOAD_X(wp), v = I4_LOAD_X(wp + 8);
+        __typeof__(I4_LOAD_X(wp)) y = I4_LOAD_X(xp);
         I4_DOT_ADD(a0, y, u);
         I4_DOT_ADD(b0, y, v);
-        y = I4_LOAD_X(x1 + c);
+        y = I4_LOAD_X(xp + 8);
         I4_DOT_ADD(a1, y, u);
         I4_DOT_ADD(b1, y, v);
-        y = I4_LOAD_X(x2 + c);
+        y = I4_LOAD_X(xp + 16);
         I4_DOT_ADD(a2, y, u);
         I4_DOT_ADD(b2, y, v);
-        y = I4_LOAD_X(x3 + c);
+        y = I4_LOAD_X(xp + 24);
         I4_DOT_ADD(a3, y, u);
         I4_DOT_ADD(b3, y, v);
     }
@@ -638,17 +657,19 @@ static inline void q16_tile_4x2(const int16_t *X, int cols, const int16_t *w0, c
     acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;
 }
 
-/* Rows r0, r1 against the four tokens at X: per token (lane), Σ_g s[g]·Σ_chunks (exact sums). */
-static inline void q16_rows2(const qmatrix *w, int r0, int r1, const int16_t *X, f4 *out0, f4 *out1) {
+/* Rows r, r+1 (r even) against the four tokens at xp: per token (lane), Σ_g s[g]·Σ_chunks
+ * (exact sums); a missing row r+1 gives zeros. */
+static inline void q16_rows2(const qmatrix *w, int r, const int16_t *xp, f4 *out0, f4 *out1) {
     const int cols = w->cols, group = w->group, groups = cols / group, chunk = w->q16_chunk;
-    const int16_t *w0 = w->q16 + (size_t)r0 * cols, *w1 = w->q16 + (size_t)r1 * cols;
-    const float *s0 = w->scale2 + (size_t)r0 * groups, *s1 = w->scale2 + (size_t)r1 * groups;
+    const int16_t *wp = w->q16 + q16_index(cols, r, 0);
+    const float *s0 = w->scale2 + (size_t)r * groups;
+    const float *s1 = r + 1 < w->rows ? s0 + groups : s0;
     f4 p0 = f4_splat(0), p1 = p0;
     for (int g = 0; g < groups; g++) {
         f4 g0 = f4_splat(0), g1 = g0;
         for (int c = g * group; c < (g + 1) * group; c += chunk) {
             i4 acc[8];
-            q16_tile_4x2(X, cols, w0, w1, c, chunk, acc);
+            q16_tile_4x2(xp, wp, c, chunk, acc);
             g0 = f4_add(g0, f4_sums(i4_float(acc[0]), i4_float(acc[1]), i4_float(acc[2]), i4_float(acc[3])));
             g1 = f4_add(g1, f4_sums(i4_float(acc[4]), i4_float(acc[5]), i4_float(acc[6]), i4_float(acc[7])));
         }
@@ -658,19 +679,19 @@ static inline void q16_rows2(const qmatrix *w, int r0, int r1, const int16_t *X,
     *out0 = p0, *out1 = p1;
 }
 
-/* Rows r…r+3 against the four tokens at X: out[t] holds token t's sums for the four rows (lanes),
- * each computed exactly as q16_rows2 computes it. */
-static inline void q16_rows4(const qmatrix *w, int r, const int16_t *X, f4 *out) {
+/* Rows r…r+3 (r even) against the four tokens at xp: out[t] holds token t's sums for the four
+ * rows (lanes), each computed exactly as q16_rows2 computes it. */
+static inline void q16_rows4(const qmatrix *w, int r, const int16_t *xp, f4 *out) {
     const int cols = w->cols, group = w->group, groups = cols / group, chunk = w->q16_chunk;
-    const int16_t *w0 = w->q16 + (size_t)r * cols;
+    const int16_t *wp = w->q16 + q16_index(cols, r, 0), *wq = wp + 2 * (size_t)cols;
     const float *s = w->scale2 + (size_t)r * groups;
     f4 p0 = f4_splat(0), p1 = p0, p2 = p0, p3 = p0;
     for (int g = 0; g < groups; g++) {
         f4 g0 = f4_splat(0), g1 = g0, g2 = g0, g3 = g0;
         for (int c = g * group; c < (g + 1) * group; c += chunk) {
             i4 a[8], b[8];
-            q16_tile_4x2(X, cols, w0, w0 + cols, c, chunk, a);
-            q16_tile_4x2(X, cols, w0 + 2 * (size_t)cols, w0 + 3 * (size_t)cols, c, chunk, b);
+            q16_tile_4x2(xp, wp, c, chunk, a);
+            q16_tile_4x2(xp, wq, c, chunk, b);
             g0 = f4_add(g0, f4_sums(i4_float(a[0]), i4_float(a[4]), i4_float(b[0]), i4_float(b[4])));
             g1 = f4_add(g1, f4_sums(i4_float(a[1]), i4_float(a[5]), i4_float(b[1]), i4_float(b[5])));
             g2 = f4_add(g2, f4_sums(i4_float(a[2]), i4_float(a[6]), i4_float(b[2]), i4_float(b[6])));
@@ -693,7 +714,7 @@ static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bia
     const int per_block = (ATTN_Q16_BLOCK / cols) & ~(QT - 1);  /* ≥ QT: q16_count bounds cols */
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int count = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, count, cols, w->q16_xmax, X, sx);
+        quantize_block(x, b0, count, cols, w->q16_xmax, X, sx, 1);
         int r = 0;
         for (; r + 4 <= rows; r += 4) {
             const f4 b = bias ? f4_load(bias + r) : f4_splat(0);
@@ -710,16 +731,15 @@ static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bia
             }
         }
         for (; r < rows; r += 2) {  /* the last rows when rows % 4 != 0 */
-            const int r1 = r + 1 < rows ? r + 1 : r;
             for (int t0 = 0; t0 < count; t0 += QT) {
                 f4 p0, p1;
-                q16_rows2(w, r, r1, X + (size_t)t0 * cols, &p0, &p1);
+                q16_rows2(w, r, X + (size_t)t0 * cols, &p0, &p1);
                 const f4 scale = f4_load(sx + t0);
                 float v[2][4];
                 f4_store(v[0], f4_mul(p0, scale));
                 f4_store(v[1], f4_mul(p1, scale));
                 const int valid = count - t0 < QT ? count - t0 : QT;
-                for (int u = 0; u < (r1 == r ? 1 : 2); u++)
+                for (int u = 0; u < (r + 1 < rows ? 2 : 1); u++)
                     store_column(y, rows, r + u, b0 + t0, v[u], valid, bias, residual);
             }
         }

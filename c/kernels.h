@@ -26,8 +26,9 @@ void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bi
                         const float *residual, float *y);
 
 /* The int16 weights of a two-plane matrix whose scale is exactly R·scale2 for one integer R
- * (2…254) in every group: q16_count returns rows·cols when w qualifies (also cols and group
- * multiples of 8, cols ≤ 4096), else 0; q16_fill writes Q = R·q + q2 into out[rows·cols] and
+ * (2…254) in every group: q16_count returns the int16 count of Q, (rows rounded up to even)·cols,
+ * when w qualifies (also cols and group multiples of 8, cols ≤ 4096), else 0; q16_fill writes
+ * Q = R·q + q2 into out (by pairs of rows, kernels.c) and
  * sets w->q16 (= out), w->q16_chunk and w->q16_xmax. matmul_q8* then use one int16 dot
  * product per 8 weights (see kernels.c). */
 size_t q16_count(const qmatrix *w);

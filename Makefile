@@ -21,7 +21,7 @@ help:
 	@echo "make bench         engine vs onnxruntime-web"
 	@echo "make fuzz          libFuzzer targets"
 
-native: build/attn build/test_tokenizer build/test_weights
+native: build/attn build/test_tokenizer build/test_weights build/test_kernels
 
 build/attn: $(ENGINE) c/cli.c $(HEADERS)
 	@mkdir -p build
@@ -44,6 +44,11 @@ wasm: web/dist/attn.wasm
 web/dist/attn.wasm: $(ENGINE) $(HEADERS) build.sh
 	./build.sh wasm
 
+# tests/native/test_kernels.c for wasm SIMD128, run by tests/kernels.test.mjs under WASI.
+build/test_kernels.wasm: tests/native/test_kernels.c c/kernels.c $(HEADERS)
+	@mkdir -p build
+	emcc -O3 -msimd128 $(WARN) -Ic -o $@ $< c/kernels.c -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=1MB
+
 web: wasm
 	./build.sh web
 
@@ -57,14 +62,15 @@ deps:
 	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
-test-native: build/san/test_tokenizer build/san/test_weights build/san/attn build/attn test-fuzz-regressions
+test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/attn build/attn test-fuzz-regressions
 	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	build/san/test_weights $(WEIGHTS) $(wildcard $(CHECKPOINT))
+	build/san/test_kernels
 	build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
 	build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
 	tests/cli.sh build/attn
 
-test-node: wasm
+test-node: wasm build/test_kernels.wasm
 	node tests/parity.mjs
 	node --test tests/*.test.mjs
 

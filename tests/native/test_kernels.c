@@ -1,0 +1,177 @@
+/* The int8 matrix products (c/kernels.c) against a double-precision reference, on shapes the
+ * model never has: rows not a multiple of 4 (and odd), token counts not a multiple of 4 and
+ * larger than one quantized block, groups smaller than a row, every residual ratio, the most
+ * extreme int8 planes, zero and aliased inputs. Built natively (portable code) and with emcc
+ * (wasm SIMD128, run by tests/kernels.test.mjs): both must pass.
+ *
+ *   build/san/test_kernels        prints "kernels: N passed, M failed", exits 1 on a failure
+ *
+ * The bound: each token's activations are rounded to int16 with their own scale sx (error ≤
+ * sx/2 per value), so |y − y_exact| ≤ Σ_c |w_c|·sx/2, plus float rounding (a few ulp of
+ * Σ|w·x|). The two-plane paths (no int16 weights) must meet the same bound. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *what, int rows, int cols, int group, int ratio, int n) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL: %s (rows %d, cols %d, group %d, ratio %d, n %d)\n", what, rows, cols, group, ratio, n);
+}
+
+static uint32_t rng = 12345;
+static uint32_t next(void) {
+    rng = rng * 1664525u + 1013904223u;
+    return rng >> 8;
+}
+static float uniform(float lo, float hi) { return lo + (hi - lo) * (float)(next() & 0xffff) / 65535.0f; }
+
+typedef struct {
+    qmatrix w;
+    int8_t *q, *q2;
+    float *scale, *scale2;
+    int16_t *q16;
+} test_matrix;
+
+/* Planes: "random" (q in ±127, q2 in ±ratio/2, as the converter writes), or "extreme" (every
+ * q and q2 at ±127 or −128, which the loader accepts whatever the ratio). */
+static void make_matrix(test_matrix *m, int rows, int cols, int group, int ratio, int extreme) {
+    const size_t count = (size_t)rows * cols, groups = count / group;
+    m->q = malloc(count);
+    m->q2 = malloc(count);
+    m->scale = malloc(groups * sizeof(float));
+    m->scale2 = malloc(groups * sizeof(float));
+    for (size_t i = 0; i < count; i++) {
+        if (extreme) {
+            m->q[i] = (int8_t)((next() & 1) ? 127 : -128);
+            m->q2[i] = (int8_t)((next() & 1) ? 127 : -128);
+        } else {
+            m->q[i] = (int8_t)((int)(next() % 255) - 127);
+            m->q2[i] = (int8_t)((int)(next() % (unsigned)(ratio + 1)) - ratio / 2);
+        }
+    }
+    for (size_t g = 0; g < groups; g++) {
+        m->scale2[g] = ldexpf((float)(1 + next() % 4096), -20);
+        m->scale[g] = m->scale2[g] * (float)ratio;
+    }
+    memset(&m->w, 0, sizeof m->w);
+    m->w.q = m->q, m->w.q2 = m->q2, m->w.scale = m->scale, m->w.scale2 = m->scale2;
+    m->w.rows = rows, m->w.cols = cols, m->w.group = group;
+    m->q16 = NULL;
+}
+
+static void free_matrix(test_matrix *m) {
+    free(m->q), free(m->q2), free(m->scale), free(m->scale2), free(m->q16);
+}
+
+static double weight(const qmatrix *w, int r, int c) {
+    const size_t i = (size_t)r * w->cols + c, g = (size_t)r * (w->cols / w->group) + c / w->group;
+    return (double)w->q[i] * w->scale[g] + (double)w->q2[i] * w->scale2[g];
+}
+
+/* y from matmul_q8_residual against the exact sum, within the bound above. */
+static int within_bound(const qmatrix *w, const float *x, int n, const float *bias, const float *residual,
+                        const float *y) {
+    for (int t = 0; t < n; t++) {
+        const float *xt = x + (size_t)t * w->cols;
+        double amax = 0;
+        for (int c = 0; c < w->cols; c++) amax = fmax(amax, fabs(xt[c]));
+        for (int r = 0; r < w->rows; r++) {
+            double exact = 0, abs_w = 0, abs_wx = 0;
+            for (int c = 0; c < w->cols; c++) {
+                const double v = weight(w, r, c);
+                exact += v * xt[c];
+                abs_w += fabs(v);
+                abs_wx += fabs(v * xt[c]);
+            }
+            if (bias) exact += bias[r];
+            if (residual) exact += residual[(size_t)t * w->rows + r];
+            /* int16 rounding (sx ≤ amax/1027 on the int16 path, amax/32767 on the two-plane one) */
+            const double bound = abs_w * amax / 1027.0 / 2.0 + 1e-5 * (abs_wx + fabs(exact)) + 1e-30;
+            const double got = y[(size_t)t * w->rows + r];
+            if (!(fabs(got - exact) <= bound)) return 0;
+        }
+    }
+    return 1;
+}
+
+static void run_case(int rows, int cols, int group, int ratio, int n, int extreme) {
+    test_matrix m;
+    make_matrix(&m, rows, cols, group, ratio, extreme);
+    const size_t need = q16_count(&m.w);
+    check(need == (size_t)(rows + 1) / 2 * 2 * cols, "q16_count accepts an exact integer ratio", rows, cols, group, ratio, n);
+    if (need) {
+        m.q16 = malloc(need * sizeof *m.q16);
+        q16_fill(&m.w, m.q16);
+        check(m.w.q16_xmax >= 1 && m.w.q16_xmax <= 32767 && m.w.q16_chunk % 8 == 0 && group % m.w.q16_chunk == 0,
+              "q16_fill picks a chunk and an activation limit", rows, cols, group, ratio, n);
+    }
+    float *x = malloc((size_t)n * cols * sizeof *x), *bias = malloc((size_t)rows * sizeof *bias);
+    float *res = malloc((size_t)n * rows * sizeof *res), *y = malloc((size_t)n * rows * sizeof *y);
+    float *y2 = malloc((size_t)n * rows * sizeof *y2);
+    for (int i = 0; i < n * cols; i++) x[i] = uniform(-3, 3) * (i % 7 == 0 ? 10.0f : 1.0f);
+    for (int c = 0; c < cols && n > 1; c++) x[(size_t)cols + c] = 0;  /* an all-zero token */
+    for (int r = 0; r < rows; r++) bias[r] = uniform(-1, 1);
+    for (int i = 0; i < n * rows; i++) res[i] = uniform(-2, 2);
+
+    matmul_q8_residual(x, n, &m.w, bias, res, y);
+    check(within_bound(&m.w, x, n, bias, res, y), "int16 path within the rounding bound", rows, cols, group, ratio, n);
+
+    memcpy(y2, res, (size_t)n * rows * sizeof *y2);  /* y += …: the residual is the output */
+    matmul_q8_residual(x, n, &m.w, bias, y2, y2);
+    check(memcmp(y, y2, (size_t)n * rows * sizeof *y) == 0, "residual may be the output itself", rows, cols, group, ratio, n);
+
+    qmatrix planes = m.w;  /* the same matrix without int16 weights: the two-plane paths */
+    planes.q16 = NULL;
+    matmul_q8_residual(x, n, &planes, NULL, NULL, y2);
+    check(within_bound(&planes, x, n, NULL, NULL, y2), "two-plane path within the rounding bound", rows, cols, group, ratio, n);
+
+    free(x), free(bias), free(res), free(y), free(y2);
+    free_matrix(&m);
+}
+
+static void refusals(void) {
+    test_matrix m;
+    make_matrix(&m, 4, 16, 16, 32, 0);
+    m.scale[1] = m.scale2[1] * 31.5f;  /* one group off an integer ratio */
+    check(q16_count(&m.w) == 0, "q16_count refuses a non-integer ratio", 4, 16, 16, 31, 0);
+    for (int g = 0; g < 4; g++) m.scale[g] = m.scale2[g] * 300.0f;
+    check(q16_count(&m.w) == 0, "q16_count refuses a ratio above 254", 4, 16, 16, 300, 0);
+    for (int g = 0; g < 4; g++) m.scale[g] = m.scale2[g] * 32.0f;
+    m.scale[2] = m.scale2[2] * 33.0f;  /* two integer ratios in one matrix */
+    check(q16_count(&m.w) == 0, "q16_count refuses two ratios in one matrix", 4, 16, 16, 32, 0);
+    m.w.q2 = NULL;
+    check(q16_count(&m.w) == 0, "q16_count refuses a single plane", 4, 16, 16, 32, 0);
+    free_matrix(&m);
+    make_matrix(&m, 4, 12, 12, 32, 0);
+    check(q16_count(&m.w) == 0, "q16_count refuses columns not a multiple of 8", 4, 12, 12, 32, 0);
+    free_matrix(&m);
+}
+
+int main(void) {
+    const int ratios[] = {2, 14, 32, 254};
+    const int rows_list[] = {1, 2, 3, 5, 6, 7, 8};
+    const int ns[] = {1, 3, 4, 5, 9};
+    for (int ri = 0; ri < 4; ri++)
+        for (int rr = 0; rr < 7; rr++)
+            for (int ni = 0; ni < 5; ni++) {
+                run_case(rows_list[rr], 16, 16, ratios[ri], ns[ni], 0);
+                run_case(rows_list[rr], 264, 8, ratios[ri], ns[ni], 0);
+            }
+    run_case(12, 1024, 1024, 32, 7, 0);   /* four chunks of 256 per group */
+    run_case(8, 4096, 4096, 32, 9, 0);    /* four tokens per block: three blocks */
+    run_case(5, 512, 64, 254, 6, 1);      /* extreme planes: the largest |Q| */
+    run_case(4, 4096, 4096, 2, 5, 1);
+    refusals();
+    printf("kernels: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

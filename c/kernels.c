@@ -771,17 +771,42 @@ void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float
 
 /* ------------------------------------------------------------------ element-wise */
 
+/* Σ v[0..count) on four lanes, the lanes added as (l0+l2)+(l1+l3), then the tail in order. */
+static float sum_f4(const float *v, int count) {
+    f4 acc = f4_splat(0);
+    int i = 0;
+    for (; i + 4 <= count; i += 4) acc = f4_add(acc, f4_load(v + i));
+    float s = (f4_lane(acc, 0) + f4_lane(acc, 2)) + (f4_lane(acc, 1) + f4_lane(acc, 3));
+    for (; i < count; i++) s += v[i];
+    return s;
+}
+
+static float sum_squares_f4(const float *v, int count, float mean) {
+    f4 acc = f4_splat(0);
+    const f4 vm = f4_splat(mean);
+    int i = 0;
+    for (; i + 4 <= count; i += 4) {
+        const f4 d = f4_sub(f4_load(v + i), vm);
+        acc = f4_add(acc, f4_mul(d, d));
+    }
+    float s = (f4_lane(acc, 0) + f4_lane(acc, 2)) + (f4_lane(acc, 1) + f4_lane(acc, 3));
+    for (; i < count; i++) s += (v[i] - mean) * (v[i] - mean);
+    return s;
+}
+
+/* Two passes in float on four lanes (mean, then the squares about it: no cancellation). */
 void layer_norm(float *x, int n, int width, const float *gamma, const float *beta, float eps) {
     for (int t = 0; t < n; t++) {
         float *v = x + (size_t)t * width;
-        double mean = 0, var = 0;
-        for (int i = 0; i < width; i++) mean += v[i];
-        mean /= width;
-        for (int i = 0; i < width; i++) var += (v[i] - mean) * (v[i] - mean);
-        var /= width;
-        const double inv = 1.0 / sqrt(var + eps);
-        for (int i = 0; i < width; i++)
-            v[i] = (float)((v[i] - mean) * inv) * gamma[i] + beta[i];
+        const float mean = sum_f4(v, width) / (float)width;
+        const float var = sum_squares_f4(v, width, mean) / (float)width;
+        const float inv = 1.0f / sqrtf(var + eps);
+        const f4 vmean = f4_splat(mean), vinv = f4_splat(inv);
+        int i = 0;
+        for (; i + 4 <= width; i += 4)
+            f4_store(v + i, f4_add(f4_mul(f4_mul(f4_sub(f4_load(v + i), vmean), vinv), f4_load(gamma + i)),
+                                   f4_load(beta + i)));
+        for (; i < width; i++) v[i] = (v[i] - mean) * inv * gamma[i] + beta[i];
     }
 }
 

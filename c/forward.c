@@ -85,9 +85,10 @@ static void encoder_layer(bert_state *s, int l) {
     float *next = s->layer_input + hidden_index(s, l + 1, 0);
     const size_t base = hidden_index(s, l, 0);
 
-    matmul_q8(x, n, &L->query, L->query_bias, s->query + base);
-    matmul_q8(x, n, &L->key, L->key_bias, s->key + base);
-    matmul_q8(x, n, &L->value, L->value_bias, s->value + base);
+    const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
+    const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
+    float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
+    matmul_q8_shared(x, n, 3, qkv, qkv_bias, qkv_out);
     for (int h = 0; h < m->heads; h++)
         attend_head(s, l, h, s->attention + attention_index(s, l, h, 0));
 

@@ -706,43 +706,55 @@ static inline void q16_rows4(const qmatrix *w, int r, const int16_t *xp, f4 *out
     out[0] = p0, out[1] = p1, out[2] = p2, out[3] = p3;
 }
 
-static void matmul_q16(const float *x, int n, const qmatrix *w, const float *bias,
-                       const float *residual, float *y) {
+/* The rows of w against one quantized block of `count` tokens (X packed, scales sx) starting at
+ * token b0: y[b0 + t][r] = sx[t]·Σ … + bias[r] + residual[b0 + t][r]. */
+static void q16_block(const qmatrix *w, const int16_t *X, const float *sx, int b0, int count,
+                      const float *bias, const float *residual, float *y) {
     const int cols = w->cols, rows = w->rows;
+    int r = 0;
+    for (; r + 4 <= rows; r += 4) {
+        const f4 b = bias ? f4_load(bias + r) : f4_splat(0);
+        for (int t0 = 0; t0 < count; t0 += QT) {
+            f4 p[QT];
+            q16_rows4(w, r, X + (size_t)t0 * cols, p);
+            const int valid = count - t0 < QT ? count - t0 : QT;
+            for (int t = 0; t < valid; t++) {
+                const size_t at = (size_t)(b0 + t0 + t) * rows + r;
+                f4 v = f4_add(f4_mul(p[t], f4_splat(sx[t0 + t])), b);
+                if (residual) v = f4_add(v, f4_load(residual + at));
+                f4_store(y + at, v);
+            }
+        }
+    }
+    for (; r < rows; r += 2) {  /* the last rows when rows % 4 != 0 */
+        for (int t0 = 0; t0 < count; t0 += QT) {
+            f4 p0, p1;
+            q16_rows2(w, r, X + (size_t)t0 * cols, &p0, &p1);
+            const f4 scale = f4_load(sx + t0);
+            float v[2][4];
+            f4_store(v[0], f4_mul(p0, scale));
+            f4_store(v[1], f4_mul(p1, scale));
+            const int valid = count - t0 < QT ? count - t0 : QT;
+            for (int u = 0; u < (r + 1 < rows ? 2 : 1); u++)
+                store_column(y, rows, r + u, b0 + t0, v[u], valid, bias, residual);
+        }
+    }
+}
+
+/* count int16-weight matrices of the same width on one input x: each block of tokens is
+ * quantized once (to the smallest q16_xmax of the matrices), then every matrix's rows run on it. */
+static void matmul_q16(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
+                       const float *residual, float *const *y) {
+    const int cols = w[0]->cols;
+    int xmax = w[0]->q16_xmax;
+    for (int i = 1; i < count; i++) xmax = w[i]->q16_xmax < xmax ? w[i]->q16_xmax : xmax;
     int16_t X[ATTN_Q16_BLOCK] __attribute__((aligned(16)));
     float sx[ATTN_Q16_BLOCK / 8];
     const int per_block = (ATTN_Q16_BLOCK / cols) & ~(QT - 1);  /* ≥ QT: q16_count bounds cols */
     for (int b0 = 0; b0 < n; b0 += per_block) {
-        const int count = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, count, cols, w->q16_xmax, X, sx, 1);
-        int r = 0;
-        for (; r + 4 <= rows; r += 4) {
-            const f4 b = bias ? f4_load(bias + r) : f4_splat(0);
-            for (int t0 = 0; t0 < count; t0 += QT) {
-                f4 p[QT];
-                q16_rows4(w, r, X + (size_t)t0 * cols, p);
-                const int valid = count - t0 < QT ? count - t0 : QT;
-                for (int t = 0; t < valid; t++) {
-                    const size_t at = (size_t)(b0 + t0 + t) * rows + r;
-                    f4 v = f4_add(f4_mul(p[t], f4_splat(sx[t0 + t])), b);
-                    if (residual) v = f4_add(v, f4_load(residual + at));
-                    f4_store(y + at, v);
-                }
-            }
-        }
-        for (; r < rows; r += 2) {  /* the last rows when rows % 4 != 0 */
-            for (int t0 = 0; t0 < count; t0 += QT) {
-                f4 p0, p1;
-                q16_rows2(w, r, X + (size_t)t0 * cols, &p0, &p1);
-                const f4 scale = f4_load(sx + t0);
-                float v[2][4];
-                f4_store(v[0], f4_mul(p0, scale));
-                f4_store(v[1], f4_mul(p1, scale));
-                const int valid = count - t0 < QT ? count - t0 : QT;
-                for (int u = 0; u < (r + 1 < rows ? 2 : 1); u++)
-                    store_column(y, rows, r + u, b0 + t0, v[u], valid, bias, residual);
-            }
-        }
+        const int tokens = n - b0 < per_block ? n - b0 : per_block;
+        quantize_block(x, b0, tokens, cols, xmax, X, sx, 1);
+        for (int i = 0; i < count; i++) q16_block(w[i], X, sx, b0, tokens, bias[i], residual, y[i]);
     }
 }
 
@@ -758,11 +770,22 @@ void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bi
     /* int16 weights (scale = R·scale2 files, built at engine creation): faster than both
      * two-plane paths at every n measured (8–512 tokens; bench/README.md). */
     if (w->q16)
-        matmul_q16(x, n, w, bias, residual, y);
+        matmul_q16(x, n, 1, &w, &bias, residual, &y);
     else if (n < ATTN_Q8_FLOAT_FROM && w->cols % 8 == 0 && w->group % 8 == 0 && w->cols <= QMAX_COLS && w->group <= QMAX_GROUP)
         matmul_q8_int(x, n, w, bias, residual, y);
     else
         matmul_q8_float(x, n, w, bias, residual, y);
+}
+
+void matmul_q8_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
+                      float *const *y) {
+    int joint = 1;
+    for (int i = 0; i < count && joint; i++) joint = w[i]->q16 && w[i]->cols == w[0]->cols;
+    if (joint) {
+        matmul_q16(x, n, count, w, bias, NULL, y);
+        return;
+    }
+    for (int i = 0; i < count; i++) matmul_q8_residual(x, n, w[i], bias[i], NULL, y[i]);
 }
 
 void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float *y) {

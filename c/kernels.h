@@ -25,6 +25,12 @@ void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float
 void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
                         const float *residual, float *y);
 
+/* y[i] = x · w[i]ᵀ + bias[i] for i < count, several matrices of the same width on one input
+ * (Q, K and V): on the int16-weight path each block of tokens is quantized once for all of
+ * them, with the smallest activation limit among them. */
+void matmul_q8_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
+                      float *const *y);
+
 /* The int16 weights of a two-plane matrix whose scale is exactly R·scale2 for one integer R
  * (2…254) in every group: q16_count returns the int16 count of Q, (rows rounded up to even)·cols,
  * when w qualifies (also cols and group multiples of 8, cols ≤ 4096), else 0; q16_fill writes

@@ -139,6 +139,44 @@ static void run_case(int rows, int cols, int group, int ratio, int n, int extrem
     free_matrix(&m);
 }
 
+/* Q, K and V share one quantized input: each result within the bound, and equal to its own
+ * call when the matrices have the same activation limit. Different ratios (limits) and a
+ * matrix without int16 weights (the separate fallback) too. */
+static void shared_input(int with_fallback) {
+    const int rows[3] = {8, 6, 5}, ratios[3] = {32, 254, 32}, cols = 256, n = 7;
+    test_matrix m[3];
+    const qmatrix *w[3];
+    const float *bias[3];
+    float *y[3], *alone = malloc((size_t)n * 8 * sizeof *alone);
+    float *x = malloc((size_t)n * cols * sizeof *x);
+    for (int i = 0; i < n * cols; i++) x[i] = uniform(-4, 4);
+    for (int i = 0; i < 3; i++) {
+        make_matrix(&m[i], rows[i], cols, cols, ratios[i], 0);
+        if (!(with_fallback && i == 1)) {
+            m[i].q16 = malloc(q16_count(&m[i].w) * sizeof *m[i].q16);
+            q16_fill(&m[i].w, m[i].q16);
+        }
+        w[i] = &m[i].w;
+        float *b = malloc((size_t)rows[i] * sizeof *b);
+        for (int r = 0; r < rows[i]; r++) b[r] = uniform(-1, 1);
+        bias[i] = b;
+        y[i] = malloc((size_t)n * rows[i] * sizeof *y[i]);
+    }
+    matmul_q8_shared(x, n, 3, w, bias, y);
+    int shared_limit = 32767;  /* the limit the joint path quantizes to (none with a fallback) */
+    for (int i = 0; i < 3; i++) if (w[i]->q16 && w[i]->q16_xmax < shared_limit) shared_limit = w[i]->q16_xmax;
+    for (int i = 0; i < 3; i++) {
+        check(within_bound(w[i], x, n, bias[i], NULL, y[i]), "shared input: within the rounding bound", rows[i], cols, cols, ratios[i], n);
+        matmul_q8(x, n, w[i], bias[i], alone);
+        const int same_limit = with_fallback || w[i]->q16_xmax == shared_limit;
+        if (same_limit)
+            check(memcmp(alone, y[i], (size_t)n * rows[i] * sizeof *alone) == 0, "shared input: same as a call of its own",
+                  rows[i], cols, cols, ratios[i], n);
+    }
+    for (int i = 0; i < 3; i++) free_matrix(&m[i]), free((void *)bias[i]), free(y[i]);
+    free(x), free(alone);
+}
+
 static void refusals(void) {
     test_matrix m;
     make_matrix(&m, 4, 16, 16, 32, 0);
@@ -171,6 +209,8 @@ int main(void) {
     run_case(8, 4096, 4096, 32, 9, 0);    /* four tokens per block: three blocks */
     run_case(5, 512, 64, 254, 6, 1);      /* extreme planes: the largest |Q| */
     run_case(4, 4096, 4096, 2, 5, 1);
+    shared_input(0);
+    shared_input(1);
     refusals();
     printf("kernels: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -63,7 +63,7 @@ static inline void f4_dequant16(const int8_t *q, f4 scale, f4 *out) {
 }
 #endif
 
-/* ------------------------------------------------------------------ exp and erf
+/* ------------------------------------------------------------------ exp and GELU
  * expf after Cephes: e^x = 2^n · p(r), n = ⌊x·log₂e + ½⌋, r = x − n·ln2 (in two parts), p a
  * degree-7 polynomial; relative error ~2 ulp on [−87, 88]. Inputs are clamped to that range
  * (softmax only ever passes x ≤ 0; below −87 the result ~1e-38 is as good as 0 next to 1). */
@@ -120,42 +120,98 @@ static inline f4 f4_exp(f4 x) {
 }
 #endif
 
-/* GELU(x) = x·Φ(x) = ½x·(1 + erf(x/√2)). With u = |x|/√2, Abramowitz & Stegun 7.1.26 gives
- * erfc(u) = t·(a1 + t·(a2 + …a5)) · e^{−u²}, t = 1/(1 + p·u), absolute error ≤ 1.5e-7; then
- * 1 + erf(x/√2) is 2 − erfc(u) for x ≥ 0 and erfc(u) for x < 0 (no cancellation). */
-#define ERF_P 0.3275911f
-#define ERF_A1 0.254829592f
-#define ERF_A2 (-0.284496736f)
-#define ERF_A3 1.421413741f
-#define ERF_A4 (-1.453152027f)
-#define ERF_A5 1.061405429f
+/* GELU(x) = x·Φ(x), written as max(x, 0) − a·Φ(−a) with a = |x| (x ≥ 0: x − x·Φ(−x); x < 0:
+ * −a·Φ(x)): the subtracted term is small wherever Φ(−a) is, so rounding stays small next to |x|.
+ *   Φ(−a) = 2^t · R(a), t = −a²·log₂(e)/2;
+ *   2^t   = 2^n · E(f), n = t rounded (by adding and removing 1.5·2²³), f = t − n ∈ [−½, ½], E a
+ *           degree-5 polynomial (relative error 7.5e-8), 2^n added to the exponent bits;
+ *   R(a)  = e^{a²/2}·Φ(−a) (smooth) ≈ P(a)/Q(a), P degree 2, Q monic degree 3.
+ * Coefficients from tools/fit_gelu.py (weighted least squares on the error that reaches GELU).
+ * a is clamped to 5.6 for t and P (2^t stays a normal float); Q takes the unclamped a, which only
+ * shrinks the term beyond 5.6 (error ≤ |x|·Φ(−5.6) ≈ 1.1e-8·|x|) and makes it 0 at ±inf.
+ * Error ≤ 1.2e-7·max(1, |x|) over every float (checked exhaustively against double erfc);
+ * +inf → +inf, −inf → +0, NaN → NaN. One division, no exp call, no select. The scalar version does
+ * the same operations in the same order, one per statement (nothing can be fused), so it equals
+ * the SIMD one bit for bit. */
+#define GELU_C 5.6f                      /* clamp for |x| */
+#define GELU_K (-0.7213475108146667f)    /* −log₂(e)/2 */
+#define GELU_M 12582912.0f               /* 1.5·2²³: x + M − M rounds x to an integer */
+#define GELU_P0 4.704497337341309f
+#define GELU_P1 2.101719617843628f
+#define GELU_P2 0.4043850898742676f
+#define GELU_Q0 9.408966064453125f
+#define GELU_Q1 11.71120548248291f
+#define GELU_Q2 5.445581436157227f
+#define GELU_E0 1.0000001192092896f
+#define GELU_E1 0.6931469440460205f
+#define GELU_E2 0.24022120237350464f
+#define GELU_E3 0.05550713092088699f
+#define GELU_E4 0.009675540961325169f
+#define GELU_E5 0.0013276470126584172f
 
 static inline float gelu_scalar(float x) {
-    const float u = fabsf(x) * 0.70710678118654752f;
-    const float t = 1.0f / (1.0f + ERF_P * u);
-    float p = ERF_A5;
-    p = p * t + ERF_A4;
-    p = p * t + ERF_A3;
-    p = p * t + ERF_A2;
-    p = p * t + ERF_A1;
-    const float erfc = p * t * exp_scalar(-(u * u));
-    return 0.5f * x * (x >= 0.0f ? 2.0f - erfc : erfc);
+    const float a = fabsf(x);
+    const float ac = GELU_C < a ? GELU_C : a;  /* as wasm_f32x4_pmin(a, C) */
+    const float s = ac * ac;
+    const float t = s * GELU_K;
+    const float k = t + GELU_M;
+    const float n = k - GELU_M;
+    const float f = t - n;
+    float e = GELU_E5;
+    e = e * f;
+    e = e + GELU_E4;
+    e = e * f;
+    e = e + GELU_E3;
+    e = e * f;
+    e = e + GELU_E2;
+    e = e * f;
+    e = e + GELU_E1;
+    e = e * f;
+    e = e + GELU_E0;
+    union { float f; uint32_t u; } eb = { e }, kb = { k };
+    eb.u = eb.u + (kb.u << 23);  /* e·2^n: n sits in k's low mantissa bits */
+    float p = GELU_P2;
+    p = p * ac;
+    p = p + GELU_P1;
+    p = p * ac;
+    p = p + GELU_P0;
+    float q = a + GELU_Q2;  /* Q(a), a unclamped: see above */
+    q = q * a;
+    q = q + GELU_Q1;
+    q = q * a;
+    q = q + GELU_Q0;
+    const float pe = p * eb.f;
+    const float num = pe * ac;
+    const float at = num / q;  /* a·Φ(−a) */
+    const float relu = x < 0.0f ? 0.0f : x;  /* as wasm_f32x4_pmax(x, 0) */
+    return relu - at;
 }
 
 #if defined(__wasm_simd128__)
 static inline f4 f4_gelu(f4 x) {
-    const f4 u = wasm_f32x4_mul(wasm_f32x4_abs(x), wasm_f32x4_splat(0.70710678118654752f));
-    const f4 t = wasm_f32x4_div(wasm_f32x4_splat(1.0f),
-                                wasm_f32x4_add(wasm_f32x4_splat(1.0f), wasm_f32x4_mul(wasm_f32x4_splat(ERF_P), u)));
-    f4 p = wasm_f32x4_splat(ERF_A5);
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(ERF_A4));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(ERF_A3));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(ERF_A2));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, t), wasm_f32x4_splat(ERF_A1));
-    const f4 erfc = wasm_f32x4_mul(wasm_f32x4_mul(p, t), f4_exp(wasm_f32x4_neg(wasm_f32x4_mul(u, u))));
-    const v128_t positive = wasm_f32x4_ge(x, wasm_f32x4_splat(0.0f));
-    const f4 phi2 = wasm_v128_bitselect(wasm_f32x4_sub(wasm_f32x4_splat(2.0f), erfc), erfc, positive);
-    return wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_splat(0.5f), x), phi2);
+    const v128_t c = wasm_f32x4_splat(GELU_C);
+    const v128_t m = wasm_f32x4_splat(GELU_M);
+    const v128_t a = wasm_f32x4_abs(x);
+    const v128_t ac = wasm_f32x4_pmin(a, c);
+    const v128_t s = wasm_f32x4_mul(ac, ac);
+    const v128_t t = wasm_f32x4_mul(s, wasm_f32x4_splat(GELU_K));
+    const v128_t k = wasm_f32x4_add(t, m);
+    const v128_t f = wasm_f32x4_sub(t, wasm_f32x4_sub(k, m));
+    v128_t e = wasm_f32x4_splat(GELU_E5);
+    e = wasm_f32x4_add(wasm_f32x4_mul(e, f), wasm_f32x4_splat(GELU_E4));
+    e = wasm_f32x4_add(wasm_f32x4_mul(e, f), wasm_f32x4_splat(GELU_E3));
+    e = wasm_f32x4_add(wasm_f32x4_mul(e, f), wasm_f32x4_splat(GELU_E2));
+    e = wasm_f32x4_add(wasm_f32x4_mul(e, f), wasm_f32x4_splat(GELU_E1));
+    e = wasm_f32x4_add(wasm_f32x4_mul(e, f), wasm_f32x4_splat(GELU_E0));
+    e = wasm_i32x4_add(e, wasm_i32x4_shl(k, 23));
+    v128_t p = wasm_f32x4_splat(GELU_P2);
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, ac), wasm_f32x4_splat(GELU_P1));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, ac), wasm_f32x4_splat(GELU_P0));
+    v128_t q = wasm_f32x4_add(a, wasm_f32x4_splat(GELU_Q2));
+    q = wasm_f32x4_add(wasm_f32x4_mul(q, a), wasm_f32x4_splat(GELU_Q1));
+    q = wasm_f32x4_add(wasm_f32x4_mul(q, a), wasm_f32x4_splat(GELU_Q0));
+    const v128_t at = wasm_f32x4_div(wasm_f32x4_mul(wasm_f32x4_mul(p, e), ac), q);
+    return wasm_f32x4_sub(wasm_f32x4_pmax(x, wasm_f32x4_splat(0.0f)), at);
 }
 #else
 static inline f4 f4_gelu(f4 x) {

@@ -55,7 +55,7 @@ void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, i
 /* In place, per row of `width`: (x - mean) / sqrt(var + eps) * gamma + beta. */
 void layer_norm(float *x, int n, int width, const float *gamma, const float *beta, float eps);
 
-/* In place: x * Φ(x), the erf form of GELU (erf to ~2e-7 absolute, see kernels.c). */
+/* In place: x · Φ(x), the erf form of GELU (error ≤ 1.2e-7·max(1, |x|), see kernels.c). */
 void gelu(float *x, int count);
 
 /* In place: softmax over `count` values; the sum is accumulated in double so rows sum to 1

@@ -6,6 +6,8 @@
  *
  *   build/san/test_kernels        prints "kernels: N passed, M failed", exits 1 on a failure
  *
+ * Also GELU against a double-precision erfc.
+ *
  * The bound: each token's activations are rounded to int16 with their own scale sx (error ≤
  * sx/2 per value), so |y − y_exact| ≤ Σ_c |w_c|·sx/2, plus float rounding (a few ulp of
  * Σ|w·x|). The two-plane paths (no int16 weights) must meet the same bound. */
@@ -177,6 +179,30 @@ static void shared_input(int with_fallback) {
     free(x), free(alone);
 }
 
+/* GELU against ½x·erfc(−x/√2) in double: 2^21 + 1 points over [−12, 12], powers of ten up to
+ * 1e30 of both signs, the special values. */
+static void gelu_accuracy(void) {
+    enum { POINTS = 1 << 21 };
+    static float x[POINTS + 1 + 62 + 4];
+    int count = 0;
+    for (int i = 0; i <= POINTS; i++) x[count++] = -12.0f + 24.0f * (float)i / POINTS;
+    for (int e = -30; e <= 30; e += 2) x[count++] = powf(10.0f, (float)e), x[count++] = -powf(10.0f, (float)e);
+    const int finite = count;
+    x[count++] = INFINITY, x[count++] = -INFINITY, x[count++] = NAN, x[count++] = -0.0f;
+    float *y = malloc((size_t)count * sizeof *y);
+    memcpy(y, x, (size_t)count * sizeof *y);
+    gelu(y, count);
+    double worst = 0;
+    for (int i = 0; i < finite; i++) {
+        const double exact = 0.5 * x[i] * erfc(-(double)x[i] / sqrt(2.0));
+        worst = fmax(worst, fabs(y[i] - exact) / fmax(1.0, fabs(x[i])));
+    }
+    check(worst <= 1.2e-7, "gelu within 1.2e-7·max(1, |x|) of x·Φ(x)", 0, count, 0, 0, 0);
+    check(y[finite] == INFINITY && y[finite + 1] == 0.0f && isnan(y[finite + 2]) && y[finite + 3] == 0.0f,
+          "gelu(+inf) = +inf, gelu(-inf) = 0, gelu(NaN) = NaN, gelu(-0) = 0", 0, 0, 0, 0, 0);
+    free(y);
+}
+
 static void refusals(void) {
     test_matrix m;
     make_matrix(&m, 4, 16, 16, 32, 0);
@@ -209,6 +235,7 @@ int main(void) {
     run_case(8, 4096, 4096, 32, 9, 0);    /* four tokens per block: three blocks */
     run_case(5, 512, 64, 254, 6, 1);      /* extreme planes: the largest |Q| */
     run_case(4, 4096, 4096, 2, 5, 1);
+    gelu_accuracy();
     shared_input(0);
     shared_input(1);
     refusals();

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 export const DEFAULT_GROUP = 'row';
 
 // int8 planes per matrix: 1 = w ≈ s·q; 2 = w ≈ s·q + s₂·q₂, a second int8 plane holding the
-// rounding residual of the first (about 15 bits of precision). The measured parity of each
+// rounding residual of the first (13 to 15 bits of precision, see RESIDUAL_RATIO). The measured parity of each
 // scheme is in weights/README.md: one plane misses the 1e-3 attention bar by 28× on the
 // default checkpoint, two planes meet it.
 export const DEFAULT_PLANES = 2;

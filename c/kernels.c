@@ -638,16 +638,25 @@ enum { Q16_CHUNK = ATTN_Q16_CHUNK, Q16_XLIMIT = 32767 };
 #define ATTN_Q16_BLOCK 16384
 #endif
 
+/* scale/scale2 of the first group with a residual scale, to the nearest integer (0: none). */
+static float q16_ratio(const qmatrix *w) {
+    const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
+    for (size_t g = 0; g < groups; g++)
+        if (w->scale2[g] > 0) return nearbyintf(w->scale[g] / w->scale2[g]);
+    return 0;
+}
+
+/* Q holds the rows rounded up to a multiple of 4 (the tiles take four rows; the extra are 0). */
+static size_t q16_size(const qmatrix *w) { return (size_t)(w->rows + 3) / 4 * 4 * (size_t)w->cols; }
+
 size_t q16_count(const qmatrix *w) {
     if (!w->q || !w->q2 || w->cols % 8 != 0 || w->group % 8 != 0 || w->cols > ATTN_Q16_BLOCK / QT) return 0;
     const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
-    float ratio = 0;
-    for (size_t g = 0; g < groups && ratio == 0; g++)
-        if (w->scale2[g] > 0) ratio = nearbyintf(w->scale[g] / w->scale2[g]);
+    const float ratio = q16_ratio(w);
     if (!(ratio >= 2 && ratio <= 254)) return 0;
     for (size_t g = 0; g < groups; g++)
         if (!(w->scale2[g] * ratio == w->scale[g])) return 0;
-    return (size_t)(w->rows + 1) / 2 * 2 * (size_t)w->cols;
+    return q16_size(w);
 }
 
 /* The largest multiple of 8 that divides group and is at most Q16_CHUNK. */
@@ -659,18 +668,15 @@ static int q16_chunk_for(int group) {
 
 /* Q is stored by pairs of rows, 8 columns of one row then the same 8 of the next:
  * Q[r][c] at ((r/2)·cols + c − c%8)·2 + (r%2)·8 + c%8, so a tile reads both rows from one
- * pointer (an odd last row is paired with a row of zeros). */
+ * pointer. */
 static size_t q16_index(int cols, int r, int c) {
     return ((size_t)(r / 2) * (size_t)cols + (size_t)(c - c % 8)) * 2 + (size_t)(r % 2) * 8 + (size_t)(c % 8);
 }
 
 void q16_fill(qmatrix *w, int16_t *out) {
-    const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
-    int ratio = 0;
-    for (size_t g = 0; g < groups && ratio == 0; g++)
-        if (w->scale2[g] > 0) ratio = (int)nearbyintf(w->scale[g] / w->scale2[g]);
+    const int ratio = (int)q16_ratio(w);
     int32_t qmax = 1;
-    memset(out, 0, q16_count(w) * sizeof *out);
+    memset(out, 0, q16_size(w) * sizeof *out);
     for (int r = 0; r < w->rows; r++)
         for (int c = 0; c < w->cols; c++) {
             const size_t i = (size_t)r * (size_t)w->cols + (size_t)c;
@@ -713,34 +719,13 @@ static inline void q16_tile_4x2(const int16_t *xp, const int16_t *wp, int c0, in
     acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;
 }
 
-/* Rows r, r+1 (r even) against the four tokens at xp: per token (lane), Σ_g s[g]·Σ_chunks
- * (exact sums); a missing row r+1 gives zeros. */
-static inline void q16_rows2(const qmatrix *w, int r, const int16_t *xp, f4 *out0, f4 *out1) {
-    const int cols = w->cols, group = w->group, groups = cols / group, chunk = w->q16_chunk;
-    const int16_t *wp = w->q16 + q16_index(cols, r, 0);
-    const float *s0 = w->scale2 + (size_t)r * groups;
-    const float *s1 = r + 1 < w->rows ? s0 + groups : s0;
-    f4 p0 = f4_splat(0), p1 = p0;
-    for (int g = 0; g < groups; g++) {
-        f4 g0 = f4_splat(0), g1 = g0;
-        for (int c = g * group; c < (g + 1) * group; c += chunk) {
-            i4 acc[8];
-            q16_tile_4x2(xp, wp, c, chunk, acc);
-            g0 = f4_add(g0, f4_sums(i4_float(acc[0]), i4_float(acc[1]), i4_float(acc[2]), i4_float(acc[3])));
-            g1 = f4_add(g1, f4_sums(i4_float(acc[4]), i4_float(acc[5]), i4_float(acc[6]), i4_float(acc[7])));
-        }
-        p0 = f4_add(p0, f4_mul(g0, f4_splat(s0[g])));
-        p1 = f4_add(p1, f4_mul(g1, f4_splat(s1[g])));
-    }
-    *out0 = p0, *out1 = p1;
-}
-
-/* Rows r…r+3 (r even) against the four tokens at xp: out[t] holds token t's sums for the four
- * rows (lanes), each computed exactly as q16_rows2 computes it. */
+/* Rows r…r+3 (r a multiple of 4) against the four tokens at xp: out[t] holds token t's sums
+ * Σ_g s[g]·Σ_chunks (exact sums) for the four rows (lanes); rows past the last are 0. */
 static inline void q16_rows4(const qmatrix *w, int r, const int16_t *xp, f4 *out) {
     const int cols = w->cols, group = w->group, groups = cols / group, chunk = w->q16_chunk;
     const int16_t *wp = w->q16 + q16_index(cols, r, 0), *wq = wp + 2 * (size_t)cols;
-    const float *s = w->scale2 + (size_t)r * groups;
+    const float *s[4];  /* each row's scales (the last row's for the zero rows past it) */
+    for (int k = 0; k < 4; k++) s[k] = w->scale2 + (size_t)(r + k < w->rows ? r + k : w->rows - 1) * groups;
     f4 p0 = f4_splat(0), p1 = p0, p2 = p0, p3 = p0;
     for (int g = 0; g < groups; g++) {
         f4 g0 = f4_splat(0), g1 = g0, g2 = g0, g3 = g0;
@@ -753,7 +738,7 @@ static inline void q16_rows4(const qmatrix *w, int r, const int16_t *xp, f4 *out
             g2 = f4_add(g2, f4_sums(i4_float(a[2]), i4_float(a[6]), i4_float(b[2]), i4_float(b[6])));
             g3 = f4_add(g3, f4_sums(i4_float(a[3]), i4_float(a[7]), i4_float(b[3]), i4_float(b[7])));
         }
-        const f4 sg = f4_make(s[g], s[groups + g], s[2 * groups + g], s[3 * groups + g]);
+        const f4 sg = f4_make(s[0][g], s[1][g], s[2][g], s[3][g]);
         p0 = f4_add(p0, f4_mul(g0, sg));
         p1 = f4_add(p1, f4_mul(g1, sg));
         p2 = f4_add(p2, f4_mul(g2, sg));
@@ -767,32 +752,28 @@ static inline void q16_rows4(const qmatrix *w, int r, const int16_t *xp, f4 *out
 static void q16_block(const qmatrix *w, const int16_t *X, const float *sx, int b0, int count,
                       const float *bias, const float *residual, float *y) {
     const int cols = w->cols, rows = w->rows;
-    int r = 0;
-    for (; r + 4 <= rows; r += 4) {
-        const f4 b = bias ? f4_load(bias + r) : f4_splat(0);
+    for (int r = 0; r < rows; r += 4) {
+        const int whole = r + 4 <= rows;  /* else the last rows, stored one by one */
+        const f4 b = bias && whole ? f4_load(bias + r) : f4_splat(0);
         for (int t0 = 0; t0 < count; t0 += QT) {
             f4 p[QT];
             q16_rows4(w, r, X + (size_t)t0 * cols, p);
             const int valid = count - t0 < QT ? count - t0 : QT;
             for (int t = 0; t < valid; t++) {
                 const size_t at = (size_t)(b0 + t0 + t) * rows + r;
-                f4 v = f4_add(f4_mul(p[t], f4_splat(sx[t0 + t])), b);
-                if (residual) v = f4_add(v, f4_load(residual + at));
-                f4_store(y + at, v);
+                if (whole) {
+                    f4 v = f4_add(f4_mul(p[t], f4_splat(sx[t0 + t])), b);
+                    if (residual) v = f4_add(v, f4_load(residual + at));
+                    f4_store(y + at, v);
+                    continue;
+                }
+                for (int k = 0; r + k < rows; k++) {
+                    float v = f4_lane(p[t], k) * sx[t0 + t];
+                    if (bias) v += bias[r + k];
+                    if (residual) v += residual[at + k];
+                    y[at + k] = v;
+                }
             }
-        }
-    }
-    for (; r < rows; r += 2) {  /* the last rows when rows % 4 != 0 */
-        for (int t0 = 0; t0 < count; t0 += QT) {
-            f4 p0, p1;
-            q16_rows2(w, r, X + (size_t)t0 * cols, &p0, &p1);
-            const f4 scale = f4_load(sx + t0);
-            float v[2][4];
-            f4_store(v[0], f4_mul(p0, scale));
-            f4_store(v[1], f4_mul(p1, scale));
-            const int valid = count - t0 < QT ? count - t0 : QT;
-            for (int u = 0; u < (r + 1 < rows ? 2 : 1); u++)
-                store_column(y, rows, r + u, b0 + t0, v[u], valid, bias, residual);
         }
     }
 }

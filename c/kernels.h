@@ -32,9 +32,9 @@ void matmul_q8_shared(const float *x, int n, int count, const qmatrix *const *w,
                       float *const *y);
 
 /* The int16 weights of a two-plane matrix whose scale is exactly R·scale2 for one integer R
- * (2…254) in every group: q16_count returns the int16 count of Q, (rows rounded up to even)·cols,
+ * (2…254) in every group: q16_count returns the int16 count of Q, (rows rounded up to 4)·cols,
  * when w qualifies (also cols and group multiples of 8, cols ≤ 4096), else 0; q16_fill writes
- * Q = R·q + q2 into out (by pairs of rows, kernels.c) and
+ * Q = R·q + q2 into out (packed by pairs of rows, kernels.c) and
  * sets w->q16 (= out), w->q16_chunk and w->q16_xmax. matmul_q8* then use one int16 dot
  * product per 8 weights (see kernels.c). */
 size_t q16_count(const qmatrix *w);

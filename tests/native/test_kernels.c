@@ -110,7 +110,7 @@ static void run_case(int rows, int cols, int group, int ratio, int n, int extrem
     test_matrix m;
     make_matrix(&m, rows, cols, group, ratio, extreme);
     const size_t need = q16_count(&m.w);
-    check(need == (size_t)(rows + 1) / 2 * 2 * cols, "q16_count accepts an exact integer ratio", rows, cols, group, ratio, n);
+    check(need == (size_t)(rows + 3) / 4 * 4 * cols, "q16_count accepts an exact integer ratio", rows, cols, group, ratio, n);
     if (need) {
         m.q16 = malloc(need * sizeof *m.q16);
         q16_fill(&m.w, m.q16);

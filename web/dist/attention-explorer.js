@@ -464,7 +464,7 @@ function megabytes(bytes) {
 const OUT_OF_MEMORY = 20;  // ATTN_ERR_NO_MEMORY in c/attn.h
 
 // Byte sizes of the default assets, for progress; tools/build-web.mjs fills this line in.
-const ASSET_BYTES = {"attn.wasm":143319,"bert-mini.int8.bin":23061024};
+const ASSET_BYTES = {"attn.wasm":139895,"bert-mini.int8.bin":23061024};
 
 const DEFAULT_ASSETS = {
   wasm: 'attn.wasm',

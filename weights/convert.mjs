@@ -88,6 +88,14 @@ function parsePlanes(text, option) {
   return Number(text);
 }
 
+// "SUBSTRING=VALUE" of a --…-for option: {substring, [key]: parseValue(VALUE)}; the last one
+// whose substring a tensor name contains applies (lastOverride).
+function parseOverride(spec, option, expected, key, parseValue) {
+  const eq = spec.lastIndexOf('=');
+  if (eq <= 0) fail(`${option} expects SUBSTRING=${expected}, got "${spec}"`);
+  return { substring: spec.slice(0, eq), [key]: parseValue(spec.slice(eq + 1), option) };
+}
+
 // Every scheme option at its default (convert() fills in what a caller leaves out).
 export function defaultOptions() {
   return { defaultGroup: DEFAULT_GROUP, overrides: [], defaultPlanes: DEFAULT_PLANES, planeOverrides: [],
@@ -103,28 +111,16 @@ export function parseArgs(argv) {
     const value = () => (i + 1 < argv.length ? argv[++i] : fail(`${arg} needs a value\n${USAGE}`));
     if (arg === '--group') options.defaultGroup = parseGroupSpec(value(), '--group');
     else if (arg === '--per-tensor') options.defaultGroup = 'tensor';
-    else if (arg === '--group-for') {
-      const spec = value();
-      const eq = spec.lastIndexOf('=');
-      if (eq <= 0) fail(`--group-for expects SUBSTRING=N, got "${spec}"`);
-      options.overrides.push({ substring: spec.slice(0, eq), group: parseGroupSpec(spec.slice(eq + 1), '--group-for') });
-    } else if (arg === '--planes') options.defaultPlanes = parsePlanes(value(), '--planes');
-    else if (arg === '--planes-for') {
-      const spec = value();
-      const eq = spec.lastIndexOf('=');
-      if (eq <= 0) fail(`--planes-for expects SUBSTRING=1|2, got "${spec}"`);
-      options.planeOverrides.push({ substring: spec.slice(0, eq), planes: parsePlanes(spec.slice(eq + 1), '--planes-for') });
-    } else if (arg === '--residual-scale') {
+    else if (arg === '--group-for') options.overrides.push(parseOverride(value(), arg, 'N', 'group', parseGroupSpec));
+    else if (arg === '--planes') options.defaultPlanes = parsePlanes(value(), '--planes');
+    else if (arg === '--planes-for') options.planeOverrides.push(parseOverride(value(), arg, '1|2', 'planes', parsePlanes));
+    else if (arg === '--residual-scale') {
       const spec = value();
       if (spec !== 'fixed' && spec !== 'free') fail(`--residual-scale: expected fixed or free, got "${spec}"`);
       options.residualScale = spec;
     } else if (arg === '--residual-ratio') options.defaultRatio = parseRatio(value(), '--residual-ratio');
-    else if (arg === '--residual-ratio-for') {
-      const spec = value();
-      const eq = spec.lastIndexOf('=');
-      if (eq <= 0) fail(`--residual-ratio-for expects SUBSTRING=N, got "${spec}"`);
-      options.ratioOverrides.push({ substring: spec.slice(0, eq), ratio: parseRatio(spec.slice(eq + 1), '--residual-ratio-for') });
-    } else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
+    else if (arg === '--residual-ratio-for') options.ratioOverrides.push(parseOverride(value(), arg, 'N', 'ratio', parseRatio));
+    else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
     else positional.push(arg);
   }
   if (positional.length !== 2) fail(USAGE);
@@ -353,17 +349,14 @@ function resolveGroup(tensor, options) {
   return { group: spec, perTensor: false, label: spec === tensor.cols ? 'row' : `group ${spec}` };
 }
 
-function resolveRatio(tensor, options) {
-  let ratio = options.defaultRatio;
-  for (const o of options.ratioOverrides) if (tensor.name.includes(o.substring)) ratio = o.ratio;
-  return ratio;
+function lastOverride(tensor, overrides, key, fallback) {
+  let value = fallback;
+  for (const o of overrides) if (tensor.name.includes(o.substring)) value = o[key];
+  return value;
 }
 
-function resolvePlanes(tensor, options) {
-  let planes = options.defaultPlanes;
-  for (const o of options.planeOverrides) if (tensor.name.includes(o.substring)) planes = o.planes;
-  return planes;
-}
+const resolveRatio = (tensor, options) => lastOverride(tensor, options.ratioOverrides, 'ratio', options.defaultRatio);
+const resolvePlanes = (tensor, options) => lastOverride(tensor, options.planeOverrides, 'planes', options.defaultPlanes);
 
 function maxAbs(data, begin, end) {
   let m = 0;

@@ -241,7 +241,7 @@ export function readSafetensors(file) {
   return tensors;
 }
 
-function floatsOf(tensors, name) {
+export function floatsOf(tensors, name) {
   const t = tensors.get(name);
   if (!DTYPE_BYTES[t.dtype]) fail(`tensor ${name} has dtype ${t.dtype}; only F32, F16 and BF16 are read`);
   return decodeFloats(t.bytes, t.dtype);

@@ -15,35 +15,7 @@ struct attn_engine {
     bert_model model;
     tokenizer *tok;
     int32_t cls_id, sep_id;
-    int16_t *q16;  /* the int16 weights of the matrices that qualify (q16_count), one buffer */
 };
-
-/* Builds the int16 weights (kernels.h) of every layer matrix and the MLM transform that has a
- * residual plane at scale/R (kernels.h): 2 bytes per weight (+6.3 MB for bert-mini's layers). Without
- * memory for them the engine still runs, on the two int8 planes. */
-static void build_q16(attn_engine *e) {
-    bert_model *m = &e->model;
-    qmatrix *list[BERT_MAX_LAYERS * 6 + 1];
-    int count = 0;
-    for (int l = 0; l < m->layers; l++) {
-        bert_layer *L = &m->layer[l];
-        qmatrix *mats[6] = {&L->query, &L->key, &L->value, &L->attn_out, &L->ffn_in, &L->ffn_out};
-        for (int i = 0; i < 6; i++) list[count++] = mats[i];
-    }
-    list[count++] = &m->mlm_transform;
-    size_t total = 0;
-    for (int i = 0; i < count; i++) total += q16_count(list[i]);
-    if (total == 0) return;
-    e->q16 = attn_alloc(total * sizeof *e->q16);
-    if (!e->q16) return;
-    size_t at = 0;
-    for (int i = 0; i < count; i++) {
-        const size_t c = q16_count(list[i]);
-        if (c == 0) continue;
-        q16_fill(list[i], e->q16 + at);
-        at += c;
-    }
-}
 
 struct attn_session {
     const attn_engine *engine;
@@ -102,7 +74,6 @@ int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out) {
     }
     e->cls_id = tokenizer_special_id(e->tok, "[CLS]");
     e->sep_id = tokenizer_special_id(e->tok, "[SEP]");
-    build_q16(e);
     *out = e;
     return ATTN_OK;
 }
@@ -110,7 +81,6 @@ int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out) {
 void attn_engine_destroy(attn_engine *e) {
     if (!e) return;
     tokenizer_destroy(e->tok);
-    free(e->q16);
     free(e);
 }
 
@@ -127,6 +97,10 @@ const char *attn_engine_token(const attn_engine *e, int32_t id) {
 
 int32_t attn_engine_special_id(const attn_engine *e, const char *name) {
     return tokenizer_special_id(e->tok, name);
+}
+
+const char *attn_engine_card(const attn_engine *e) {
+    return e->model.card;
 }
 
 int attn_engine_tokenize(const attn_engine *e, const char *text, size_t bytes, int capacity,

@@ -45,6 +45,9 @@ void attn_engine_destroy(attn_engine *engine);
 void attn_engine_shape(const attn_engine *engine, int32_t *shape);
 const char *attn_engine_token(const attn_engine *engine, int32_t id);  /* NULL when out of range */
 int32_t attn_engine_special_id(const attn_engine *engine, const char *name);
+/* The model card stored by the converter (JSON text: name, source, training, held-out quality,
+ * limits), or "" when the weights file has none. */
+const char *attn_engine_card(const attn_engine *engine);
 
 /* Tokenizes without running the model and without truncation beyond `capacity` tokens.
  * counts[2] receives the tokens written and the tokens the whole text gives. */

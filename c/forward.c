@@ -141,11 +141,7 @@ int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float
     matmul_q8(h, 1, &m->mlm_transform, m->mlm_transform_bias, transformed);
     gelu(transformed, m->hidden);
     layer_norm(transformed, 1, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
-    /* The tied decoder reads the first plane only: the ranking of 30k logits needs far less
-     * precision than the attention does, and this halves the largest product of the run. */
-    qmatrix decoder = m->word_emb;
-    decoder.q2 = NULL;
-    matmul_q8(transformed, 1, &decoder, m->mlm_bias, logits);
+    matmul_q8(transformed, 1, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
     softmax(logits, m->vocab_size);
     top_k(logits, m->vocab_size, k, ids, probs);
     free(logits);

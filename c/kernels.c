@@ -224,38 +224,29 @@ static inline f4 f4_gelu(f4 x) {
 
 static void dequantize_row_scalar(const qmatrix *w, int row, float *out) {
     const size_t first = (size_t)row * (size_t)w->cols;
-    const size_t first_scale = (size_t)row * (size_t)(w->cols / w->group);
-    const int8_t *q = w->q + first;
-    const float *scale = w->scale + first_scale;
-    for (int c = 0; c < w->cols; c++)
-        out[c] = (float)q[c] * scale[c / w->group];
-    if (!w->q2) return;
-    const int8_t *q2 = w->q2 + first;
-    const float *scale2 = w->scale2 + first_scale;
-    for (int c = 0; c < w->cols; c++)
-        out[c] += (float)q2[c] * scale2[c / w->group];
+    const float *scale = w->scale + (size_t)row * (size_t)(w->cols / w->group);
+    if (w->bits == 8) {
+        const int8_t *q = (const int8_t *)w->q + first;
+        for (int c = 0; c < w->cols; c++) out[c] = (float)q[c] * scale[c / w->group];
+    } else {
+        const int16_t *q = (const int16_t *)w->q + first;
+        for (int c = 0; c < w->cols; c++) out[c] = (float)q[c] * scale[c / w->group];
+    }
 }
 
-/* The same values, 16 columns at a time (cols and group multiples of 16):
- * out = (float)q·scale + (float)q2·scale2, rounded exactly as the scalar loop rounds. */
+/* The same values, 16 columns at a time for int8 (cols and group multiples of 16); each value
+ * is one float product, rounded exactly as the scalar loop rounds it. */
 void dequantize_row(const qmatrix *w, int row, float *out) {
-    if (w->cols % 16 != 0 || w->group % 16 != 0) {
+    if (w->bits != 8 || w->cols % 16 != 0 || w->group % 16 != 0) {
         dequantize_row_scalar(w, row, out);
         return;
     }
     const int cols = w->cols, group = w->group;
-    const size_t first = (size_t)row * (size_t)cols;
-    const size_t first_scale = (size_t)row * (size_t)(cols / group);
-    const int8_t *q = w->q + first, *q2 = w->q2 ? w->q2 + first : NULL;
-    const float *scale = w->scale + first_scale, *scale2 = w->q2 ? w->scale2 + first_scale : NULL;
+    const int8_t *q = (const int8_t *)w->q + (size_t)row * (size_t)cols;
+    const float *scale = w->scale + (size_t)row * (size_t)(cols / group);
     for (int c = 0; c < cols; c += 16) {
         f4 v[4];
         f4_dequant16(q + c, f4_splat(scale[c / group]), v);
-        if (q2) {
-            f4 r[4];
-            f4_dequant16(q2 + c, f4_splat(scale2[c / group]), r);
-            for (int i = 0; i < 4; i++) v[i] = f4_add(v[i], r[i]);
-        }
         for (int i = 0; i < 4; i++) f4_store(out + c + 4 * i, v[i]);
     }
 }
@@ -415,15 +406,15 @@ void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, i
         }
 }
 
-/* ------------------------------------------------------------------ int8 matrix products */
+/* ------------------------------------------------------------------ weight-matrix products */
 
 enum { PANEL_FLOATS = 8192 };  /* 32 KB of dequantized weight rows: stays in L1 */
 
-/* The float path: rows dequantized (dequantize_row) into a panel, then A·Bᵀ tiles. Used when
- * neither integer path applies (columns or groups not multiples of 8). The loader bounds rows
- * at 4096 columns (weights.c), so a panel always holds at least two rows. */
-static void matmul_q8_float(const float *x, int n, const qmatrix *w, const float *bias,
-                            const float *residual, float *y) {
+/* The float path: rows dequantized (dequantize_row) into a panel, then A·Bᵀ tiles. Used only
+ * when the integer path cannot take a matrix (columns or groups not multiples of 8). The loader
+ * bounds rows at 4096 columns (weights.c), so a panel always holds at least two rows. */
+static void matmul_float(const float *x, int n, const qmatrix *w, const float *bias,
+                         const float *residual, float *y) {
     const int in = w->cols, out = w->rows;
     float panel[PANEL_FLOATS] __attribute__((aligned(16)));
     int per_panel = PANEL_FLOATS / in;
@@ -437,23 +428,49 @@ static void matmul_q8_float(const float *x, int n, const qmatrix *w, const float
 }
 
 /* ------------------------------------------------------------------ the integer path
- * y[t][r] = sx_t · Σ_g (s[r][g]·Σ_{c∈g} X[t][c]·q[r][c] + s2[r][g]·Σ_{c∈g} X[t][c]·q2[r][c]) + b[r] + res
+ * One kernel family for int8 and int16 weights, read in place from the weights file:
  *
- * X is token t's activation row quantized to int16 with its own scale (sx = max|x|/32767,
- * X = round(x/sx)), a relative error ≤ 2^-16 of the row's largest value: the same order as
- * the weights' own two-plane precision (≈ 2^-15 of a row's largest weight). The weights are
- * used exactly as stored — both int8 planes, their own scales — and every Σ X·q is an exact
- * int32: i32x4.dot_i16x8_s multiplies eight int16 × int8 pairs and sums them pairwise, and an
- * accumulator lane collects group/4 ≤ 256 products of magnitude ≤ 32767·127, < 2^31; lanes
- * are converted to float at the end of every group (≤ 1024 columns). Integer sums do not
- * depend on their order, so the wasm and the portable builds give bit-identical results.
- * Four tokens share each widened weight vector; one row at a time, both planes: 8 int32x4
- * accumulators. */
-enum { QT = 4, QMAX_COLS = 8192, QMAX_GROUP = 1024 };
+ *   y[t][r] = sx_t · Σ_g scale[r][g] · Σ_{c∈g} X[t][c]·q[r][c] + b[r] + res[t][r]
+ *
+ * X is token t's activation row quantized to int16 with its own scale (sx = max|x|/xmax,
+ * X = round(x/sx)). One i32x4.dot_i16x8_s per 8 weights per token (int8 weights are widened
+ * by the load, i16x8.load8x8_s), added in int32 over a chunk of `chunk` columns: a lane
+ * collects chunk/4 products of magnitude ≤ xmax·qmax, and int_plan picks chunk and xmax so
+ * that this stays below 2^31. The sums are exact, hence the same in the wasm and portable
+ * builds; each chunk's sums are converted to float and added in a fixed order. int8 weights
+ * get xmax = 32767 (15-bit tokens); int16 weights of 13 bits (qmax 4095) get 13-bit tokens. */
+enum { QT = 4, CHUNK_MAX = 256, XLIMIT = 32767, XMIN = 4095 };
+
+/* Tokens quantized per block: 32 KB of int16, at least four tokens of up to 4096 columns. */
+#ifndef ATTN_QBLOCK
+#define ATTN_QBLOCK 16384
+#endif
+
+typedef struct {
+    int chunk, xmax;
+} int_plan;
+
+/* The largest chunk (multiple of 8 dividing group, ≤ CHUNK_MAX) whose exact sums leave the
+ * tokens at least XMIN, and the largest xmax (≤ XLIMIT) that keeps them exact; chunk 0 when
+ * the integer path cannot take w. */
+static int_plan plan_for(const qmatrix *w) {
+    int_plan p = {0, 0};
+    if (w->cols % 8 != 0 || w->group % 8 != 0 || w->cols > ATTN_QBLOCK / QT || w->qmax < 1) return p;
+    for (int chunk = CHUNK_MAX; chunk >= 8; chunk -= 8) {
+        if (w->group % chunk != 0) continue;
+        const int64_t xmax = (int64_t)INT32_MAX / ((int64_t)(chunk / 4) * w->qmax);
+        if (xmax >= XMIN || chunk == 8) {
+            p.chunk = chunk;
+            p.xmax = (int)(xmax < XLIMIT ? xmax : XLIMIT);
+            return p;
+        }
+    }
+    return p;
+}
 
 /* X = round(x / sx) with sx = max|x| / limit, so |X| ≤ limit ≤ 32767; returns sx (0 for an
  * all-zero row). A NaN reads as 0, as wasm's trunc_sat gives. cols % 8 == 0; columns c…c+7 (c a
- * multiple of 8) go to X[(c/8)·stride …] (stride 8: one contiguous row). */
+ * multiple of 8) go to X[(c/8)·stride …]. */
 static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X, int stride) {
     float m = 0;
     int c = 0;
@@ -489,44 +506,31 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X,
     return m / (float)limit;
 }
 
-/* Tokens [b0, b0 + count) of x quantized into X (scale sx[t]); tokens up to the next multiple
- * of QT are zero, so every tile of four tokens is whole. Layout: one row after the other, or
- * `packed` by fours — token t's column c at ((t/4)·cols + c − c%8)·4 + (t%4)·8 + c%8, so that a
- * tile reads its four tokens from one pointer (the int16-weight path). */
-static void quantize_block(const float *x, int b0, int count, int cols, int limit, int16_t *X,
-                           float *sx, int packed) {
+/* Tokens [b0, b0 + count) of x quantized into X (scale sx[t]), packed by fours: token t's
+ * column c at ((t/4)·cols + c − c%8)·4 + (t%4)·8 + c%8, so that a tile reads its four tokens
+ * from one pointer. Tokens up to the next multiple of QT are zero, so every tile is whole. */
+static void quantize_block(const float *x, int b0, int count, int cols, int limit, int16_t *X, float *sx) {
     const int padded = (count + QT - 1) & ~(QT - 1);
-    const int stride = packed ? 8 * QT : 8;
     for (int t = 0; t < padded; t++) {
-        int16_t *dst = packed ? X + (size_t)(t / QT) * QT * cols + (size_t)(t % QT) * 8 : X + (size_t)t * cols;
+        int16_t *dst = X + (size_t)(t / QT) * QT * cols + (size_t)(t % QT) * 8;
         if (t < count) {
-            sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, limit, dst, stride);
+            sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, limit, dst, 8 * QT);
         } else {
             sx[t] = 0;
-            for (int c = 0; c < cols; c += 8) memset(dst + (size_t)(c / 8) * stride, 0, 8 * sizeof *dst);
+            for (int c = 0; c < cols; c += 8) memset(dst + (size_t)(c / 8) * 8 * QT, 0, 8 * sizeof *dst);
         }
-    }
-}
-
-/* y[t][r] = v[t] + bias[r] + residual[t][r] for `count` tokens from `first` (column r of y). */
-static void store_column(float *y, int rows, int r, int first, const float *v, int count,
-                         const float *bias, const float *residual) {
-    for (int t = 0; t < count; t++) {
-        const size_t at = (size_t)(first + t) * rows + r;
-        float value = v[t];
-        if (bias) value += bias[r];
-        if (residual) value += residual[at];
-        y[at] = value;
     }
 }
 
 #if defined(__wasm_simd128__)
 typedef v128_t i4;
+typedef v128_t i16x8;
 static inline i4 i4_zero(void) { return wasm_i32x4_splat(0); }
 static inline f4 i4_float(i4 v) { return wasm_f32x4_convert_i32x4(v); }
+static inline i16x8 load_x(const int16_t *p) { return wasm_v128_load(p); }
+static inline i16x8 load_w8(const int8_t *p) { return wasm_i16x8_load8x8(p); }
+static inline i16x8 load_w16(const int16_t *p) { return wasm_v128_load(p); }
 #define I4_DOT_ADD(acc, x, w) ((acc) = wasm_i32x4_add((acc), wasm_i32x4_dot_i16x8((x), (w))))
-#define I4_LOAD_X(p) wasm_v128_load(p)
-#define I4_LOAD_W(p) wasm_i16x8_load8x8(p)
 #else
 /* Lane l of an i4 accumulates the products of columns 2l and 2l+1 of every 8: pmaddwd's layout. */
 typedef struct { int32_t v[4]; } i4;
@@ -534,205 +538,75 @@ typedef struct { int16_t v[8]; } i16x8;
 static inline i4 i4_zero(void) { i4 r = {{0, 0, 0, 0}}; return r; }
 static inline f4 i4_float(i4 a) { f4 r; for (int l = 0; l < 4; l++) r.v[l] = (float)a.v[l]; return r; }
 static inline i16x8 load_x(const int16_t *p) { i16x8 r; memcpy(r.v, p, sizeof r.v); return r; }
-static inline i16x8 load_w(const int8_t *p) { i16x8 r; for (int i = 0; i < 8; i++) r.v[i] = p[i]; return r; }
+static inline i16x8 load_w8(const int8_t *p) { i16x8 r; for (int i = 0; i < 8; i++) r.v[i] = p[i]; return r; }
+static inline i16x8 load_w16(const int16_t *p) { i16x8 r; memcpy(r.v, p, sizeof r.v); return r; }
 static inline void dot_add(i4 *acc, i16x8 x, i16x8 w) {
     for (int l = 0; l < 4; l++)
         acc->v[l] += (int32_t)x.v[2 * l] * w.v[2 * l] + (int32_t)x.v[2 * l + 1] * w.v[2 * l + 1];
 }
 #define I4_DOT_ADD(acc, x, w) dot_add(&(acc), (x), (w))
-#define I4_LOAD_X(p) load_x(p)
-#define I4_LOAD_W(p) load_w(p)
 #endif
 
-/* Row r against four quantized tokens X[4][cols]: returns, per token (lane), the float sum
- * Σ_g s_g·P1_g + s2_g·P2_g. */
-static inline f4 q8_row4(const int16_t *X, int cols, const int8_t *q, const int8_t *q2,
-                         const float *scale, const float *scale2, int group) {
-    const int16_t *x0 = X, *x1 = X + cols, *x2 = X + 2 * cols, *x3 = X + 3 * cols;
-    f4 total = f4_splat(0);
-    for (int g0 = 0, gi = 0; g0 < cols; g0 += group, gi++) {
-        i4 a0 = i4_zero(), a1 = a0, a2 = a0, a3 = a0;
-        if (q2) {
-            i4 b0 = i4_zero(), b1 = b0, b2 = b0, b3 = b0;
-            for (int c = g0; c < g0 + group; c += 8) {
-                const __typeof__(I4_LOAD_W(q)) w = I4_LOAD_W(q + c), v = I4_LOAD_W(q2 + c);
-                const __typeof__(I4_LOAD_X(x0)) y0 = I4_LOAD_X(x0 + c);
-                I4_DOT_ADD(a0, y0, w);
-                I4_DOT_ADD(b0, y0, v);
-                const __typeof__(y0) y1 = I4_LOAD_X(x1 + c);
-                I4_DOT_ADD(a1, y1, w);
-                I4_DOT_ADD(b1, y1, v);
-                const __typeof__(y0) y2 = I4_LOAD_X(x2 + c);
-                I4_DOT_ADD(a2, y2, w);
-                I4_DOT_ADD(b2, y2, v);
-                const __typeof__(y0) y3 = I4_LOAD_X(x3 + c);
-                I4_DOT_ADD(a3, y3, w);
-                I4_DOT_ADD(b3, y3, v);
-            }
-            const f4 p1 = f4_sums(i4_float(a0), i4_float(a1), i4_float(a2), i4_float(a3));
-            const f4 p2 = f4_sums(i4_float(b0), i4_float(b1), i4_float(b2), i4_float(b3));
-            total = f4_add(total, f4_add(f4_mul(p1, f4_splat(scale[gi])), f4_mul(p2, f4_splat(scale2[gi]))));
-        } else {
-            for (int c = g0; c < g0 + group; c += 8) {
-                const __typeof__(I4_LOAD_W(q)) w = I4_LOAD_W(q + c);
-                I4_DOT_ADD(a0, I4_LOAD_X(x0 + c), w);
-                I4_DOT_ADD(a1, I4_LOAD_X(x1 + c), w);
-                I4_DOT_ADD(a2, I4_LOAD_X(x2 + c), w);
-                I4_DOT_ADD(a3, I4_LOAD_X(x3 + c), w);
-            }
-            const f4 p1 = f4_sums(i4_float(a0), i4_float(a1), i4_float(a2), i4_float(a3));
-            total = f4_add(total, f4_mul(p1, f4_splat(scale[gi])));
-        }
-    }
-    return total;
-}
-
-/* Tokens are quantized a block at a time (up to 32K int16 = 64 KB, a multiple of 4 tokens);
- * each weight row is then read once per block and stays in L1 while every group of 4 tokens
- * of the block passes over it. */
-enum { QBLOCK = 32768 };
-
-static void matmul_q8_int(const float *x, int n, const qmatrix *w, const float *bias,
-                          const float *residual, float *y) {
-    const int cols = w->cols, rows = w->rows, group = w->group, groups = cols / group;
-    int16_t X[QBLOCK] __attribute__((aligned(16)));
-    float sx[QBLOCK / 8];
-    int per_block = (QBLOCK / cols) & ~(QT - 1);
-    for (int b0 = 0; b0 < n; b0 += per_block) {
-        const int count = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, count, cols, 32767, X, sx, 0);
-        for (int r = 0; r < rows; r++) {
-            const size_t first = (size_t)r * cols, first_scale = (size_t)r * groups;
-            const int8_t *q = w->q + first, *q2 = w->q2 ? w->q2 + first : NULL;
-            const float *scale = w->scale + first_scale, *scale2 = q2 ? w->scale2 + first_scale : NULL;
-            for (int t0 = 0; t0 < count; t0 += QT) {
-                float v[4];
-                f4_store(v, f4_mul(q8_row4(X + (size_t)t0 * cols, cols, q, q2, scale, scale2, group),
-                                   f4_load(sx + t0)));
-                const int valid = count - t0 < QT ? count - t0 : QT;
-                store_column(y, rows, r, b0 + t0, v, valid, bias, residual);
-            }
-        }
-    }
-}
-
-/* ------------------------------------------------------------------ the int16-weight path
- * When scale = R·scale2 exactly for one integer R per matrix (the converter's --residual-scale
- * fixed, its default), w = (R·q + q2)·scale2: one int16 weight Q per entry. q16_fill builds
- * them once (at engine creation); then
- *
- *   y[t][r] = sx_t · Σ_g scale2[r][g] · Σ_{c∈g} X[t][c]·Q[r][c] + b[r] + res
- *
- * with X token t's row quantized to xmax (sx = max|x|/xmax). One i32x4.dot_i16x8_s per 8
- * weights per token, added in int32 over a chunk of `chunk` columns: a lane collects chunk/4
- * products of magnitude ≤ xmax·max|Q|, and q16_fill picks xmax (the largest ≤ 32767) so that
- * this stays below 2^31: the sums are exact, hence the same in the wasm and portable builds.
- * Each chunk's sums are then converted to float and added in a fixed order. */
-#ifndef ATTN_Q16_CHUNK
-#define ATTN_Q16_CHUNK 256
-#endif
-enum { Q16_CHUNK = ATTN_Q16_CHUNK, Q16_XLIMIT = 32767 };
-
-/* Tokens quantized per block: 32 KB of int16, at least four tokens of up to 4096 columns. */
-#ifndef ATTN_Q16_BLOCK
-#define ATTN_Q16_BLOCK 16384
-#endif
-
-/* scale/scale2 of the first group with a residual scale, to the nearest integer (0: none). */
-static float q16_ratio(const qmatrix *w) {
-    const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
-    for (size_t g = 0; g < groups; g++)
-        if (w->scale2[g] > 0) return nearbyintf(w->scale[g] / w->scale2[g]);
-    return 0;
-}
-
-/* Q holds the rows rounded up to a multiple of 4 (the tiles take four rows; the extra are 0). */
-static size_t q16_size(const qmatrix *w) { return (size_t)(w->rows + 3) / 4 * 4 * (size_t)w->cols; }
-
-size_t q16_count(const qmatrix *w) {
-    if (!w->q || !w->q2 || w->cols % 8 != 0 || w->group % 8 != 0 || w->cols > ATTN_Q16_BLOCK / QT) return 0;
-    const size_t groups = (size_t)w->rows * (size_t)(w->cols / w->group);
-    const float ratio = q16_ratio(w);
-    if (!(ratio >= 2 && ratio <= 254)) return 0;
-    for (size_t g = 0; g < groups; g++)
-        if (!(w->scale2[g] * ratio == w->scale[g])) return 0;
-    return q16_size(w);
-}
-
-/* The largest multiple of 8 that divides group and is at most Q16_CHUNK. */
-static int q16_chunk_for(int group) {
-    int chunk = Q16_CHUNK;
-    while (group % chunk != 0) chunk -= 8;
-    return chunk;
-}
-
-/* Q is stored by pairs of rows, 8 columns of one row then the same 8 of the next:
- * Q[r][c] at ((r/2)·cols + c − c%8)·2 + (r%2)·8 + c%8, so a tile reads both rows from one
- * pointer. */
-static size_t q16_index(int cols, int r, int c) {
-    return ((size_t)(r / 2) * (size_t)cols + (size_t)(c - c % 8)) * 2 + (size_t)(r % 2) * 8 + (size_t)(c % 8);
-}
-
-void q16_fill(qmatrix *w, int16_t *out) {
-    const int ratio = (int)q16_ratio(w);
-    int32_t qmax = 1;
-    memset(out, 0, q16_size(w) * sizeof *out);
-    for (int r = 0; r < w->rows; r++)
-        for (int c = 0; c < w->cols; c++) {
-            const size_t i = (size_t)r * (size_t)w->cols + (size_t)c;
-            const int32_t v = ratio * (int32_t)w->q[i] + (int32_t)w->q2[i];  /* |v| ≤ 254·128 + 128 */
-            out[q16_index(w->cols, r, c)] = (int16_t)v;
-            if (v > qmax) qmax = v;
-            if (-v > qmax) qmax = -v;
-        }
-    const int chunk = q16_chunk_for(w->group);
-    const int64_t xmax = (int64_t)INT32_MAX / ((int64_t)(chunk / 4) * qmax);
-    w->q16 = out;
-    w->q16_chunk = chunk;
-    w->q16_xmax = (int)(xmax < Q16_XLIMIT ? xmax : Q16_XLIMIT);
-}
-
-/* Two rows (packed pair wp) against four tokens (packed block xp), columns [c0, c0 + len):
+/* Two weight rows (u_row, v_row) against four tokens (packed block xp), columns [c0, c0 + len):
  * acc[0..3] get the first row's exact int32 sums per token (lanes to be added), acc[4..7] the
- * second row's. One pointer each, so every load has a constant offset. */
-static inline void q16_tile_4x2(const int16_t *xp, const int16_t *wp, int c0, int len, i4 *acc) {
-    i4 a0 = i4_zero(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-    xp += (size_t)c0 * QT;
-    wp += (size_t)c0 * 2;
-    /* One step of 8 columns per pass: unrolled twice, V8 runs out of registers (0.7×). */
-    for (int c = 0; c < len; c += 8, xp += 8 * QT, wp += 16) {
-        const __typeof__(I4_LOAD_X(wp)) u = I4_LOAD_X(wp), v = I4_LOAD_X(wp + 8);
-        __typeof__(I4_LOAD_X(wp)) y = I4_LOAD_X(xp);
-        I4_DOT_ADD(a0, y, u);
-        I4_DOT_ADD(b0, y, v);
-        y = I4_LOAD_X(xp + 8);
-        I4_DOT_ADD(a1, y, u);
-        I4_DOT_ADD(b1, y, v);
-        y = I4_LOAD_X(xp + 16);
-        I4_DOT_ADD(a2, y, u);
-        I4_DOT_ADD(b2, y, v);
-        y = I4_LOAD_X(xp + 24);
-        I4_DOT_ADD(a3, y, u);
-        I4_DOT_ADD(b3, y, v);
+ * second row's. LOAD_W widens 8 weights to int16; the body is the same for both widths. */
+#define DEFINE_TILE_4X2(name, wtype, LOAD_W)                                                   \
+    static inline void name(const int16_t *xp, const wtype *u_row, const wtype *v_row, int c0, \
+                            int len, i4 *acc) {                                                \
+        i4 a0 = i4_zero(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;      \
+        xp += (size_t)c0 * QT;                                                                 \
+        const wtype *up = u_row + c0, *vp = v_row + c0;                                        \
+        for (int c = 0; c < len; c += 8, xp += 8 * QT, up += 8, vp += 8) {                     \
+            const i16x8 u = LOAD_W(up), v = LOAD_W(vp);                                        \
+            i16x8 y = load_x(xp);                                                              \
+            I4_DOT_ADD(a0, y, u);                                                              \
+            I4_DOT_ADD(b0, y, v);                                                              \
+            y = load_x(xp + 8);                                                                \
+            I4_DOT_ADD(a1, y, u);                                                              \
+            I4_DOT_ADD(b1, y, v);                                                              \
+            y = load_x(xp + 16);                                                               \
+            I4_DOT_ADD(a2, y, u);                                                              \
+            I4_DOT_ADD(b2, y, v);                                                              \
+            y = load_x(xp + 24);                                                               \
+            I4_DOT_ADD(a3, y, u);                                                              \
+            I4_DOT_ADD(b3, y, v);                                                              \
+        }                                                                                      \
+        acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;                                    \
+        acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;                                    \
     }
-    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
-    acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;
+DEFINE_TILE_4X2(tile_4x2_w8, int8_t, load_w8)
+DEFINE_TILE_4X2(tile_4x2_w16, int16_t, load_w16)
+
+/* Rows r, r+1 (from ru, rv) against the four tokens at xp, columns [c0, c0 + len). */
+static inline void tile_4x2(const qmatrix *w, const int16_t *xp, int ru, int rv, int c0, int len, i4 *acc) {
+    const size_t cols = (size_t)w->cols;
+    if (w->bits == 8) {
+        const int8_t *q = (const int8_t *)w->q;
+        tile_4x2_w8(xp, q + (size_t)ru * cols, q + (size_t)rv * cols, c0, len, acc);
+    } else {
+        const int16_t *q = (const int16_t *)w->q;
+        tile_4x2_w16(xp, q + (size_t)ru * cols, q + (size_t)rv * cols, c0, len, acc);
+    }
 }
 
-/* Rows r…r+3 (r a multiple of 4) against the four tokens at xp: out[t] holds token t's sums
- * Σ_g s[g]·Σ_chunks (exact sums) for the four rows (lanes); rows past the last are 0. */
-static inline void q16_rows4(const qmatrix *w, int r, const int16_t *xp, f4 *out) {
-    const int cols = w->cols, group = w->group, groups = cols / group, chunk = w->q16_chunk;
-    const int16_t *wp = w->q16 + q16_index(cols, r, 0), *wq = wp + 2 * (size_t)cols;
-    const float *s[4];  /* each row's scales (the last row's for the zero rows past it) */
-    for (int k = 0; k < 4; k++) s[k] = w->scale2 + (size_t)(r + k < w->rows ? r + k : w->rows - 1) * groups;
+/* Rows r…r+3 against the four tokens at xp: out[t] holds token t's sums Σ_g s[g]·Σ_chunks
+ * (exact sums) for the four rows (lanes). Rows past the last repeat the last row (read in
+ * place, never past the matrix); their lanes are not stored. */
+static inline void rows4(const qmatrix *w, int chunk, int r, const int16_t *xp, f4 *out) {
+    const int cols = w->cols, group = w->group, groups = cols / group, last = w->rows - 1;
+    int row[4];
+    const float *s[4];
+    for (int k = 0; k < 4; k++) {
+        row[k] = r + k < last ? r + k : last;
+        s[k] = w->scale + (size_t)row[k] * groups;
+    }
     f4 p0 = f4_splat(0), p1 = p0, p2 = p0, p3 = p0;
     for (int g = 0; g < groups; g++) {
         f4 g0 = f4_splat(0), g1 = g0, g2 = g0, g3 = g0;
         for (int c = g * group; c < (g + 1) * group; c += chunk) {
             i4 a[8], b[8];
-            q16_tile_4x2(xp, wp, c, chunk, a);
-            q16_tile_4x2(xp, wq, c, chunk, b);
+            tile_4x2(w, xp, row[0], row[1], c, chunk, a);
+            tile_4x2(w, xp, row[2], row[3], c, chunk, b);
             g0 = f4_add(g0, f4_sums(i4_float(a[0]), i4_float(a[4]), i4_float(b[0]), i4_float(b[4])));
             g1 = f4_add(g1, f4_sums(i4_float(a[1]), i4_float(a[5]), i4_float(b[1]), i4_float(b[5])));
             g2 = f4_add(g2, f4_sums(i4_float(a[2]), i4_float(a[6]), i4_float(b[2]), i4_float(b[6])));
@@ -749,7 +623,7 @@ static inline void q16_rows4(const qmatrix *w, int r, const int16_t *xp, f4 *out
 
 /* The rows of w against one quantized block of `count` tokens (X packed, scales sx) starting at
  * token b0: y[b0 + t][r] = sx[t]·Σ … + bias[r] + residual[b0 + t][r]. */
-static void q16_block(const qmatrix *w, const int16_t *X, const float *sx, int b0, int count,
+static void int_block(const qmatrix *w, int chunk, const int16_t *X, const float *sx, int b0, int count,
                       const float *bias, const float *residual, float *y) {
     const int cols = w->cols, rows = w->rows;
     for (int r = 0; r < rows; r += 4) {
@@ -757,7 +631,7 @@ static void q16_block(const qmatrix *w, const int16_t *X, const float *sx, int b
         const f4 b = bias && whole ? f4_load(bias + r) : f4_splat(0);
         for (int t0 = 0; t0 < count; t0 += QT) {
             f4 p[QT];
-            q16_rows4(w, r, X + (size_t)t0 * cols, p);
+            rows4(w, chunk, r, X + (size_t)t0 * cols, p);
             const int valid = count - t0 < QT ? count - t0 : QT;
             for (int t = 0; t < valid; t++) {
                 const size_t at = (size_t)(b0 + t0 + t) * rows + r;
@@ -778,48 +652,45 @@ static void q16_block(const qmatrix *w, const int16_t *X, const float *sx, int b
     }
 }
 
-/* count int16-weight matrices of the same width on one input x: each block of tokens is
- * quantized once (to the smallest q16_xmax of the matrices), then every matrix's rows run on it. */
-static void matmul_q16(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
-                       const float *residual, float *const *y) {
+/* count matrices of the same width on one input x (plans[i] valid for each): each block of
+ * tokens is quantized once (to the smallest xmax among them), then every matrix runs on it. */
+static void matmul_int(const float *x, int n, int count, const qmatrix *const *w, const int_plan *plans,
+                       const float *const *bias, const float *residual, float *const *y) {
     const int cols = w[0]->cols;
-    int xmax = w[0]->q16_xmax;
-    for (int i = 1; i < count; i++) xmax = w[i]->q16_xmax < xmax ? w[i]->q16_xmax : xmax;
-    int16_t X[ATTN_Q16_BLOCK] __attribute__((aligned(16)));
-    float sx[ATTN_Q16_BLOCK / 8];
-    const int per_block = (ATTN_Q16_BLOCK / cols) & ~(QT - 1);  /* ≥ QT: q16_count bounds cols */
+    int xmax = plans[0].xmax;
+    for (int i = 1; i < count; i++) xmax = plans[i].xmax < xmax ? plans[i].xmax : xmax;
+    int16_t X[ATTN_QBLOCK] __attribute__((aligned(16)));
+    float sx[ATTN_QBLOCK / 8];
+    const int per_block = (ATTN_QBLOCK / cols) & ~(QT - 1);  /* ≥ QT: plan_for bounds cols */
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int tokens = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, tokens, cols, xmax, X, sx, 1);
-        for (int i = 0; i < count; i++) q16_block(w[i], X, sx, b0, tokens, bias[i], residual, y[i]);
+        quantize_block(x, b0, tokens, cols, xmax, X, sx);
+        for (int i = 0; i < count; i++)
+            int_block(w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], residual, y[i]);
     }
 }
 
-/* Measured crossover of the two-plane paths (bench/README.md): at 64 tokens both take the same
- * time; below, the integer path wins (no dequantization pass: 1.6× at n = 16); from 64 tokens
- * on, the dequantized panel is amortised and the float tiles run closer to the f32 peak. */
-#ifndef ATTN_Q8_FLOAT_FROM
-#define ATTN_Q8_FLOAT_FROM 64
-#endif
-
 void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
                         const float *residual, float *y) {
-    /* int16 weights (scale = R·scale2 files, built at engine creation): faster than both
-     * two-plane paths at every n measured (8–512 tokens; bench/README.md). */
-    if (w->q16)
-        matmul_q16(x, n, 1, &w, &bias, residual, &y);
-    else if (n < ATTN_Q8_FLOAT_FROM && w->cols % 8 == 0 && w->group % 8 == 0 && w->cols <= QMAX_COLS && w->group <= QMAX_GROUP)
-        matmul_q8_int(x, n, w, bias, residual, y);
+    const int_plan plan = plan_for(w);
+    if (plan.chunk)
+        matmul_int(x, n, 1, &w, &plan, &bias, residual, &y);
     else
-        matmul_q8_float(x, n, w, bias, residual, y);
+        matmul_float(x, n, w, bias, residual, y);
 }
+
+enum { SHARED_MAX = 4 };
 
 void matmul_q8_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
                       float *const *y) {
-    int joint = 1;
-    for (int i = 0; i < count && joint; i++) joint = w[i]->q16 && w[i]->cols == w[0]->cols;
+    int_plan plans[SHARED_MAX];
+    int joint = count <= SHARED_MAX;
+    for (int i = 0; i < count && joint; i++) {
+        plans[i] = plan_for(w[i]);
+        joint = plans[i].chunk && w[i]->cols == w[0]->cols;
+    }
     if (joint) {
-        matmul_q16(x, n, count, w, bias, NULL, y);
+        matmul_int(x, n, count, w, plans, bias, NULL, y);
         return;
     }
     for (int i = 0; i < count; i++) matmul_q8_residual(x, n, w[i], bias[i], NULL, y[i]);

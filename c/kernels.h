@@ -12,35 +12,24 @@
 
 #include "model.h"
 
-/* y[n][w->rows] = x[n][w->cols] · dequant(w)ᵀ + bias (bias may be NULL). */
+/* y[n][w->rows] = x[n][w->cols] · dequant(w)ᵀ + bias (bias may be NULL), for int8 and int16
+ * weights alike, read in place. */
 void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float *y);
 
 /* The same, plus residual[n][w->rows] (NULL for none; may be y itself, for y += …).
- * w->q16 set (q16_fill): int16-weight path at every n — tokens quantized to w->q16_xmax (own
- * scale), one int16 dot product per 8 weights, summed exactly in int32 over w->q16_chunk
- * columns, then in float. Otherwise, n < 64: integer path — each token's row quantized to int16 (own scale), both int8 planes
- * used as stored, exact int32 dot products (i32x4.dot_i16x8_s), then the row's scales.
- * n ≥ 64: float path — weight rows dequantized (both planes, exactly as dequantize_row) once
- * per call into an L1-sized panel, then f32 tiles of 4 tokens × 2 rows. See kernels.c. */
+ * Integer path (cols and group multiples of 8): each token's row quantized to int16 with its own
+ * scale, one int16 dot product per 8 weights, summed exactly in int32 over chunks of columns,
+ * then in float (kernels.c). Otherwise a float path: weight rows dequantized into an L1-sized
+ * panel, then f32 tiles. */
 void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
                         const float *residual, float *y);
 
 /* y[i] = x · w[i]ᵀ + bias[i] for i < count, several matrices of the same width on one input
- * (Q, K and V): on the int16-weight path each block of tokens is quantized once for all of
- * them, with the smallest activation limit among them. */
+ * (Q, K and V): on the integer path each block of tokens is quantized once for all of them. */
 void matmul_q8_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
                       float *const *y);
 
-/* The int16 weights of a two-plane matrix whose scale is exactly R·scale2 for one integer R
- * (2…254) in every group: q16_count returns the int16 count of Q, (rows rounded up to 4)·cols,
- * when w qualifies (also cols and group multiples of 8, cols ≤ 4096), else 0; q16_fill writes
- * Q = R·q + q2 into out (packed by pairs of rows, kernels.c) and
- * sets w->q16 (= out), w->q16_chunk and w->q16_xmax. matmul_q8* then use one int16 dot
- * product per 8 weights (see kernels.c). */
-size_t q16_count(const qmatrix *w);
-void q16_fill(qmatrix *w, int16_t *out);
-
-/* One dequantized row of an int8 matrix: out[w->cols]. */
+/* One dequantized row of a weight matrix: out[w->cols]. */
 void dequantize_row(const qmatrix *w, int row, float *out);
 
 /* c[i·ldc + j] = alpha · Σ_k a[i·lda + k] · b[j·ldb + k]   (A·Bᵀ; i < m, j < n, k < depth). */

@@ -8,27 +8,20 @@
 
 enum {
     BERT_MAX_TOKENS = 512,  /* [CLS] + 510 pieces + [SEP] */
-    BERT_MAX_LAYERS = 4,
-    BERT_MAX_HEADS = 4,
+    BERT_MAX_LAYERS = 12,
+    BERT_MAX_HEADS = 12,
 };
 
-/* An int8 matrix of `rows` x `cols` (row-major, HF Linear layout [out][in]) with one float
- * scale per `group` consecutive columns of a row: w[r][c] = q[r*cols + c] * scale[r*(cols/group) + c/group].
- * group == cols means one scale per row. `cols % group == 0` always holds after loading.
- * An optional second int8 plane (q2, scale2; same layout) holds the rounding residual of the
- * first: w = q·scale + q2·scale2. One plane alone is too coarse for 1e-3 attention parity. */
+/* A weight matrix of `rows` x `cols` (row-major, HF Linear layout [out][in]), stored as it is
+ * computed: int8 or int16 values with one float scale per `group` consecutive columns of a row,
+ * w[r][c] = q[r*cols + c] * scale[r*(cols/group) + c/group]. group == cols means one scale per
+ * row; `cols % group == 0` always holds after loading. `qmax` bounds |q| (checked by the loader
+ * for int16; 128 for int8), so the kernels can size their exact int32 sums (kernels.c). */
 typedef struct {
-    const int8_t *q;
+    const void *q;          /* const int8_t * (bits 8) or const int16_t * (bits 16) */
     const float *scale;
-    const int8_t *q2;       /* NULL for a single plane */
-    const float *scale2;
-    /* Optional, owned by the engine (attn.c), not by the weights bytes: when scale is exactly
-     * R·scale2 for one integer R (the converter's default, --residual-scale fixed), w =
-     * (R·q + q2)·scale2, one int16 weight per entry; q16 holds those (rows × cols), and the
-     * kernels multiply them with int16 activations of at most q16_xmax, summed exactly in int32
-     * over q16_chunk columns (kernels.c). NULL when not built. */
-    const int16_t *q16;
-    int q16_chunk, q16_xmax;
+    int bits;
+    int qmax;
     int rows, cols, group;
 } qmatrix;
 
@@ -56,6 +49,7 @@ typedef struct {
     const float *mlm_bias;  /* [vocab] */
     const char *vocab_text; /* vocab.txt bytes, byte-identical to the checkpoint's */
     uint32_t vocab_bytes;
+    const char *card;       /* the model card, JSON text ("" when the file has none) */
 } bert_model;
 
 #endif

@@ -11,16 +11,18 @@
 #include <string.h>
 
 enum {
-    FORMAT_VERSION = 1,
+    FORMAT_VERSION = 2,
+    TWO_PLANE_VERSION = 1,  /* the former format: two int8 planes per matrix, joined at load */
     HEADER_SIZE = 128,
     ENTRY_SIZE = 128,
+    PART_ENTRY_SIZE = 16,
     NAME_SIZE = 64,
     ALIGN = 16,
     CHECKSUM_OFFSET = 12,
-    QUANT_INT8_SYMMETRIC_GROUPED = 1,
     KIND_INT8 = 1,
     KIND_F32 = 2,
-    KIND_INT8_RESIDUAL = 3,  /* int8 plus a second int8 plane for the residual */
+    KIND_INT16 = 4,
+    INT8_QMAX = 127,
     TENSORS_OUTSIDE_LAYERS = 10,  /* 5 embedding tensors + 5 MLM head tensors */
     TENSORS_PER_LAYER = 16,
 };
@@ -120,13 +122,14 @@ uint32_t weights_crc32(const uint8_t *bytes, size_t size)
     return ~crc32_update(0xffffffffu, bytes, size);
 }
 
-/* CRC-32 of the whole file with the 4-byte checksum field read as zeros. */
-static uint32_t file_checksum(const uint8_t *bytes, size_t size)
+/* CRC-32 of the head (the first head_bytes of the file) with the 4-byte checksum field read
+ * as zeros. */
+static uint32_t head_checksum(const uint8_t *bytes, size_t head_bytes)
 {
     static const uint8_t zeros[4] = {0, 0, 0, 0};
     uint32_t crc = crc32_update(0xffffffffu, bytes, CHECKSUM_OFFSET);
     crc = crc32_update(crc, zeros, sizeof zeros);
-    crc = crc32_update(crc, bytes + CHECKSUM_OFFSET + 4, size - CHECKSUM_OFFSET - 4);
+    crc = crc32_update(crc, bytes + CHECKSUM_OFFSET + 4, head_bytes - CHECKSUM_OFFSET - 4);
     return ~crc;
 }
 
@@ -160,12 +163,11 @@ static int all_zero(const uint8_t *p, size_t n)
 /* ------------------------------------------------------------------ header */
 
 typedef struct {
-    uint32_t version, checksum, header_size, tensor_count;
-    uint64_t file_size, vocab_offset, vocab_bytes, table_offset, table_bytes;
+    uint32_t version, checksum, header_size, tensor_count, entry_size, part_count, card_bytes;
+    uint64_t file_size, vocab_offset, vocab_bytes, table_offset, table_bytes, head_bytes, parts_offset;
+    uint64_t card_offset;
     uint32_t vocab_size, hidden, layers, heads, ffn, max_positions, type_vocab;
     float ln_eps;
-    uint32_t quant_scheme, default_group, entry_size;
-    int reserved_zero;
 } file_header;
 
 static file_header read_header(const uint8_t *b)
@@ -188,27 +190,60 @@ static file_header read_header(const uint8_t *b)
     h.max_positions = read_u32(b + 84);
     h.type_vocab = read_u32(b + 88);
     h.ln_eps = read_f32(b + 92);
-    h.quant_scheme = read_u32(b + 96);
-    h.default_group = read_u32(b + 100);
+    h.head_bytes = read_u64(b + 96);
     h.entry_size = read_u32(b + 104);
-    h.reserved_zero = all_zero(b + 108, HEADER_SIZE - 108);
+    h.part_count = read_u32(b + 108);
+    h.parts_offset = read_u64(b + 112);
+    h.card_bytes = read_u32(b + 120);
+    h.card_offset = read_u32(b + 124);
     return h;
 }
 
-/* What must hold before the checksum can be computed over `size` bytes. */
+/* [offset, offset + bytes) inside [start, size), without overflow. */
+static int region_inside(uint64_t offset, uint64_t bytes, uint64_t start, uint64_t size)
+{
+    return offset >= start && offset <= size && bytes <= size - offset;
+}
+
+/* What must hold before the head's checksum can be computed over its bytes. */
 static weights_status check_envelope(const uint8_t *bytes, size_t size, const file_header *h)
 {
     if (memcmp(bytes, MAGIC, sizeof MAGIC) != 0) return WEIGHTS_ERR_MAGIC;
+    if (h->version == TWO_PLANE_VERSION) return WEIGHTS_ERR_OLD_FORMAT;
     if (h->version != FORMAT_VERSION) return WEIGHTS_ERR_VERSION;
     if (h->file_size > (uint64_t)size) return WEIGHTS_ERR_TRUNCATED;
     if (h->file_size < (uint64_t)size) return WEIGHTS_ERR_TRAILING;
     if (((uintptr_t)bytes & (ALIGN - 1)) != 0) return WEIGHTS_ERR_ALIGNMENT;
-    if (file_checksum(bytes, size) != h->checksum) {
+    if (h->head_bytes < HEADER_SIZE || h->head_bytes > h->file_size) return WEIGHTS_ERR_VERSION;
+    if (head_checksum(bytes, (size_t)h->head_bytes) != h->checksum) {
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  /* lets a fuzzer reach the checks below */
         return WEIGHTS_ERR_CHECKSUM;
 #endif
     }
     return WEIGHTS_OK;
+}
+
+/* The parts after the head: a table of part_count entries {u64 offset, u32 bytes, u32 crc}
+ * inside the head, the parts back to back from head_bytes to file_size, each whole (CRC). */
+static weights_status check_parts(const uint8_t *bytes, const file_header *h)
+{
+    const uint64_t table_bytes = (uint64_t)h->part_count * PART_ENTRY_SIZE;
+    if (!region_inside(h->parts_offset, table_bytes, HEADER_SIZE, h->head_bytes)) return WEIGHTS_ERR_TENSOR;
+    uint64_t expected = h->head_bytes;
+    for (uint32_t i = 0; i < h->part_count; i++) {
+        const uint8_t *e = bytes + (size_t)(h->parts_offset + (uint64_t)i * PART_ENTRY_SIZE);
+        const uint64_t offset = read_u64(e);
+        const uint32_t length = read_u32(e + 8);
+        if (offset != expected || length == 0 || !region_inside(offset, length, h->head_bytes, h->file_size))
+            return WEIGHTS_ERR_TENSOR;
+        if (weights_crc32(bytes + (size_t)offset, length) != read_u32(e + 12)) {
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+            return WEIGHTS_ERR_CHECKSUM;
+#endif
+        }
+        expected = offset + length;
+    }
+    return expected == h->file_size ? WEIGHTS_OK : WEIGHTS_ERR_TENSOR;
 }
 
 static int in_range(uint32_t value, uint32_t low, uint32_t high)
@@ -218,9 +253,7 @@ static int in_range(uint32_t value, uint32_t low, uint32_t high)
 
 static weights_status check_layout_fields(const file_header *h)
 {
-    if (h->header_size != HEADER_SIZE || h->entry_size != ENTRY_SIZE || !h->reserved_zero ||
-        h->quant_scheme != QUANT_INT8_SYMMETRIC_GROUPED)
-        return WEIGHTS_ERR_VERSION;
+    if (h->header_size != HEADER_SIZE || h->entry_size != ENTRY_SIZE) return WEIGHTS_ERR_VERSION;
     return WEIGHTS_OK;
 }
 
@@ -234,12 +267,6 @@ static weights_status check_shape(const file_header *h)
     return ok ? WEIGHTS_OK : WEIGHTS_ERR_SHAPE;
 }
 
-/* [offset, offset + bytes) inside [start, size), without overflow. */
-static int region_inside(uint64_t offset, uint64_t bytes, uint64_t start, uint64_t size)
-{
-    return offset >= start && offset <= size && bytes <= size - offset;
-}
-
 static uint32_t expected_tensor_count(uint32_t layers)
 {
     return TENSORS_OUTSIDE_LAYERS + TENSORS_PER_LAYER * layers;
@@ -249,9 +276,19 @@ static weights_status check_table_region(const file_header *h)
 {
     if (h->tensor_count != expected_tensor_count(h->layers) ||
         h->table_bytes != (uint64_t)h->tensor_count * ENTRY_SIZE ||
-        !region_inside(h->table_offset, h->table_bytes, HEADER_SIZE, h->file_size))
+        !region_inside(h->table_offset, h->table_bytes, HEADER_SIZE, h->head_bytes))
         return WEIGHTS_ERR_TENSOR;
     return WEIGHTS_OK;
+}
+
+/* The model card: card_bytes of UTF-8 JSON ending in one NUL, inside the head; or none (0, 0). */
+static weights_status check_card(const uint8_t *bytes, const file_header *h)
+{
+    if (h->card_bytes == 0) return h->card_offset == 0 ? WEIGHTS_OK : WEIGHTS_ERR_TENSOR;
+    if (!region_inside(h->card_offset, h->card_bytes, HEADER_SIZE, h->head_bytes)) return WEIGHTS_ERR_TENSOR;
+    const uint8_t *card = bytes + (size_t)h->card_offset;
+    const size_t n = h->card_bytes;
+    return card[n - 1] == '\0' && memchr(card, '\0', n - 1) == NULL ? WEIGHTS_OK : WEIGHTS_ERR_TENSOR;
 }
 
 /* ------------------------------------------------------------------ vocabulary */
@@ -259,7 +296,7 @@ static weights_status check_table_region(const file_header *h)
 static weights_status check_vocab(const uint8_t *bytes, const file_header *h)
 {
     if (h->vocab_bytes == 0 || h->vocab_bytes > UINT32_MAX ||
-        !region_inside(h->vocab_offset, h->vocab_bytes, HEADER_SIZE, h->file_size))
+        !region_inside(h->vocab_offset, h->vocab_bytes, HEADER_SIZE, h->head_bytes))
         return WEIGHTS_ERR_VOCAB;
     const uint8_t *text = bytes + (size_t)h->vocab_offset;
     size_t n = (size_t)h->vocab_bytes;
@@ -273,9 +310,8 @@ static weights_status check_vocab(const uint8_t *bytes, const file_header *h)
 
 typedef struct {
     const uint8_t *name;  /* NAME_SIZE bytes, NUL-padded */
-    uint32_t kind, rows, cols, group;
+    uint32_t kind, rows, cols, group, qmax;
     uint64_t data_offset, data_bytes, scale_offset, scale_bytes;
-    uint64_t residual_offset, residual_scale_offset;  /* KIND_INT8_RESIDUAL only */
     int reserved_zero;
 } table_entry;
 
@@ -291,24 +327,24 @@ static table_entry read_entry(const uint8_t *e)
     t.data_bytes = read_u64(e + 88);
     t.scale_offset = read_u64(e + 96);
     t.scale_bytes = read_u64(e + 104);
-    t.residual_offset = read_u64(e + 112);
-    t.residual_scale_offset = read_u64(e + 120);
-    t.reserved_zero = t.kind == KIND_INT8_RESIDUAL || all_zero(e + 112, ENTRY_SIZE - 112);
+    t.qmax = read_u32(e + 112);
+    t.reserved_zero = all_zero(e + 116, ENTRY_SIZE - 116);
     return t;
 }
 
-/* The most arrays a file can hold: 4 per matrix (values, scales, residual values and scales). */
-enum { MAX_ARRAYS = 4 * (TENSORS_OUTSIDE_LAYERS + TENSORS_PER_LAYER * BERT_MAX_LAYERS) };
+/* The most byte ranges a file names: 2 per tensor, plus header, vocabulary, tensor table,
+ * part table and model card. */
+enum { MAX_ARRAYS = 2 * (TENSORS_OUTSIDE_LAYERS + TENSORS_PER_LAYER * BERT_MAX_LAYERS) + 5 };
 
 typedef struct {
     uint64_t offset, bytes;
 } byte_range;
 
 /* Walks the table in file order; the first failure sticks and later takes do nothing. Every
- * accepted array is recorded, so overlaps can be refused once the table is read. */
+ * accepted range is recorded, so overlaps can be refused once the table is read. */
 typedef struct {
     const uint8_t *bytes;
-    uint64_t size, table_offset, data_start;
+    uint64_t size, table_offset;
     uint32_t count, next;
     weights_status status;
     byte_range arrays[MAX_ARRAYS];
@@ -323,7 +359,7 @@ static int name_matches(const uint8_t *field, const char *name)
 
 static int array_ok(const table_cursor *t, uint64_t offset, uint64_t bytes)
 {
-    return offset % ALIGN == 0 && region_inside(offset, bytes, t->data_start, t->size);
+    return offset % ALIGN == 0 && region_inside(offset, bytes, HEADER_SIZE, t->size);
 }
 
 static int floats_finite(const float *values, uint64_t count)
@@ -333,8 +369,16 @@ static int floats_finite(const float *values, uint64_t count)
     return 1;
 }
 
-/* The next entry if it is named `name` and of `kind`, else NULL with the status set. */
-static const uint8_t *next_entry(table_cursor *t, const char *name, uint32_t kind, table_entry *out)
+/* Every int16 value within ±qmax: the kernels size their exact int32 sums by it. */
+static int int16_bounded(const int16_t *values, uint64_t count, int32_t qmax)
+{
+    for (uint64_t i = 0; i < count; i++)
+        if (values[i] > qmax || values[i] < -qmax) return 0;
+    return 1;
+}
+
+/* The next entry if it is named `name`, else NULL with the status set. */
+static const uint8_t *next_entry(table_cursor *t, const char *name, table_entry *out)
 {
     if (t->status != WEIGHTS_OK) return NULL;
     if (t->next >= t->count) {
@@ -344,8 +388,7 @@ static const uint8_t *next_entry(table_cursor *t, const char *name, uint32_t kin
     const uint8_t *e = t->bytes + (size_t)(t->table_offset + (uint64_t)t->next * ENTRY_SIZE);
     t->next++;
     *out = read_entry(e);
-    const int kind_ok = out->kind == kind || (kind == KIND_INT8 && out->kind == KIND_INT8_RESIDUAL);
-    if (!name_matches(out->name, name) || !kind_ok || !out->reserved_zero) {
+    if (!name_matches(out->name, name) || !out->reserved_zero) {
         t->status = WEIGHTS_ERR_TENSOR;
         return NULL;
     }
@@ -354,17 +397,17 @@ static const uint8_t *next_entry(table_cursor *t, const char *name, uint32_t kin
 
 static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t rows, uint32_t cols)
 {
+    const int int8 = e->kind == KIND_INT8;
+    if (!int8 && e->kind != KIND_INT16) return 0;
+    if (int8 ? e->qmax != INT8_QMAX : (e->qmax < 1 || e->qmax > INT16_MAX)) return 0;
     if (e->rows != rows || e->cols != cols || e->group == 0 || e->group > cols || cols % e->group != 0)
         return 0;
-    uint64_t scale_count = (uint64_t)rows * (cols / e->group);
-    const int first_ok =
-        e->data_bytes == (uint64_t)rows * cols && e->scale_bytes == scale_count * sizeof(float) &&
-        array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes) &&
-        floats_finite((const float *)(t->bytes + (size_t)e->scale_offset), scale_count);
-    if (!first_ok || e->kind != KIND_INT8_RESIDUAL) return first_ok;
-    return array_ok(t, e->residual_offset, e->data_bytes) &&
-           array_ok(t, e->residual_scale_offset, e->scale_bytes) &&
-           floats_finite((const float *)(t->bytes + (size_t)e->residual_scale_offset), scale_count);
+    const uint64_t count = (uint64_t)rows * cols, scale_count = (uint64_t)rows * (cols / e->group);
+    const int ok = e->data_bytes == count * (int8 ? 1 : 2) && e->scale_bytes == scale_count * sizeof(float) &&
+                   array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes) &&
+                   floats_finite((const float *)(t->bytes + (size_t)e->scale_offset), scale_count);
+    return ok && (int8 || int16_bounded((const int16_t *)(t->bytes + (size_t)e->data_offset), count,
+                                        (int32_t)e->qmax));
 }
 
 static void record_array(table_cursor *t, uint64_t offset, uint64_t bytes)
@@ -378,7 +421,7 @@ static int by_offset(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* No two tensor arrays share a byte (each was checked to lie inside the file). */
+/* No two recorded ranges share a byte (each was checked to lie inside the file). */
 static int arrays_disjoint(table_cursor *t)
 {
     qsort(t->arrays, (size_t)t->array_count, sizeof t->arrays[0], by_offset);
@@ -390,23 +433,17 @@ static int arrays_disjoint(table_cursor *t)
 static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32_t cols, qmatrix *out)
 {
     table_entry e;
-    if (!next_entry(t, name, KIND_INT8, &e)) return;
+    if (!next_entry(t, name, &e)) return;
     if (!matrix_entry_ok(t, &e, rows, cols)) {
         t->status = WEIGHTS_ERR_TENSOR;
         return;
     }
-    out->q = (const int8_t *)(t->bytes + (size_t)e.data_offset);
+    out->q = t->bytes + (size_t)e.data_offset;
     out->scale = (const float *)(t->bytes + (size_t)e.scale_offset);
-    out->q2 = NULL;
-    out->scale2 = NULL;
+    out->bits = e.kind == KIND_INT8 ? 8 : 16;
+    out->qmax = e.kind == KIND_INT8 ? 128 : (int)e.qmax;  /* int8: -128 is not excluded */
     record_array(t, e.data_offset, e.data_bytes);
     record_array(t, e.scale_offset, e.scale_bytes);
-    if (e.kind == KIND_INT8_RESIDUAL) {
-        record_array(t, e.residual_offset, e.data_bytes);
-        record_array(t, e.residual_scale_offset, e.scale_bytes);
-        out->q2 = (const int8_t *)(t->bytes + (size_t)e.residual_offset);
-        out->scale2 = (const float *)(t->bytes + (size_t)e.residual_scale_offset);
-    }
     out->rows = (int)rows;
     out->cols = (int)cols;
     out->group = (int)e.group;
@@ -415,9 +452,9 @@ static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32
 static void take_vector(table_cursor *t, const char *name, uint32_t length, const float **out)
 {
     table_entry e;
-    if (!next_entry(t, name, KIND_F32, &e)) return;
-    int ok = e.rows == 1 && e.cols == length && e.group == 0 && e.scale_offset == 0 &&
-             e.scale_bytes == 0 && e.data_bytes == (uint64_t)length * sizeof(float) &&
+    if (!next_entry(t, name, &e)) return;
+    int ok = e.kind == KIND_F32 && e.rows == 1 && e.cols == length && e.group == 0 && e.qmax == 0 &&
+             e.scale_offset == 0 && e.scale_bytes == 0 && e.data_bytes == (uint64_t)length * sizeof(float) &&
              array_ok(t, e.data_offset, e.data_bytes) &&
              floats_finite((const float *)(t->bytes + (size_t)e.data_offset), length);
     if (!ok) {
@@ -476,22 +513,21 @@ static void take_mlm_head(table_cursor *t, bert_model *m, const file_header *h)
     take_vector(t, "cls.predictions.bias", h->vocab_size, &m->mlm_bias);
 }
 
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
-
 static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, bert_model *m)
 {
     table_cursor t = {
         .bytes = bytes,
         .size = h->file_size,
         .table_offset = h->table_offset,
-        .data_start = max_u64(h->vocab_offset + h->vocab_bytes, h->table_offset + h->table_bytes),
         .count = h->tensor_count,
         .next = 0,
         .status = WEIGHTS_OK,
     };
+    record_array(&t, 0, HEADER_SIZE);
+    record_array(&t, h->vocab_offset, h->vocab_bytes);
+    record_array(&t, h->table_offset, h->table_bytes);
+    record_array(&t, h->parts_offset, (uint64_t)h->part_count * PART_ENTRY_SIZE);
+    record_array(&t, h->card_offset, h->card_bytes);
     take_embeddings(&t, m, h);
     for (uint32_t i = 0; i < h->layers; i++) take_layer(&t, &m->layer[i], i, h);
     take_mlm_head(&t, m, h);
@@ -511,6 +547,7 @@ static void fill_shape(bert_model *m, const uint8_t *bytes, const file_header *h
     m->ln_eps = h->ln_eps;
     m->vocab_text = (const char *)(bytes + (size_t)h->vocab_offset);
     m->vocab_bytes = (uint32_t)h->vocab_bytes;
+    m->card = h->card_bytes ? (const char *)(bytes + (size_t)h->card_offset) : "";
 }
 
 static weights_status validate_and_bind(const uint8_t *bytes, size_t size, bert_model *model)
@@ -522,6 +559,8 @@ static weights_status validate_and_bind(const uint8_t *bytes, size_t size, bert_
     if (s == WEIGHTS_OK) s = check_shape(&h);
     if (s == WEIGHTS_OK) s = check_vocab(bytes, &h);
     if (s == WEIGHTS_OK) s = check_table_region(&h);
+    if (s == WEIGHTS_OK) s = check_card(bytes, &h);
+    if (s == WEIGHTS_OK) s = check_parts(bytes, &h);
     if (s == WEIGHTS_OK) s = bind_tensors(bytes, &h, model);
     if (s == WEIGHTS_OK) fill_shape(model, bytes, &h);
     return s;
@@ -544,10 +583,11 @@ const char *weights_status_message(weights_status status)
     case WEIGHTS_ERR_VERSION: return "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs";
     case WEIGHTS_ERR_TRUNCATED: return "weights file is truncated: it is shorter than its header says (incomplete download?)";
     case WEIGHTS_ERR_CHECKSUM: return "weights file is corrupted: checksum mismatch";
-    case WEIGHTS_ERR_SHAPE: return "weights file describes a model shape this engine cannot run (not bert-mini-like)";
+    case WEIGHTS_ERR_SHAPE: return "weights file describes a model shape this engine cannot run (at most 12 layers and 12 heads, hidden 1024, FFN 4096, 512 positions)";
     case WEIGHTS_ERR_TENSOR: return "weights file has an inconsistent tensor table (name, shape, size, offset or alignment)";
     case WEIGHTS_ERR_VOCAB: return "weights file vocabulary does not match its header (line count or size)";
     case WEIGHTS_ERR_ALIGNMENT: return "weights buffer is not 16-byte aligned in memory";
+    case WEIGHTS_ERR_OLD_FORMAT: return "weights file is format version 1 (two int8 planes per matrix); this engine reads version 2: reconvert the checkpoint with weights/convert.mjs";
     case WEIGHTS_ERR_TRAILING: return "weights file is longer than its header says (extra bytes after the end)";
     }
     return "unknown weights status";

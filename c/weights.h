@@ -18,6 +18,7 @@ typedef enum {
     WEIGHTS_ERR_VOCAB,          /* vocabulary does not match the header (line count, bytes) */
     WEIGHTS_ERR_ALIGNMENT,      /* buffer not 16-byte aligned in memory */
     WEIGHTS_ERR_TRAILING,       /* more bytes given than the header says (concatenated or padded) */
+    WEIGHTS_ERR_OLD_FORMAT,     /* format version 1 (two int8 planes): reconvert */
 } weights_status;
 
 /* Parses and validates `bytes` (kept alive by the caller; tensors are read in place) and fills

@@ -1,0 +1,484 @@
+// The converter's core: a Hugging Face BERT checkpoint (config.json, vocab.txt, safetensors
+// bytes) in, a weights file (weights/FORMAT.md) out. Bytes in, bytes out: no file system, so
+// the Node CLI (convert.mjs) and the page run the same code.
+
+export const MAGIC = 'BERTINT8';
+export const FORMAT_VERSION = 2;
+export const HEADER_SIZE = 128;
+export const ENTRY_SIZE = 128;
+export const PART_ENTRY_SIZE = 16;
+export const NAME_SIZE = 64;
+export const KIND_INT8 = 1;
+export const KIND_F32 = 2;
+export const KIND_INT16 = 4;
+export const CHECKSUM_OFFSET = 12;
+export const INT8_QMAX = 127;
+// int16 matrices that are multiplied keep 13 bits (|q| ≤ 4095): the kernels' exact int32 sums
+// then leave the activations 13 bits too (c/kernels.c); tables that are only looked up (the
+// position and token-type embeddings) take all 15.
+export const INT16_QMAX_MULTIPLIED = 4095;
+export const INT16_QMAX_LOOKUP = 32767;
+// The word-embedding values are stored last, in parts of about this many bytes, each with its
+// own CRC, so that a reader can trust the rows a sentence needs before the rest arrives.
+export const PART_TARGET_BYTES = 65536;
+const ALIGN = 16;
+export const LIMITS = { layers: 12, heads: 12, hidden: 1024, ffn: 4096, maxPositions: 512, vocab: 1 << 18, typeVocab: 16 };
+
+export class ConvertError extends Error {}
+export const fail = (message) => { throw new ConvertError(message); };
+
+// ---------------------------------------------------------------- config.json
+
+// BertConfig's defaults, as transformers fills them in when config.json omits a key.
+const BERT_CONFIG_DEFAULTS = { layer_norm_eps: 1e-12, hidden_act: 'gelu', type_vocab_size: 2, max_position_embeddings: 512 };
+
+function positiveInteger(config, key) {
+  const v = config[key];
+  if (!Number.isInteger(v) || v <= 0) fail(`config.json: ${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function atMost(value, limit, key) {
+  if (value > limit) fail(`config.json: ${key} is ${value}, the engine runs at most ${limit}`);
+}
+
+// Returns { shape, defaulted: [keys filled in from BertConfig's defaults] }.
+export function parseConfig(text) {
+  let given;
+  try { given = JSON.parse(text); } catch (e) { fail(`config.json is not valid JSON: ${e.message}`); }
+  if (!given || typeof given !== 'object' || Array.isArray(given)) fail('config.json must hold a JSON object');
+  const defaulted = Object.keys(BERT_CONFIG_DEFAULTS).filter((k) => given[k] === undefined);
+  const config = { ...BERT_CONFIG_DEFAULTS, ...given };
+  if (config.model_type !== undefined && config.model_type !== 'bert') fail(`config.json: model_type is ${JSON.stringify(config.model_type)}; this engine runs "bert"`);
+  if (config.hidden_act !== 'gelu') fail(`config.json: hidden_act is ${JSON.stringify(config.hidden_act)}; this engine runs "gelu" (exact erf)`);
+  if (config.position_embedding_type !== undefined && config.position_embedding_type !== 'absolute') {
+    fail(`config.json: position_embedding_type is ${JSON.stringify(config.position_embedding_type)}; this engine runs "absolute"`);
+  }
+  const shape = {
+    vocab: positiveInteger(config, 'vocab_size'),
+    hidden: positiveInteger(config, 'hidden_size'),
+    layers: positiveInteger(config, 'num_hidden_layers'),
+    heads: positiveInteger(config, 'num_attention_heads'),
+    ffn: positiveInteger(config, 'intermediate_size'),
+    maxPositions: positiveInteger(config, 'max_position_embeddings'),
+    typeVocab: positiveInteger(config, 'type_vocab_size'),
+    lnEps: config.layer_norm_eps,
+  };
+  atMost(shape.layers, LIMITS.layers, 'num_hidden_layers');
+  atMost(shape.heads, LIMITS.heads, 'num_attention_heads');
+  atMost(shape.hidden, LIMITS.hidden, 'hidden_size');
+  atMost(shape.ffn, LIMITS.ffn, 'intermediate_size');
+  atMost(shape.maxPositions, LIMITS.maxPositions, 'max_position_embeddings');
+  atMost(shape.vocab, LIMITS.vocab, 'vocab_size');
+  atMost(shape.typeVocab, LIMITS.typeVocab, 'type_vocab_size');
+  if (shape.hidden % shape.heads !== 0) fail(`config.json: hidden_size ${shape.hidden} is not a multiple of num_attention_heads ${shape.heads}`);
+  const eps = shape.lnEps;
+  if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || !(Math.fround(eps) > 0)) {
+    fail(`config.json: layer_norm_eps must be a positive number that float32 can hold, got ${JSON.stringify(eps)}`);
+  }
+  return { shape, defaulted };
+}
+
+// ---------------------------------------------------------------- vocab.txt
+
+export function parseVocab(bytes, shape) {
+  if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) fail('vocab.txt: must end with a newline');
+  if (bytes.includes(0)) fail('vocab.txt: contains a NUL byte');
+  let lines = 0;
+  for (const b of bytes) if (b === 0x0a) lines++;
+  if (lines !== shape.vocab) fail(`vocab.txt has ${lines} lines but config.json vocab_size is ${shape.vocab}`);
+  return bytes;
+}
+
+// ---------------------------------------------------------------- safetensors
+
+const DTYPE_BYTES = { F32: 4, F16: 2, BF16: 2 };
+
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exponent = (h >> 10) & 0x1f;
+  const mantissa = h & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+function decodeFloats(bytes, dtype) {
+  const count = bytes.length / DTYPE_BYTES[dtype];
+  const out = new Float32Array(count);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (dtype === 'F32') {
+    for (let i = 0; i < count; i++) out[i] = view.getFloat32(4 * i, true);
+  } else if (dtype === 'BF16') {
+    const bits = new Uint32Array(out.buffer);
+    for (let i = 0; i < count; i++) bits[i] = view.getUint16(2 * i, true) << 16;
+  } else {
+    for (let i = 0; i < count; i++) out[i] = halfToFloat(view.getUint16(2 * i, true));
+  }
+  return out;
+}
+
+// Map name -> { dtype, shape, bytes } without decoding. `label` names the file in messages.
+export function parseSafetensors(buf, label = 'model.safetensors') {
+  if (buf.length < 8) fail(`${label}: too short for a safetensors file`);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const headerLength = view.getBigUint64(0, true);
+  if (headerLength > BigInt(buf.length - 8)) fail(`${label}: header length ${headerLength} runs past the end of the file`);
+  let header;
+  try { header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + Number(headerLength)))); } catch (e) {
+    fail(`${label}: header is not valid JSON: ${e.message}`);
+  }
+  if (!header || typeof header !== 'object' || Array.isArray(header)) fail(`${label}: header is not a JSON object`);
+  const dataStart = 8 + Number(headerLength);
+  const tensors = new Map();
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const [begin, end] = info?.data_offsets ?? [];
+    const dims = Array.isArray(info?.shape) ? info.shape : null;
+    if (!dims || !dims.every((d) => Number.isInteger(d) && d >= 0)) fail(`${label}: tensor ${name} has no valid shape`);
+    const elements = dims.reduce((a, b) => a * b, 1);
+    if (!Number.isInteger(begin) || !Number.isInteger(end) || begin < 0 || end < begin || dataStart + end > buf.length) {
+      fail(`${label}: tensor ${name} has data offsets outside the file`);
+    }
+    const bytes = buf.subarray(dataStart + begin, dataStart + end);
+    if (DTYPE_BYTES[info.dtype] && bytes.length !== elements * DTYPE_BYTES[info.dtype]) {
+      fail(`${label}: tensor ${name} holds ${bytes.length} bytes, its shape [${dims}] needs ${elements * DTYPE_BYTES[info.dtype]}`);
+    }
+    tensors.set(name, { dtype: info.dtype, shape: dims, bytes });
+  }
+  return tensors;
+}
+
+export function floatsOf(tensors, name) {
+  const t = tensors.get(name);
+  if (!t) fail(`model.safetensors has no tensor ${name}`);
+  if (!DTYPE_BYTES[t.dtype]) fail(`tensor ${name} has dtype ${t.dtype}; only F32, F16 and BF16 are read`);
+  return decodeFloats(t.bytes, t.dtype);
+}
+
+// ---------------------------------------------------------------- the tensor plan
+// The one list of the file's tensors, in table order (the C loader walks the same order:
+// c/weights.c). `role`: 'lookup' matrices are only read row by row; 'multiplied' ones enter
+// matrix products; 'mlm' marks what only the masked-word head needs.
+
+const LAYER_TENSORS = [
+  ['attention.self.query.weight', 'matrix', 'hidden', 'hidden'],
+  ['attention.self.query.bias', 'f32', 'hidden'],
+  ['attention.self.key.weight', 'matrix', 'hidden', 'hidden'],
+  ['attention.self.key.bias', 'f32', 'hidden'],
+  ['attention.self.value.weight', 'matrix', 'hidden', 'hidden'],
+  ['attention.self.value.bias', 'f32', 'hidden'],
+  ['attention.output.dense.weight', 'matrix', 'hidden', 'hidden'],
+  ['attention.output.dense.bias', 'f32', 'hidden'],
+  ['attention.output.LayerNorm.weight', 'f32', 'hidden'],
+  ['attention.output.LayerNorm.bias', 'f32', 'hidden'],
+  ['intermediate.dense.weight', 'matrix', 'ffn', 'hidden'],
+  ['intermediate.dense.bias', 'f32', 'ffn'],
+  ['output.dense.weight', 'matrix', 'hidden', 'ffn'],
+  ['output.dense.bias', 'f32', 'hidden'],
+  ['output.LayerNorm.weight', 'f32', 'hidden'],
+  ['output.LayerNorm.bias', 'f32', 'hidden'],
+];
+
+export const WORD_EMBEDDINGS = 'bert.embeddings.word_embeddings.weight';
+
+export function tensorPlan(shape) {
+  const dim = { vocab: shape.vocab, hidden: shape.hidden, ffn: shape.ffn, pos: shape.maxPositions, type: shape.typeVocab };
+  const plan = [
+    [WORD_EMBEDDINGS, 'matrix', 'vocab', 'hidden', 'lookup'],  // also the tied MLM decoder (kernels size its sums)
+    ['bert.embeddings.position_embeddings.weight', 'matrix', 'pos', 'hidden', 'lookup'],
+    ['bert.embeddings.token_type_embeddings.weight', 'matrix', 'type', 'hidden', 'lookup'],
+    ['bert.embeddings.LayerNorm.weight', 'f32', 'hidden'],
+    ['bert.embeddings.LayerNorm.bias', 'f32', 'hidden'],
+  ];
+  for (let i = 0; i < shape.layers; i++) {
+    for (const [suffix, ...rest] of LAYER_TENSORS) plan.push([`bert.encoder.layer.${i}.${suffix}`, ...rest]);
+  }
+  plan.push(
+    ['cls.predictions.transform.dense.weight', 'matrix', 'hidden', 'hidden', 'multiplied', 'mlm'],
+    ['cls.predictions.transform.dense.bias', 'f32', 'hidden', null, null, 'mlm'],
+    ['cls.predictions.transform.LayerNorm.weight', 'f32', 'hidden', null, null, 'mlm'],
+    ['cls.predictions.transform.LayerNorm.bias', 'f32', 'hidden', null, null, 'mlm'],
+    ['cls.predictions.bias', 'f32', 'vocab', null, null, 'mlm'],
+  );
+  return plan.map(([name, kind, a, b, role = 'multiplied', part]) => (kind === 'matrix'
+    ? { name, kind, rows: dim[a], cols: dim[b], hfShape: [dim[a], dim[b]], role, mlm: part === 'mlm' }
+    : { name, kind, rows: 1, cols: dim[a], hfShape: [dim[a]], mlm: part === 'mlm' }));
+}
+
+const IGNORED_TENSOR = /^(bert\.pooler\.|cls\.seq_relationship\.|bert\.embeddings\.position_ids$)/;
+
+// Every tensor of the plan present with its shape; returns the names of tensors not used.
+function checkTensorSet(tensors, plan, shape) {
+  const wanted = new Set(plan.map((t) => t.name));
+  for (const t of plan) {
+    const found = tensors.get(t.name);
+    if (!found) fail(`model.safetensors has no tensor ${t.name}`);
+    if (JSON.stringify(found.shape) !== JSON.stringify(t.hfShape)) {
+      fail(`tensor ${t.name} has shape [${found.shape}], config.json implies [${t.hfShape}]`);
+    }
+  }
+  const ignored = [];
+  for (const name of tensors.keys()) {
+    const layer = /^bert\.encoder\.layer\.(\d+)\./.exec(name);
+    if (layer && Number(layer[1]) >= shape.layers) {
+      fail(`model.safetensors has ${name} but config.json says num_hidden_layers is ${shape.layers}`);
+    }
+    if (!wanted.has(name) && !IGNORED_TENSOR.test(name) && !name.startsWith('cls.predictions.decoder.')) ignored.push(name);
+  }
+  return ignored;
+}
+
+function sameFloats(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function checkTiedDecoder(tensors, floats) {
+  if (tensors.has('cls.predictions.decoder.weight')
+      && !sameFloats(floatsOf(tensors, 'cls.predictions.decoder.weight'), floats.get(WORD_EMBEDDINGS))) {
+    fail('cls.predictions.decoder.weight differs from bert.embeddings.word_embeddings.weight: '
+      + 'the engine needs a decoder tied to the word embeddings');
+  }
+  if (tensors.has('cls.predictions.decoder.bias')
+      && !sameFloats(floatsOf(tensors, 'cls.predictions.decoder.bias'), floats.get('cls.predictions.bias'))) {
+    fail('cls.predictions.decoder.bias differs from cls.predictions.bias');
+  }
+}
+
+function checkFinite(name, data) {
+  for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i])) fail(`tensor ${name} holds a non-finite value at index ${i}`);
+}
+
+// The float tensors of the plan, decoded and checked.
+export function readPlanFloats(tensors, plan, shape) {
+  const ignored = checkTensorSet(tensors, plan, shape);
+  const floats = new Map(plan.map((t) => [t.name, floatsOf(tensors, t.name)]));
+  for (const [name, data] of floats) checkFinite(name, data);
+  checkTiedDecoder(tensors, floats);
+  return { floats, ignored };
+}
+
+// ---------------------------------------------------------------- quantization
+
+function maxAbs(data, begin, end) {
+  let m = 0;
+  for (let i = begin; i < end; i++) m = Math.max(m, Math.abs(data[i]));
+  return m;
+}
+
+// Symmetric, one float32 scale per group: scale = max|w|/qmax, q = round half away from zero,
+// clamped to ±qmax (0 when the scale is 0). dequantized[i] = float32(q·scale): what the
+// engine computes with.
+export function quantize(data, rows, cols, group, qmax) {
+  const groups = cols / group;
+  const q = qmax <= INT8_QMAX ? new Int8Array(rows * cols) : new Int16Array(rows * cols);
+  const scales = new Float32Array(rows * groups);
+  const dequantized = new Float32Array(rows * cols);
+  let maxError = 0;
+  for (let s = 0; s < scales.length; s++) {
+    const begin = s * group;
+    const scale = Math.fround(maxAbs(data, begin, begin + group) / qmax);
+    scales[s] = scale;
+    for (let i = begin; i < begin + group; i++) {
+      const x = scale === 0 ? 0 : data[i] / scale;
+      const v = Math.min(qmax, Math.round(Math.abs(x))) * Math.sign(x);
+      q[i] = v;
+      dequantized[i] = Math.fround(v * scale);
+      maxError = Math.max(maxError, Math.abs(data[i] - dequantized[i]));
+    }
+  }
+  return { q, scales, dequantized, maxError };
+}
+
+// True when every row already lies on the per-row int8 grid: w = q·max|row|/127 for integers
+// q, up to float32 rounding of the product (a grid-rounded checkpoint such as bert-mini-int8).
+export function onInt8Grid(data, rows, cols) {
+  for (let r = 0; r < rows; r++) {
+    const begin = r * cols;
+    const amax = maxAbs(data, begin, begin + cols);
+    const step = amax / INT8_QMAX;
+    for (let i = begin; i < begin + cols; i++) {
+      if (Math.abs(data[i] - Math.round(data[i] / step) * step) > amax * 2 ** -20) return false;
+    }
+  }
+  return true;
+}
+
+export function int16QmaxFor(t) {
+  return t.role === 'lookup' ? INT16_QMAX_LOOKUP : INT16_QMAX_MULTIPLIED;
+}
+
+// One matrix at `precision` ('int8' or 'int16'); int8 takes `group` columns per scale.
+export function quantizeMatrix(t, data, precision, group = t.cols) {
+  if (precision === 'int16') {
+    const qmax = int16QmaxFor(t);
+    return { ...quantize(data, t.rows, t.cols, t.cols, qmax), precision, group: t.cols, qmax };
+  }
+  if (t.cols % group !== 0) fail(`--group ${group} does not divide the ${t.cols} columns of ${t.name}`);
+  return { ...quantize(data, t.rows, t.cols, group, INT8_QMAX), precision, group, qmax: INT8_QMAX };
+}
+
+// ---------------------------------------------------------------- CRC-32
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+export function crc32(bytes, c = 0xffffffff) {
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+// The head's checksum: the first head_bytes with the checksum field read as zero.
+export function headChecksum(bytes, headBytes) {
+  const copy = bytes.slice(0, headBytes);
+  new DataView(copy.buffer).setUint32(CHECKSUM_OFFSET, 0, true);
+  return crc32(copy);
+}
+
+// ---------------------------------------------------------------- layout and bytes
+// head: header, vocabulary, model card, tensor table, part table, then every array except
+// those of the MLM head and the word-embedding values; then the parts: the MLM head, and the
+// word-embedding values in pieces of whole rows.
+
+const align = (n) => Math.ceil(n / ALIGN) * ALIGN;
+
+function arraysOf(t) {
+  return t.kind === 'f32' ? [['data', t.data]] : [['data', t.data], ['scales', t.scales]];
+}
+
+function layoutFile(vocabBytes, cardBytes, tensors) {
+  const word = tensors.find((t) => t.name === WORD_EMBEDDINGS);
+  const rowBytes = word.data.byteLength / word.rows;
+  const rowsPerPart = Math.max(1, Math.floor(PART_TARGET_BYTES / rowBytes));
+  const wordParts = Math.ceil(word.rows / rowsPerPart);
+  const mlm = tensors.filter((t) => t.mlm);
+  const partCount = (mlm.length ? 1 : 0) + wordParts;
+  const L = { vocabOffset: HEADER_SIZE, vocabBytes, cardBytes };
+  L.cardOffset = cardBytes ? align(HEADER_SIZE + vocabBytes) : 0;
+  L.tableOffset = align((cardBytes ? L.cardOffset + cardBytes : HEADER_SIZE + vocabBytes));
+  L.tableBytes = tensors.length * ENTRY_SIZE;
+  L.partsOffset = align(L.tableOffset + L.tableBytes);
+  L.partCount = partCount;
+  let cursor = align(L.partsOffset + partCount * PART_ENTRY_SIZE);
+  const place = (t, key, array) => { t[`${key}Offset`] = cursor; cursor = align(cursor + array.byteLength); };
+  for (const t of tensors) {
+    if (t.mlm) continue;
+    for (const [key, array] of arraysOf(t)) if (!(t === word && key === 'data')) place(t, key, array);
+  }
+  L.headBytes = cursor;
+  L.parts = [];
+  if (mlm.length) {
+    const begin = cursor;
+    for (const t of mlm) for (const [key, array] of arraysOf(t)) place(t, key, array);
+    L.parts.push({ offset: begin, bytes: cursor - begin });
+  }
+  word.dataOffset = cursor;
+  for (let r = 0; r < word.rows; r += rowsPerPart) {
+    const rows = Math.min(rowsPerPart, word.rows - r);
+    L.parts.push({ offset: cursor, bytes: rows * rowBytes });
+    cursor += rows * rowBytes;
+  }
+  L.fileSize = cursor;
+  return L;
+}
+
+function writeHeader(view, shape, L, tensorCount) {
+  for (let i = 0; i < MAGIC.length; i++) view.setUint8(i, MAGIC.charCodeAt(i));
+  view.setUint32(8, FORMAT_VERSION, true);
+  view.setBigUint64(16, BigInt(L.fileSize), true);
+  view.setUint32(24, HEADER_SIZE, true);
+  view.setUint32(28, tensorCount, true);
+  view.setBigUint64(32, BigInt(L.vocabOffset), true);
+  view.setBigUint64(40, BigInt(L.vocabBytes), true);
+  view.setBigUint64(48, BigInt(L.tableOffset), true);
+  view.setBigUint64(56, BigInt(L.tableBytes), true);
+  [shape.vocab, shape.hidden, shape.layers, shape.heads, shape.ffn, shape.maxPositions, shape.typeVocab]
+    .forEach((v, i) => view.setUint32(64 + 4 * i, v, true));
+  view.setFloat32(92, shape.lnEps, true);
+  view.setBigUint64(96, BigInt(L.headBytes), true);
+  view.setUint32(104, ENTRY_SIZE, true);
+  view.setUint32(108, L.partCount, true);
+  view.setBigUint64(112, BigInt(L.partsOffset), true);
+  view.setUint32(120, L.cardBytes, true);
+  view.setUint32(124, L.cardOffset, true);
+}
+
+const KIND_CODE = { int8: KIND_INT8, int16: KIND_INT16, f32: KIND_F32 };
+
+function writeTableEntry(out, view, at, t) {
+  const name = new TextEncoder().encode(t.name);
+  if (name.length >= NAME_SIZE) fail(`tensor name too long for the table: ${t.name}`);
+  out.set(name, at);
+  const isMatrix = t.kind !== 'f32';
+  view.setUint32(at + 64, KIND_CODE[isMatrix ? t.precision : 'f32'], true);
+  view.setUint32(at + 68, t.rows, true);
+  view.setUint32(at + 72, t.cols, true);
+  view.setUint32(at + 76, isMatrix ? t.group : 0, true);
+  view.setBigUint64(at + 80, BigInt(t.dataOffset), true);
+  view.setBigUint64(at + 88, BigInt(t.data.byteLength), true);
+  view.setBigUint64(at + 96, BigInt(isMatrix ? t.scalesOffset : 0), true);
+  view.setBigUint64(at + 104, BigInt(isMatrix ? t.scales.byteLength : 0), true);
+  view.setUint32(at + 112, isMatrix ? t.qmax : 0, true);
+}
+
+const bytesOf = (typed) => new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+
+// tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
+// matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''.
+export function buildFile(shape, vocab, card, tensors) {
+  const cardBytes = card ? new Uint8Array([...new TextEncoder().encode(card), 0]) : new Uint8Array(0);
+  const L = layoutFile(vocab.length, cardBytes.length, tensors);
+  const out = new Uint8Array(L.fileSize);  // zero-filled: padding is 0
+  const view = new DataView(out.buffer);
+  writeHeader(view, shape, L, tensors.length);
+  out.set(vocab, L.vocabOffset);
+  if (cardBytes.length) out.set(cardBytes, L.cardOffset);
+  tensors.forEach((t, i) => {
+    writeTableEntry(out, view, L.tableOffset + i * ENTRY_SIZE, t);
+    out.set(bytesOf(t.data), t.dataOffset);
+    if (t.kind !== 'f32') out.set(bytesOf(t.scales), t.scalesOffset);
+  });
+  L.parts.forEach((p, i) => {
+    const at = L.partsOffset + i * PART_ENTRY_SIZE;
+    view.setBigUint64(at, BigInt(p.offset), true);
+    view.setUint32(at + 8, p.bytes, true);
+    view.setUint32(at + 12, crc32(out.subarray(p.offset, p.offset + p.bytes)), true);
+  });
+  view.setUint32(CHECKSUM_OFFSET, headChecksum(out, L.headBytes), true);
+  return out;
+}
+
+// ---------------------------------------------------------------- model card
+
+// What the page and the CLI tell about the model: from training.json (when the checkpoint has
+// one) and config.json; the converter adds the precision it chose.
+export function buildCard({ name, shape, training, precision }) {
+  const card = {
+    name,
+    architecture: `BERT encoder (post-LayerNorm): ${shape.layers} layers × ${shape.heads} heads, hidden ${shape.hidden}, FFN ${shape.ffn}, vocabulary ${shape.vocab}, up to ${shape.maxPositions} tokens`,
+    precision,
+  };
+  if (training && typeof training === 'object') {
+    const native = training.int8_native && typeof training.int8_native === 'object' ? training.int8_native : null;
+    if (typeof training.objective === 'string') card.objective = training.objective;
+    if (Number.isFinite(training.corpus_tokens)) card.trained_on = `${training.corpus_tokens.toLocaleString('en-US')} tokens of English text`;
+    const accuracy = native?.heldout_mlm_acc ?? training.heldout_mlm_acc;
+    const loss = native?.heldout_mlm_loss ?? training.heldout_mlm_loss;
+    if (Number.isFinite(accuracy)) card.heldout_mlm_accuracy = accuracy;
+    if (Number.isFinite(loss)) card.heldout_mlm_loss = loss;
+    if (native && typeof native.made_by === 'string') card.derived = native.made_by;
+  }
+  card.limits = 'A small model: its masked-word guesses are often frequent words rather than the right one'
+    + (Number.isFinite(card.heldout_mlm_accuracy) ? ` (top-1 right on ${(100 * card.heldout_mlm_accuracy).toFixed(1)}% of held-out masked words)` : '')
+    + '; attention weights show where the model looks, not why it decides.';
+  return JSON.stringify(card);
+}

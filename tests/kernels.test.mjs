@@ -28,7 +28,7 @@ test('matrix-product kernels (wasm SIMD128 build) stay within the rounding bound
     const summary = out.match(/kernels: (\d+) passed, (\d+) failed/);
     assert.ok(summary, `no summary line in:\n${out}`);
     assert.equal(Number(summary[2]), 0, out);
-    assert.ok(Number(summary[1]) > 1000, `only ${summary[1]} checks ran`);
+    assert.ok(Number(summary[1]) >= 950, `only ${summary[1]} checks ran`);
     assert.equal(code, 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });

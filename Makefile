@@ -1,4 +1,6 @@
 # The engine's builds and the project's checks. `make help` lists the targets.
+SHELL   := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
 CC      ?= cc
 CFLAGS  ?= -O2
 WARN    := -std=c11 -Wall -Wextra -Werror
@@ -6,10 +8,11 @@ SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -g -O1
 ENGINE  := c/attn.c c/forward.c c/kernels.c c/analysis.c c/tokenizer.c c/unicode_tables.c c/weights.c
 HEADERS := $(wildcard c/*.h)
 WEIGHTS := weights/bert-mini.int8.bin
-CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
+CHECKPOINT ?= ../shared/checkpoints/bert-mini-int8
+FLOAT_CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: deps all native wasm web test test-native test-node test-browser weights bench fuzz clean help
+.PHONY: deps all native wasm web test test-native test-node test-checkpoints test-browser weights bench fuzz clean help
 
 all: native wasm
 
@@ -56,7 +59,7 @@ weights:
 	node weights/convert.mjs $(CHECKPOINT) $(WEIGHTS)
 
 test: deps
-	$(MAKE) test-native test-node test-browser test-valgrind
+	$(MAKE) test-native test-node test-checkpoints test-browser test-valgrind
 
 deps:
 	@tools/install-deps.sh
@@ -73,6 +76,14 @@ test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kern
 test-node: wasm build/test_kernels.wasm
 	node tests/parity.mjs
 	node --test tests/*.test.mjs
+
+# The float-trained checkpoint, where precision must be spent: converted with the precision
+# search (--precision auto --target 1e-3), then held to the same parity bar on its own fixtures.
+test-checkpoints: wasm
+	@test -d $(FLOAT_CHECKPOINT) || { echo "test-checkpoints: $(FLOAT_CHECKPOINT) is missing"; exit 1; }
+	@mkdir -p build
+	node weights/convert.mjs $(FLOAT_CHECKPOINT) build/bert-mini-mlm.auto.bin --precision auto --target 1e-3 2>&1 | tail -3
+	node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/attention --mlm tests/fixtures/mlm.json
 
 test-browser: web
 	node tests/browser/run.mjs

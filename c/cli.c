@@ -19,13 +19,14 @@
 
 typedef struct {
     const char *text, *weights, *token;
-    int layer, head, json, tokenize, mask;
+    int layer, head, json, tokenize, mask, info;
 } options;
 
 static int usage(void) {
     fputs("usage: attn TEXT [--layer L] [--head H] [--token WORD|INDEX] [--json]\n"
           "       attn TEXT --tokenize [--json]\n"
           "       attn TEXT --mask [--json]       (top-5 predictions at each [MASK])\n"
+          "       attn --info [--json]            (the model: shape and model card)\n"
           "       --weights FILE (default " ATTN_DEFAULT_WEIGHTS ")\n"
           "layers and heads count from 1\n",
           stderr);
@@ -42,13 +43,14 @@ static int parse_int(const char *s, int *out) {
 }
 
 static int parse_options(int argc, char **argv, options *o) {
-    *o = (options){NULL, ATTN_DEFAULT_WEIGHTS, NULL, 1, 1, 0, 0, 0};
+    *o = (options){NULL, ATTN_DEFAULT_WEIGHTS, NULL, 1, 1, 0, 0, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const int has_value = i + 1 < argc;
         if (!strcmp(a, "--json")) o->json = 1;
         else if (!strcmp(a, "--tokenize")) o->tokenize = 1;
         else if (!strcmp(a, "--mask")) o->mask = 1;
+        else if (!strcmp(a, "--info")) o->info = 1;
         else if (!strcmp(a, "--weights") && has_value) o->weights = argv[++i];
         else if (!strcmp(a, "--token") && has_value) o->token = argv[++i];
         else if (!strcmp(a, "--layer") && has_value) {
@@ -59,7 +61,7 @@ static int parse_options(int argc, char **argv, options *o) {
         else if (!o->text) o->text = a;
         else return -1;
     }
-    return o->text ? 0 : -1;
+    return o->text || o->info ? 0 : -1;
 }
 
 /* Reads a whole file into 16-byte aligned memory. */
@@ -200,6 +202,23 @@ static int show_masks(const attn_engine *e, const attn_session *s, int json) {
     return 0;
 }
 
+/* The model's shape and the card the converter stored (JSON; "{}" when the file has none). */
+static int show_info(const attn_engine *engine, int json) {
+    int32_t shape[8];
+    attn_engine_shape(engine, shape);
+    const char *card = attn_engine_card(engine);
+    if (!card[0]) card = "{}";
+    if (json) {
+        printf("{\"shape\":{\"vocab\":%d,\"hidden\":%d,\"layers\":%d,\"heads\":%d,\"ffn\":%d,"
+               "\"max_positions\":%d,\"type_vocab\":%d,\"head_size\":%d},\"card\":%s}\n",
+               shape[0], shape[1], shape[2], shape[3], shape[4], shape[5], shape[6], shape[7], card);
+    } else {
+        printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens\nmodel card: %s\n",
+               shape[2], shape[3], shape[1], shape[4], shape[0], shape[5], card);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     options o;
     if (parse_options(argc, argv, &o)) return usage();
@@ -215,6 +234,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "attn: %s: %s (error %d)\n", o.weights, attn_status_message(status), status);
         attn_free(bytes);
         return 1;
+    }
+    if (o.info) {
+        const int shown = show_info(engine, o.json);
+        attn_engine_destroy(engine);
+        attn_free(bytes);
+        return shown;
     }
     attn_session *session = attn_session_create(engine);
     status = session ? attn_session_run_text(session, o.text, strlen(o.text)) : ATTN_ERR_NO_MEMORY;

@@ -89,10 +89,16 @@ test-browser: web
 	node tests/browser/run.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
-# Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, with the
-# wasm SIMD f32 peak measured in the same process; ends with the `speedup:` line.
+# Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in Node and
+# then in headless Chromium, each ending with its `speedup:` line (`speedup (chromium):`).
+# BENCH_ARGS go to both (e.g. --lengths 16,128 --weights FILE). bench-smoke: 10 rounds, n = 8, 16.
+.PHONY: bench-smoke
 bench: wasm build/peak.wasm
 	node bench/bench.mjs $(BENCH_ARGS)
+	node bench/browser.mjs $(BENCH_ARGS)
+
+bench-smoke: wasm build/peak.wasm
+	node --test tests/bench-smoke.test.mjs
 
 build/peak.wasm: bench/peak.c
 	@mkdir -p build

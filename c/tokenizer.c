@@ -45,18 +45,24 @@ static uint32_t hash_bytes(uint32_t hash, const char *bytes, size_t length) {
 
 #define HASH_SEED 2166136261u
 
-/* Finds the id of prefix+bytes (prefix may be empty), -1 when absent. */
-static int32_t vocab_find(const tokenizer *tok, const char *prefix, size_t prefix_length,
-                          const char *bytes, size_t length) {
+/* The slot holding prefix+bytes (prefix may be empty), or the empty slot where it would go. */
+static uint32_t find_slot(const tokenizer *tok, const char *prefix, size_t prefix_length, const char *bytes,
+                          size_t length) {
     uint32_t slot = hash_bytes(hash_bytes(HASH_SEED, prefix, prefix_length), bytes, length);
     for (;; slot++) {
         int32_t id = tok->slots[slot & tok->slot_mask];
-        if (id < 0) return -1;
+        if (id < 0) return slot & tok->slot_mask;
         const char *entry = tok->entries + tok->entry_start[id];
         if (tok->entry_length[id] == prefix_length + length && memcmp(entry, prefix, prefix_length) == 0 &&
             memcmp(entry + prefix_length, bytes, length) == 0)
-            return id;
+            return slot & tok->slot_mask;
     }
+}
+
+/* Finds the id of prefix+bytes (prefix may be empty), -1 when absent. */
+static int32_t vocab_find(const tokenizer *tok, const char *prefix, size_t prefix_length,
+                          const char *bytes, size_t length) {
+    return tok->slots[find_slot(tok, prefix, prefix_length, bytes, length)];
 }
 
 static int count_vocab_lines(const char *text, size_t bytes) {
@@ -66,7 +72,35 @@ static int count_vocab_lines(const char *text, size_t bytes) {
     return lines > (size_t)(1 << 24) ? -1 : (int)lines;
 }
 
-/* Splits the copied vocabulary into NUL-terminated entries (a trailing '\r' is dropped). */
+static uint32_t decode_utf8(const unsigned char *s, size_t length, size_t *pos);
+static int is_white_space(uint32_t c);
+
+/* 1 when the bytes are well-formed UTF-8 (the reference refuses a vocabulary that is not). */
+static int is_valid_utf8(const char *text, size_t length) {
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t pos = 0; pos < length;) {
+        size_t start = pos;
+        if (decode_utf8(s, length, &pos) == 0xFFFD &&
+            !(pos - start == 3 && s[start] == 0xEF && s[start + 1] == 0xBF && s[start + 2] == 0xBD))
+            return 0;
+    }
+    return 1;
+}
+
+/* Length of the entry without its trailing White_Space (which takes in the '\r' of CRLF),
+ * as the reference's trim_end reads each line. */
+static size_t trimmed_length(const char *entry, size_t length) {
+    while (length > 0) {
+        size_t start = length - 1;
+        while (start > 0 && ((unsigned char)entry[start] & 0xC0) == 0x80) start--;
+        size_t end = start;
+        if (!is_white_space(decode_utf8((const unsigned char *)entry, length, &end)) || end != length) break;
+        length = start;
+    }
+    return length;
+}
+
+/* Splits the copied vocabulary into NUL-terminated entries, one per '\n'-ended line. */
 static tokenizer_status split_entries(tokenizer *tok, size_t bytes) {
     size_t start = 0;
     for (int id = 0; id < tok->vocab_size; id++) {
@@ -75,9 +109,9 @@ static tokenizer_status split_entries(tokenizer *tok, size_t bytes) {
             if (tok->entries[end] == '\0') return TOKENIZER_ERR_VOCAB;
             end++;
         }
-        tok->entries[end] = '\0';
-        size_t length = end - start;
-        if (length > 0 && tok->entries[end - 1] == '\r') tok->entries[end - 1] = '\0', length--;
+        if (!is_valid_utf8(tok->entries + start, end - start)) return TOKENIZER_ERR_VOCAB;
+        size_t length = trimmed_length(tok->entries + start, end - start);
+        tok->entries[start + length] = '\0';
         tok->entry_start[id] = (uint32_t)start;
         tok->entry_length[id] = (uint32_t)length;
         start = end + 1;
@@ -93,6 +127,8 @@ static void note_entry_length(tokenizer *tok, const char *entry, size_t length) 
     if (length > tok->max_word_bytes) tok->max_word_bytes = length;
 }
 
+/* As in the reference, an entry that appears twice (after trimming) takes the later line's id;
+ * the earlier id keeps its text but is never produced. */
 static tokenizer_status build_hash(tokenizer *tok) {
     uint32_t slot_count = 16;
     while (slot_count < (uint32_t)tok->vocab_size * 2u) slot_count *= 2;
@@ -104,10 +140,7 @@ static tokenizer_status build_hash(tokenizer *tok) {
         const char *entry = tok->entries + tok->entry_start[id];
         size_t length = tok->entry_length[id];
         if (length == 0) continue; /* an empty line keeps its id but can never match */
-        if (vocab_find(tok, "", 0, entry, length) >= 0) return TOKENIZER_ERR_VOCAB;
-        uint32_t slot = hash_bytes(HASH_SEED, entry, length);
-        while (tok->slots[slot & tok->slot_mask] >= 0) slot++;
-        tok->slots[slot & tok->slot_mask] = id;
+        tok->slots[find_slot(tok, "", 0, entry, length)] = id;
         note_entry_length(tok, entry, length);
     }
     return TOKENIZER_OK;

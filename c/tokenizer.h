@@ -10,11 +10,13 @@ typedef struct tokenizer tokenizer;
 typedef enum {
     TOKENIZER_OK = 0,
     TOKENIZER_ERR_NO_MEMORY,
-    TOKENIZER_ERR_VOCAB,        /* vocabulary malformed, duplicate entries, or a special token missing */
+    TOKENIZER_ERR_VOCAB,        /* vocabulary not UTF-8, holding a NUL byte, or missing a special token */
 } tokenizer_status;
 
-/* Builds a tokenizer over vocab.txt bytes (one entry per line, '\n' separated, id = line number).
- * Special-token ids are looked up in the vocabulary, never assumed. */
+/* Builds a tokenizer over vocab.txt bytes, read as the reference reads them: one entry per line,
+ * '\n' separated, id = line number, trailing White_Space (so also the '\r' of CRLF) dropped;
+ * an entry listed twice takes the later line's id. Special-token ids are looked up in the
+ * vocabulary, never assumed. */
 tokenizer_status tokenizer_create(const char *vocab_text, size_t vocab_bytes, tokenizer **out);
 void tokenizer_destroy(tokenizer *tok);
 

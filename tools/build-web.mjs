@@ -1,110 +1,41 @@
 #!/usr/bin/env node
 // Builds the files the page loads (run by `./build.sh web`):
-//   web/dist/attention-explorer.js  the web/src modules as one classic script (module
-//                                   scripts are refused from file://)
-//   web/dist/attn.wasm.js           web/dist/attn.wasm as base64 in a classic script
-//   web/dist/bert-mini.weights.js   weights/bert-mini.int8.bin likewise
-// The output depends only on the inputs (no dates, no paths), so CI can rebuild and
-// `git diff --exit-code web/dist`.
-//
-// The bundler is deliberately small: it follows `import { a, b } from './x.mjs'` between
-// the files of web/src, orders them so every file comes after its imports, removes the
-// import lines and the `export` keywords, and wraps everything in one function scope. It
-// refuses anything it does not understand (renames, default or namespace imports,
-// import.meta, two files declaring the same top-level name) instead of guessing.
+//   web/dist/attention-explorer.js      the web/src modules bundled by esbuild into one
+//                                       minified classic script (module scripts are refused
+//                                       from file://), with its source map next to it
+//   web/dist/attn.wasm.js               web/dist/attn.wasm as base64 in a classic script
+//   web/dist/bert-mini.int8.bin         the default weights, fetched over http
+//   web/dist/bert-mini.weights.js       the same bytes as base64, for file://
+// The output depends only on the inputs (no dates, no absolute paths), so CI can rebuild
+// and `git diff --exit-code web/dist`.
 
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE = path.join(root, 'web/src');
 const DIST = path.join(root, 'web/dist');
-const ENTRY = 'attention-explorer.mjs';
+const ENTRY = path.join(root, 'web/src/attention-explorer.mjs');
+const BUNDLE = path.join(DIST, 'attention-explorer.js');
 const WASM = path.join(DIST, 'attn.wasm');
 const WEIGHTS = path.join(root, 'weights/bert-mini.int8.bin');
-
-const IMPORT = /^import\s*\{([^}]*)\}\s*from\s*'(\.\/[\w.-]+\.mjs)';[ \t]*\n/gm;
-const DECLARATION = /^(?:export\s+)?(?:async\s+)?(?:function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)/gm;
 
 function fail(message) {
   console.error(`build-web: ${message}`);
   process.exit(1);
 }
 
-function readModule(file) {
-  const text = readFileSync(path.join(SOURCE, file), 'utf8').replace(/\r\n/g, '\n');
-  const imports = [];
-  for (const match of text.matchAll(IMPORT)) {
-    if (/\bas\b/.test(match[1])) fail(`${file}: renamed imports are not supported`);
-    imports.push(match[2].slice(2));
-  }
-  const body = text.replace(IMPORT, '');
-  const checks = [
-    [/^import\b/m, 'an import form other than `import { … } from \'./file.mjs\';`'],
-    [/\bimport\.meta\b/, 'import.meta'],
-    [/\bimport\s*\(/, 'dynamic import()'],
-    [/^export\s+(default|\{|\*)/m, 'export default / export { … } / export *'],
-  ];
-  for (const [pattern, what] of checks) if (pattern.test(body)) fail(`${file}: ${what} is not supported by the bundler`);
-  return { file, imports, body };
-}
-
-/** Modules in dependency order (each after the modules it imports), from the entry. */
-function moduleOrder(entry) {
-  const order = [], state = new Map();
-  const visit = (file, chain) => {
-    if (state.get(file) === 'done') return;
-    if (state.get(file) === 'visiting') fail(`import cycle: ${[...chain, file].join(' → ')}`);
-    state.set(file, 'visiting');
-    const module = readModule(file);
-    for (const dependency of module.imports) visit(dependency, [...chain, file]);
-    state.set(file, 'done');
-    order.push(module);
-  };
-  visit(entry, []);
-  return order;
-}
-
-function stripExports(body) {
-  return body.replace(/^export\s+(?=(?:async\s+)?(?:function|class|const|let|var)\b)/gm, '');
-}
-
-function checkTopLevelNames(modules) {
-  const owner = new Map();
-  for (const { file, body } of modules) {
-    for (const match of body.matchAll(DECLARATION)) {
-      const name = match[1];
-      if (owner.has(name)) fail(`top-level name "${name}" is declared in both ${owner.get(name)} and ${file}`);
-      owner.set(name, file);
-    }
-  }
-}
-
-function fillAssetSizes(body, sizes) {
-  const line = 'const ASSET_BYTES = {};';
-  if (!body.includes(line)) fail(`loader.mjs no longer contains "${line}"`);
-  return body.replace(line, `const ASSET_BYTES = ${JSON.stringify(sizes)};`);
-}
-
-function bundle(sizes) {
-  const modules = moduleOrder(ENTRY);
-  checkTopLevelNames(modules);
-  const parts = modules.map(({ file, body }) => {
-    let code = stripExports(body).trim();
-    if (file === 'loader.mjs') code = fillAssetSizes(code, sizes);
-    return `// ---- web/src/${file} ----\n${code}\n`;
-  });
-  return [
-    '/* <attention-explorer>: the web/src modules bundled into one classic script by',
-    ' * tools/build-web.mjs, so the page also works when opened from file://.',
-    ' * Generated file: edit web/src and run `./build.sh web`. */',
-    '(function () {',
-    "'use strict';",
-    parts.join('\n'),
-    '})();',
-    '',
-  ].join('\n');
+/** The bundle and its source map; the byte sizes of the default assets are compiled in. */
+async function bundle(sizes) {
+  const result = await build({
+    entryPoints: [ENTRY], outfile: BUNDLE, bundle: true, write: false, format: 'iife',
+    minify: true, sourcemap: 'linked', charset: 'utf8', target: 'es2022', legalComments: 'none',
+    absWorkingDir: root, logLevel: 'silent',
+    define: { ATTN_ASSET_BYTES: JSON.stringify(sizes) },
+    banner: { js: '/* <attention-explorer>: web/src bundled by tools/build-web.mjs (esbuild). Generated: edit web/src and run `./build.sh web`. */' },
+  }).catch((error) => fail(error.message));
+  return result.outputFiles;
 }
 
 /**
@@ -123,10 +54,12 @@ function assetScript(name, bytes) {
   ].join('\n');
 }
 
-function writeIfChanged(file, text) {
-  const previous = existsSync(file) ? readFileSync(file, 'utf8') : null;
-  if (previous !== text) writeFileSync(file, text);
-  console.log(`${path.relative(root, file)}: ${Buffer.byteLength(text)} bytes${previous === text ? ' (unchanged)' : ''}`);
+function writeIfChanged(file, contents) {
+  const bytes = Buffer.from(contents);
+  const previous = existsSync(file) ? readFileSync(file) : null;
+  const same = previous !== null && previous.equals(bytes);
+  if (!same) writeFileSync(file, bytes);
+  console.log(`${path.relative(root, file)}: ${bytes.length} bytes${same ? ' (unchanged)' : ''}`);
 }
 
 if (!existsSync(WASM)) fail('web/dist/attn.wasm is missing: run `./build.sh wasm` first');
@@ -134,6 +67,9 @@ if (!existsSync(WEIGHTS)) fail('weights/bert-mini.int8.bin is missing: run `make
 mkdirSync(DIST, { recursive: true });
 const wasm = readFileSync(WASM);
 const weights = readFileSync(WEIGHTS);
-writeIfChanged(path.join(DIST, 'attention-explorer.js'), bundle({ 'attn.wasm': wasm.length, 'bert-mini.int8.bin': weights.length }));
+for (const file of await bundle({ 'attn.wasm': wasm.length, 'bert-mini.int8.bin': weights.length })) {
+  writeIfChanged(file.path, file.contents);
+}
 writeIfChanged(path.join(DIST, 'attn.wasm.js'), assetScript('attn.wasm', wasm));
+writeIfChanged(path.join(DIST, 'bert-mini.int8.bin'), weights);
 writeIfChanged(path.join(DIST, 'bert-mini.weights.js'), assetScript('bert-mini.int8.bin', weights));

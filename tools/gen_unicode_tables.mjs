@@ -6,24 +6,31 @@
 //
 // Deterministic: the output depends only on the input files.
 //
-// Category tables (Cc/Cf/Co, Mn, P*) only include characters assigned in Unicode 9.0 or
-// earlier (DerivedAge.txt): the reference tokenizer takes categories from the Rust crate
-// `unicode_categories` 0.1.1, whose tables were generated from UnicodeData.txt 9.0, so a
-// character assigned later belongs to none of its categories there.
-// A few characters assigned by 9.0 changed General_Category later; CATEGORY_IN_9_0 restores
-// their 9.0 value (checked against the crate's tables: this makes Mn, P* and Cc/Cf/Co equal).
-// White_Space, canonical decompositions, combining classes and lowercase mappings come from
-// the current files (Rust std and `unicode-normalization` follow recent Unicode versions).
+// The reference tokenizer (Hugging Face `tokenizers`) reads three Unicode versions at once, and
+// so do these tables; each cut below was found by running every code point through the
+// reference (tests/tokenizer-exhaustive.test.mjs) and is the only one under which all match:
+// - General categories (Cc/Cf/Co, Mn, P*) as in Unicode 8.0: the Rust crate
+//   `unicode_categories` 0.1.1 predates 9.0, so a character assigned in 9.0 or later belongs
+//   to none of its categories (a 9.0 cut leaves 155 code points different: Adlam, Newa,
+//   Bhaiksuki, Marchen, Glagolitic supplement marks and punctuation, U+2E43, U+2E44...).
+//   A few characters assigned by 8.0 changed category later; CATEGORY_IN_8_0 restores them.
+// - Canonical decompositions and combining classes as in Unicode 9.0
+//   (`unicode-normalization-alignments` 0.1.12): a mark assigned in 10.0 or later is a
+//   starter there, so it is not reordered before an older mark of lower class.
+// - White_Space and lowercase mappings from the current files (Rust std, recent Unicode).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const CATEGORY_MAX_AGE = [9, 0];
-const CATEGORY_IN_9_0 = new Map([
+const CATEGORY_MAX_AGE = [8, 0];
+const NORMALIZATION_MAX_AGE = [9, 0];
+const CATEGORY_IN_8_0 = new Map([
   [0x166D, 'Po'],  // CANADIAN SYLLABICS CHI SIGN: So since 12.0
   [0x1734, 'Mn'],  // HANUNOO SIGN PAMUDPOD: Mc since 14.0
   [0xA9BD, 'Mc'],  // JAVANESE CONSONANT SIGN KERET: Mn since 12.0
   [0x111C9, 'Po'], // SHARADA SANDHI MARK: Mn since 11.0
+  [0x1885, 'Lo'],  // MONGOLIAN LETTER ALI GALI BALUDA: Mn since 9.0
+  [0x1886, 'Lo'],  // MONGOLIAN LETTER ALI GALI THREE BALUDA: Mn since 9.0
 ]);
 
 const ucdDir = process.argv[2] || '/usr/share/unicode';
@@ -185,8 +192,9 @@ function emitClassTable(name, ranges) {
 }
 
 const HEADER_NOTE = `/* GENERATED FILE, do not edit: node tools/gen_unicode_tables.mjs (from Debian's unicode-data,
- * /usr/share/unicode). Category tables (Cc Cf Co, Mn, P*) follow Unicode ${CATEGORY_MAX_AGE.join('.')} like the reference
- * tokenizer's unicode_categories crate; the other tables follow the current data files. */`;
+ * /usr/share/unicode). As in the reference tokenizer: category tables (Cc Cf Co, Mn, P*) follow
+ * Unicode ${CATEGORY_MAX_AGE.join('.')}, decompositions and combining classes Unicode ${NORMALIZATION_MAX_AGE.join('.')}, White_Space and
+ * lowercase mappings the current data files. */`;
 
 function headerText() {
   return `${HEADER_NOTE}
@@ -222,10 +230,11 @@ extern const size_t unicode_lowercase_count;
 }
 
 function sourceText(records, ages) {
-  const categoryIn9 = (r) => CATEGORY_IN_9_0.get(r.code) ?? r.category;
+  const categoryThen = (r) => CATEGORY_IN_8_0.get(r.code) ?? r.category;
   const inCategory = (prefixes) => records
-    .filter((r) => prefixes.some((p) => categoryIn9(r).startsWith(p)) && ageAtMost(ages.get(r.code), CATEGORY_MAX_AGE))
+    .filter((r) => prefixes.some((p) => categoryThen(r).startsWith(p)) && ageAtMost(ages.get(r.code), CATEGORY_MAX_AGE))
     .map((r) => r.code);
+  const normalizationRecords = records.filter((r) => ageAtMost(ages.get(r.code), NORMALIZATION_MAX_AGE));
   return [
     HEADER_NOTE,
     '#include "unicode_tables.h"\n',
@@ -233,8 +242,8 @@ function sourceText(records, ages) {
     emitRangeTable('unicode_nonspacing_mark', toRanges(inCategory(['Mn']))),
     emitRangeTable('unicode_punctuation', toRanges(inCategory(['P']))),
     emitRangeTable('unicode_white_space', toRanges(readProperty('PropList.txt', 'White_Space'))),
-    emitClassTable('unicode_combining_class', combiningClassRanges(records)),
-    emitMappingTable('unicode_decomposition', canonicalDecompositions(records)),
+    emitClassTable('unicode_combining_class', combiningClassRanges(normalizationRecords)),
+    emitMappingTable('unicode_decomposition', canonicalDecompositions(normalizationRecords)),
     emitMappingTable('unicode_lowercase', lowercaseMappings(records)),
   ].join('\n');
 }

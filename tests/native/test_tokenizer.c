@@ -177,7 +177,7 @@ static void describe_mismatch(const tokenizer *tok, const token_list *l, const f
     fprintf(stderr, "\n");
 }
 
-static void test_fixture_file(const tokenizer *tok, const char *path) {
+static void test_fixture_file(const tokenizer *tok, const char *path, const char *label) {
     size_t length;
     char *data = read_file(path, &length);
     check(data != NULL, "read tokenize.jsonl", path);
@@ -206,7 +206,7 @@ static void test_fixture_file(const tokenizer *tok, const char *path) {
         list_free(o);
         free_fixture_line(f);
     }
-    printf("tokenize.jsonl: %d/%d lines match (encode time %.2f ms total)\n", ok_lines, lines, encode_ms);
+    printf("tokenize.jsonl%s: %d/%d lines match (encode time %.2f ms total)\n", label, ok_lines, lines, encode_ms);
     free(f);
     free(data);
 }
@@ -398,7 +398,8 @@ static void test_other_vocabulary(void) {
 }
 
 static void test_bad_vocabularies(void) {
-    const char *bad[] = {"", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\na\na\n"};
+    const char *bad[] = {"", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\na\xFF\n",
+                         "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n\xED\xA0\x80\n", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK \n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         tokenizer *tok = (tokenizer *)&bad;
         check(tokenizer_create(bad[i], strlen(bad[i]), &tok) == TOKENIZER_ERR_VOCAB && tok == NULL,
@@ -407,6 +408,89 @@ static void test_bad_vocabularies(void) {
     const char with_nul[] = "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\na\0b\n";
     tokenizer *tok;
     check(tokenizer_create(with_nul, sizeof with_nul - 1, &tok) == TOKENIZER_ERR_VOCAB, "bad vocabulary", "NUL");
+}
+
+/* ---------- vocabulary files with trailing whitespace and CRLF ---------- */
+
+/* The reference (WordPiece.from_file) splits on '\n' and trims trailing White_Space from each
+ * line, so these variants of the vocabulary must give the reference's ids, i.e. tokenize.jsonl
+ * and the round trip unchanged. tests/tokenizer-exhaustive.test.mjs checks the same variants
+ * against the reference itself. */
+static const char *const trailing_space[] = {"", " ", "\t", " \t ", "\r", "\xC2\xA0", "\xE3\x80\x80",
+                                             "\xC2\x85", "\xE2\x80\xA8", "\x0B\x0C", "\xE2\x80\x83\r"};
+#define TRAILING_SPACE_KINDS (sizeof trailing_space / sizeof *trailing_space)
+
+/* Rewrites each line as line + trailing_space[line % kinds] (or "" when kinds is 0) + "\r\n" (when crlf)
+ * or "\n". */
+static char *vocab_variant(const char *vocab, size_t bytes, size_t kinds, int crlf, size_t *out_bytes) {
+    size_t lines = 0;
+    for (size_t i = 0; i < bytes; i++) lines += vocab[i] == '\n';
+    char *out = malloc(bytes + (lines + 1) * 8);
+    size_t used = 0, line = 0;
+    for (size_t start = 0; start < bytes; line++) {
+        const char *end = memchr(vocab + start, '\n', bytes - start);
+        size_t length = end ? (size_t)(end - (vocab + start)) : bytes - start;
+        memcpy(out + used, vocab + start, length);
+        used += length;
+        const char *space = kinds ? trailing_space[line % kinds] : "";
+        memcpy(out + used, space, strlen(space));
+        used += strlen(space);
+        if (crlf) out[used++] = '\r';
+        out[used++] = '\n';
+        start += length + 1;
+    }
+    *out_bytes = used;
+    return out;
+}
+
+static void test_vocab_variants(const char *vocab, size_t bytes, const char *fixtures, const char *roundtrip) {
+    const struct { size_t kinds; int crlf; const char *label; } variants[] = {
+        {0, 1, " (vocabulary with CRLF)"},
+        {TRAILING_SPACE_KINDS, 0, " (vocabulary with trailing whitespace)"},
+        {TRAILING_SPACE_KINDS, 1, " (vocabulary with trailing whitespace and CRLF)"},
+    };
+    for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+        size_t variant_bytes;
+        char *text = vocab_variant(vocab, bytes, variants[v].kinds, variants[v].crlf, &variant_bytes);
+        tokenizer *tok = NULL;
+        tokenizer_status status = tokenizer_create(text, variant_bytes, &tok);
+        check(status == TOKENIZER_OK, "vocabulary variant loads", variants[v].label);
+        if (tok) {
+            test_fixture_file(tok, fixtures, variants[v].label);
+            test_round_trip(tok, roundtrip);
+        }
+        tokenizer_destroy(tok);
+        free(text);
+    }
+}
+
+/* Ids (without [CLS] and [SEP]) that the reference gives for small vocabularies; the same
+ * cases are run through the reference in tests/tokenizer-exhaustive.test.mjs. */
+static void expect_ids(const char *vocab, const char *text, const int32_t *ids, int count) {
+    tokenizer *tok = NULL;
+    tokenizer_status status = tokenizer_create(vocab, strlen(vocab), &tok);
+    check(status == TOKENIZER_OK, "small vocabulary loads", text);
+    if (!tok) return;
+    owned_list *o = list_new(32);
+    encode(tok, text, strlen(text), o, 32);
+    int ok = o->list.count == count + 2;
+    for (int i = 0; ok && i < count; i++) ok = o->list.ids[i + 1] == ids[i];
+    check(ok, "small vocabulary ids as the reference's", text);
+    list_free(o);
+    tokenizer_destroy(tok);
+}
+
+static void test_small_vocabularies(void) {
+    /* trailing space, tab+CRLF, U+3000, U+0085 are trimmed; U+200B is not White_Space; an empty
+     * line keeps its id; a last line without '\n' ("q\r") counts */
+    const char *trimmed = "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\nhello \nworld\t\r\n##s\xE3\x80\x80\n"
+                          "x\xE2\x80\x8B\nab\xC2\x85\n\nq\r";
+    expect_ids(trimmed, "hello worlds", (const int32_t[]){5, 6, 7}, 3);
+    expect_ids(trimmed, "x ab q", (const int32_t[]){0, 9, 11}, 3);
+    /* an entry that appears twice after trimming takes the later line's id */
+    const char *repeated = "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\nhello\nhello \n##s\nhello\xC2\xA0\n[UNK] \n";
+    expect_ids(repeated, "hellos", (const int32_t[]){8, 7}, 2);
+    expect_ids(repeated, "zzz", (const int32_t[]){9}, 1);
 }
 
 static int offsets_sane(const token_list *l, size_t bytes) {
@@ -452,12 +536,16 @@ int main(int argc, char **argv) {
     double t0 = now_ms();
     tokenizer_status status = vocab ? tokenizer_create(vocab, vocab_bytes, &tok) : TOKENIZER_ERR_VOCAB;
     printf("tokenizer_create: %.2f ms\n", now_ms() - t0);
+    char *vocab_copy = vocab ? malloc(vocab_bytes + 1) : NULL;
+    if (vocab_copy) memcpy(vocab_copy, vocab, vocab_bytes);
     free(file);
-    if (status != TOKENIZER_OK) {
+    if (status != TOKENIZER_OK || !vocab_copy) {
         fprintf(stderr, "cannot load %s (status %d)\n", argv[1], status);
+        tokenizer_destroy(tok);
+        free(vocab_copy);
         return 1;
     }
-    test_fixture_file(tok, argv[2]);
+    test_fixture_file(tok, argv[2], "");
     test_round_trip(tok, argv[3]);
     test_empty_and_whitespace(tok);
     test_truncation(tok);
@@ -466,8 +554,11 @@ int main(int argc, char **argv) {
     test_special_tokens(tok);
     test_other_vocabulary();
     test_bad_vocabularies();
+    test_vocab_variants(vocab_copy, vocab_bytes, argv[2], argv[3]);
+    test_small_vocabularies();
     test_random_bytes(tok);
     tokenizer_destroy(tok);
+    free(vocab_copy);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -1,8 +1,26 @@
 // The JavaScript side of the engine: loads the wasm module and a weights file, and turns
 // the C API of c/attn.h into plain objects and typed arrays. Runs in browsers and in Node.
+// Everything the C side returns through positional arrays or numeric codes is named here,
+// once: status codes, the shape, row statistics, head roles and the walkthrough's parts.
 
-const ROLE_NAMES = ['previous', 'next', 'cls-sink', 'sep-sink', 'punct-sink', 'broad'];
-const STATS = ['sum', 'max', 'argmax', 'ratio', 'entropy', 'effective', 'normalized'];
+/** Status codes of c/attn.h (1 … 19 are the weights file's own checks). */
+export const STATUS = Object.freeze({ OK: 0, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22 });
+
+/** attn_engine_shape's int32[8], in order. */
+const SHAPE_FIELDS = ['vocab', 'hidden', 'layers', 'heads', 'ffn', 'maxPositions', 'typeVocab', 'headSize'];
+/** attn_session_row_stats's double[7], in order. */
+const ROW_STATS_FIELDS = ['sum', 'max', 'argmax', 'ratio', 'entropy', 'effective', 'normalized'];
+/** Bits of attn_session_head_roles's result (enum head_role in c/analysis.h), bit 0 first. */
+const ROLE_BITS = ['previous', 'next', 'cls-sink', 'sep-sink', 'punct-sink', 'broad'];
+/** The float[4] mass array of attn_session_head_roles, in order. */
+const MASS_FIELDS = ['word', 'cls', 'sep', 'punctuation'];
+/** attn_session_walkthrough's [4][hidden] output, in order. */
+const WALKTHROUGH_PARTS = ['concat', 'projected', 'residual', 'normed'];
+
+/** Named fields of a flat array read from wasm memory. */
+function named(fields, values) {
+  return Object.fromEntries(fields.map((name, i) => [name, values[i]]));
+}
 
 export class EngineError extends Error {
   constructor(code, message) {
@@ -34,7 +52,7 @@ class Heap {
   }
   alloc(bytes) {
     const p = this.x.attn_alloc(bytes);
-    if (!p) throw new EngineError(20, 'out of memory');
+    if (!p) throw new EngineError(STATUS.NO_MEMORY, 'out of memory');
     return p;
   }
   free(p) { this.x.attn_free(p); }
@@ -75,11 +93,30 @@ export class Engine {
       this.heap.free(this.weightsPointer);
       throw new EngineError(status, message);
     }
-    const shape = this.heap.withBuffer(32, (p) => x.attn_engine_shape(this.pointer, p),
-      (p) => Array.from(this.heap.i32(p, 8)));
-    const [vocab, hidden, layers, heads, ffn, maxPositions, typeVocab, headSize] = shape;
-    this.shape = { vocab, hidden, layers, heads, ffn, maxPositions, typeVocab, headSize };
+    this.shape = this.heap.withBuffer(4 * SHAPE_FIELDS.length, (p) => x.attn_engine_shape(this.pointer, p),
+      (p) => named(SHAPE_FIELDS, this.heap.i32(p, SHAPE_FIELDS.length)));
     this.tokenCache = new Map();
+  }
+
+  /**
+   * The model card the weights file carries (name, source, trained_on, heldout_mlm_accuracy,
+   * limits, …) as an object; null when the engine or the file has none.
+   */
+  modelCard() {
+    if (this.card !== undefined) return this.card;
+    this.card = null;
+    if (typeof this.x.attn_engine_card === 'function') {
+      const text = this.heap.cString(this.x.attn_engine_card(this.pointer));
+      if (text) {
+        try {
+          const card = JSON.parse(text);
+          if (card && typeof card === 'object' && !Array.isArray(card)) this.card = card;
+        } catch {
+          this.card = null;
+        }
+      }
+    }
+    return this.card;
   }
 
   statusMessage(status) { return this.heap.cString(this.x.attn_status_message(status)); }
@@ -146,7 +183,7 @@ export class Session {
     this.heap = engine.heap;
     this.x = engine.x;
     this.pointer = this.x.attn_session_create(engine.pointer);
-    if (!this.pointer) throw new EngineError(20, 'out of memory');
+    if (!this.pointer) throw new EngineError(STATUS.NO_MEMORY, 'out of memory');
     this.n = 0;
   }
 
@@ -170,6 +207,7 @@ export class Session {
 
   /** A failed run leaves the session empty (n = 0), so nothing reads the previous run. */
   finishRun(status) {
+    this.rollouts = new Map();
     this.n = this.x.attn_session_length(this.pointer);
     check(this.engine, status);
     return this.tokens();
@@ -202,33 +240,41 @@ export class Session {
   }
 
   rowStats(layer, head, row) {
-    const values = this.heap.withBuffer(56, (p) =>
+    const count = ROW_STATS_FIELDS.length;
+    return this.heap.withBuffer(8 * count, (p) =>
       check(this.engine, this.x.attn_session_row_stats(this.pointer, layer, head, row, p)),
-    (p) => Array.from(this.heap.f64(p, 7)));
-    return Object.fromEntries(STATS.map((name, i) => [name, values[i]]));
+    (p) => named(ROW_STATS_FIELDS, this.heap.f64(p, count)));
   }
 
   /** Final (layer = layers) or intermediate hidden states, [n][hidden], as a copy. */
   hidden(layer = this.engine.shape.layers) {
     const p = this.x.attn_session_hidden(this.pointer, layer);
-    if (!p) throw new EngineError(22, this.engine.statusMessage(22));
+    if (!p) throw new EngineError(STATUS.ARGUMENT, this.engine.statusMessage(STATUS.ARGUMENT));
     return this.heap.f32(p, this.n * this.engine.shape.hidden).slice();
   }
 
+  /**
+   * Attention rollout through `lastLayer`, [n][n], computed by the engine once per run and
+   * layer and then kept (the returned array is shared: do not change it).
+   */
   rollout(lastLayer = this.engine.shape.layers - 1) {
-    return this.floats(this.n * this.n, (p) => this.x.attn_session_rollout(this.pointer, lastLayer, p));
+    let matrix = this.rollouts?.get(lastLayer);
+    if (!matrix) {
+      const started = performance.now();
+      matrix = this.floats(this.n * this.n, (p) => this.x.attn_session_rollout(this.pointer, lastLayer, p));
+      this.lastRolloutMs = performance.now() - started;
+      (this.rollouts ??= new Map()).set(lastLayer, matrix);
+    }
+    return matrix;
   }
 
   headRoles(layer, head) {
     let roles = 0;
-    const mass = this.heap.withBuffer(16, (p) => {
+    const mass = this.heap.withBuffer(4 * MASS_FIELDS.length, (p) => {
       roles = this.x.attn_session_head_roles(this.pointer, layer, head, p);
       if (roles < 0) check(this.engine, -roles);
-    }, (p) => Array.from(this.heap.f32(p, 4)));
-    return {
-      roles: ROLE_NAMES.filter((_, bit) => roles & (1 << bit)),
-      mass: { word: mass[0], cls: mass[1], sep: mass[2], punctuation: mass[3] },
-    };
+    }, (p) => named(MASS_FIELDS, this.heap.f32(p, MASS_FIELDS.length)));
+    return { roles: ROLE_BITS.filter((_, bit) => roles & (1 << bit)), mass };
   }
 
   contributions(layer, head, row) {
@@ -243,11 +289,8 @@ export class Session {
 
   walkthrough(layer, token) {
     const h = this.engine.shape.hidden;
-    const all = this.floats(4 * h, (p) => this.x.attn_session_walkthrough(this.pointer, layer, token, p));
-    return {
-      concat: all.subarray(0, h), projected: all.subarray(h, 2 * h),
-      residual: all.subarray(2 * h, 3 * h), normed: all.subarray(3 * h),
-    };
+    const all = this.floats(WALKTHROUGH_PARTS.length * h, (p) => this.x.attn_session_walkthrough(this.pointer, layer, token, p));
+    return named(WALKTHROUGH_PARTS, WALKTHROUGH_PARTS.map((_, k) => all.subarray(k * h, (k + 1) * h)));
   }
 
   /** Top-k masked-word predictions at a position: [{id, token, probability}]. */
@@ -269,7 +312,7 @@ export class Session {
     const { layers, heads } = this.engine.shape;
     const ok = [layer, head, row].every(Number.isInteger) && layer >= 0 && layer < layers &&
       head >= 0 && head < heads && row >= 0 && row < this.n;
-    if (!ok) throw new EngineError(22, this.engine.statusMessage(22));
+    if (!ok) throw new EngineError(STATUS.ARGUMENT, this.engine.statusMessage(STATUS.ARGUMENT));
   }
 
   destroy() { this.x.attn_session_destroy(this.pointer); }

@@ -1,20 +1,20 @@
 // Loads the wasm engine and the weights once per page, however many explorers there are.
 // From file:// nothing is fetched (browsers refuse it): the wasm and the weights come from
 // classic scripts that hold them as base64 (dist/attn.wasm.js, dist/bert-mini.weights.js).
-// Over http(s) the binary files are fetched first and the scripts are the fallback.
+// Over http(s) the binary files next to the script (dist/attn.wasm, dist/bert-mini.int8.bin)
+// are fetched first and the scripts are the fallback.
 
-import { createEngine, EngineError } from './engine.mjs';
+import { createEngine, EngineError, STATUS } from './engine.mjs';
 import { megabytes } from './format.mjs';
 
-const OUT_OF_MEMORY = 20;  // ATTN_ERR_NO_MEMORY in c/attn.h
-
-// Byte sizes of the default assets, for progress; tools/build-web.mjs fills this line in.
-const ASSET_BYTES = {};
+/* global ATTN_ASSET_BYTES */
+// Byte sizes of the default assets, for progress; tools/build-web.mjs compiles them in.
+const ASSET_BYTES = typeof ATTN_ASSET_BYTES === 'undefined' ? {} : ATTN_ASSET_BYTES;
 
 export const DEFAULT_ASSETS = {
   wasm: 'attn.wasm',
   wasmScript: 'attn.wasm.js',
-  weights: '../../weights/bert-mini.int8.bin',
+  weights: 'bert-mini.int8.bin',
   weightsScript: 'bert-mini.weights.js',
 };
 
@@ -179,7 +179,7 @@ async function startEngine(sources, report) {
     return engine;
   } catch (error) {
     // Every engine refusal but "out of memory" is about the weights file.
-    if (error instanceof EngineError && error.code !== OUT_OF_MEMORY) {
+    if (error instanceof EngineError && error.code !== STATUS.NO_MEMORY) {
       throw new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
     }
     if (error instanceof EngineError) {

@@ -1,0 +1,246 @@
+// How the benchmark measures, shared by the Node run (bench/bench.mjs) and the Chromium page
+// (bench/page.mjs): no Node or DOM imports here.
+//
+// An engine is { name, label, prepare(ids) → input, run(input) → undefined | Promise,
+// attention(ids) → Promise<Float32Array [layers][heads][n][n]> }. The first engine is ours;
+// every ratio is another engine's time over ours in the same round.
+
+export const LAYERS = 4, HEADS = 4;
+
+/** Mulberry32: a small seeded generator, so a run's orders and resamples can be replayed. */
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function shuffled(items, random) {
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+export function median(values) {
+  const s = Float64Array.from(values).sort(), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function quantile(sorted, q) {
+  const i = q * (sorted.length - 1), lo = Math.floor(i), hi = Math.ceil(i);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (i - lo);
+}
+
+/** The median and its percentile-bootstrap interval (rounds resampled with replacement). */
+export function bootstrapMedian(values, random, { resamples = 2000, level = 0.95 } = {}) {
+  const n = values.length, sample = new Float64Array(n), medians = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < n; i++) sample[i] = values[Math.floor(random() * n)];
+    medians[r] = median(sample);
+  }
+  medians.sort();
+  return { median: median(values), lo: quantile(medians, (1 - level) / 2), hi: quantile(medians, (1 + level) / 2) };
+}
+
+/** Rounds per length: ≥ 101 where a run is short and noise is relatively largest. */
+export function defaultRounds(n) {
+  return n <= 32 ? 201 : n <= 128 ? 101 : 61;
+}
+
+/** Multiply-adds of one forward pass × 2: per layer Q, K, V, O (4·n·H²), FFN (2·n·H·F),
+ * attention scores and context (2·n²·H over all heads); embeddings/LN/softmax not counted. */
+export function forwardFlops(n, { hidden: H = 256, ffn: F = 1024, layers: L = 4 } = {}) {
+  return 2 * L * (n * (4 * H * H + 2 * H * F) + 2 * n * n * H);
+}
+
+/** peers/README.md's ids: ids[i] = 5 + (s_i mod 29996), s_{k+1} = 1664525·s_k + 1013904223 mod 2^32, s_0 = n. */
+export function lcgIds(n) {
+  const ids = new Int32Array(n);
+  let s = n >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(1664525, s) + 1013904223) >>> 0;
+    ids[i] = 5 + (s % 29996);
+  }
+  return ids;
+}
+
+/** Real text of length n: [CLS], the fixture sentences' word pieces one after another
+ * (repeated if needed), [SEP]. Both engines time the same ids. */
+export function timingIds(sentences, n) {
+  const pieces = [];
+  for (const s of sentences) pieces.push(...s.ids.slice(1, -1));
+  const [cls, sep] = [sentences[0].ids[0], sentences[0].ids.at(-1)];
+  const ids = new Int32Array(n);
+  ids[0] = cls;
+  for (let i = 1; i < n - 1; i++) ids[i] = pieces[(i - 1) % pieces.length];
+  ids[n - 1] = sep;
+  return ids;
+}
+
+async function timeOnce(engine, input) {
+  const start = performance.now();
+  const pending = engine.run(input);
+  if (pending) await pending;
+  return performance.now() - start;
+}
+
+/**
+ * Runs every engine (a new random order each pass) until its time is stable: the median of
+ * its last `window` runs within `tolerance` of the median of the `window` before. Engines
+ * that never settle stop after `maxRuns` runs or `maxMs`, and are reported as unstable.
+ */
+export async function warmUp(engines, inputs, random, { window = 7, tolerance = 0.03, maxRuns = 300, maxMs = 30000 } = {}) {
+  const state = new Map(engines.map((e) => [e.name, { times: [], stable: false }]));
+  const start = performance.now();
+  const settled = (times) => {
+    if (times.length < 2 * window) return false;
+    const last = median(times.slice(-window)), before = median(times.slice(-2 * window, -window));
+    return Math.abs(last / before - 1) <= tolerance;
+  };
+  for (;;) {
+    const open = engines.filter((e) => !state.get(e.name).stable);
+    if (!open.length) break;
+    if (performance.now() - start > maxMs || open.every((e) => state.get(e.name).times.length >= maxRuns)) break;
+    for (const e of shuffled(open, random)) {
+      const s = state.get(e.name);
+      s.times.push(await timeOnce(e, inputs[e.name]));
+      s.stable = settled(s.times);
+    }
+  }
+  return Object.fromEntries([...state].map(([name, s]) => [name, { runs: s.times.length, stable: s.stable }]));
+}
+
+/** `rounds` rounds, each engine once per round in a new random order; times in ms. */
+export async function timeRounds(engines, inputs, rounds, random, between = () => {}) {
+  const times = Object.fromEntries(engines.map((e) => [e.name, new Float64Array(rounds)]));
+  for (let r = 0; r < rounds; r++) {
+    for (const e of shuffled(engines, random)) times[e.name][r] = await timeOnce(e, inputs[e.name]);
+    between(r);
+  }
+  return times;
+}
+
+/** One length: warm-up, rounds, then per engine its median time and, against ours, the
+ * median of the per-round ratios with its 95% bootstrap interval. */
+export async function measureLength(engines, n, ids, { rounds, random, warm = {}, between }) {
+  const inputs = Object.fromEntries(engines.map((e) => [e.name, e.prepare(ids)]));
+  const warmup = await warmUp(engines, inputs, random, warm);
+  const times = await timeRounds(engines, inputs, rounds, random, between);
+  const ours = times[engines[0].name];
+  const cells = {};
+  for (const e of engines) {
+    const t = times[e.name];
+    const cell = { ms: median(t), warmupRuns: warmup[e.name].runs, stable: warmup[e.name].stable };
+    if (e !== engines[0]) cell.ratio = bootstrapMedian(t.map((x, r) => x / ours[r]), random);
+    cells[e.name] = cell;
+  }
+  return { n, rounds, cells, gflops: forwardFlops(n) / (cells[engines[0].name].ms * 1e6) };
+}
+
+// ---------------------------------------------------------------- accuracy
+
+/** Attention max and mean |Δ| of an engine against a float64 fixture set (fixtures/README.md:
+ * attention [layer][head][len(rows)][n] at attention_offset of the .f32 floats). */
+export async function attentionError(attentionOf, fixture, { limit = Infinity } = {}) {
+  let max = 0, sum = 0, count = 0, worst = null;
+  for (const s of fixture.sentences.slice(0, limit)) {
+    const ours = await attentionOf(Int32Array.from(s.ids));
+    const n = s.n, rows = s.rows, base = s.attention_offset / 4;
+    for (let lh = 0; lh < LAYERS * HEADS; lh++) {
+      for (let k = 0; k < rows.length; k++) {
+        const theirs = base + (lh * rows.length + k) * n, mine = (lh * n + rows[k]) * n;
+        for (let j = 0; j < n; j++) {
+          const d = Math.abs(ours[mine + j] - fixture.floats[theirs + j]);
+          if (!(d <= max)) { max = d; worst = s.text; }
+          sum += d;
+          count++;
+        }
+      }
+    }
+  }
+  return { max, mean: sum / count, sentences: Math.min(limit, fixture.sentences.length), worst };
+}
+
+/** Which fixture set our weights reproduce: the one with the smallest error on a few sentences. */
+export async function nearestFixture(attentionOf, fixtures) {
+  const scored = [];
+  for (const f of fixtures) scored.push({ fixture: f, error: (await attentionError(attentionOf, f, { limit: 6 })).max });
+  scored.sort((a, b) => a.error - b.error);
+  return scored;
+}
+
+// ---------------------------------------------------------------- wasm SIMD f32 peak
+
+export async function loadPeak(bytes) {
+  if (!bytes) return null;
+  const { instance } = await WebAssembly.instantiate(bytes, {});
+  const f = instance.exports.peak_f32x4, perIteration = instance.exports.peak_flops_per_iteration();
+  return {
+    best: 0,
+    /** One ~15 ms measurement; keeps the best rate seen (noise only ever lowers it). */
+    measure(iterations = 2_000_000) {
+      const t = performance.now();
+      f(iterations, 0.999999, 1e-6);
+      this.best = Math.max(this.best, (iterations * perIteration) / ((performance.now() - t) * 1e6));
+    },
+  };
+}
+
+// ---------------------------------------------------------------- ORT-web (the same code in Node and Chromium)
+
+export function ortEngines(ort, sessions) {
+  const feeds = (ids) => {
+    const n = ids.length, t = (a) => new ort.Tensor('int64', a, [1, n]);
+    return { input_ids: t(BigInt64Array.from(ids, BigInt)), attention_mask: t(new BigInt64Array(n).fill(1n)),
+      token_type_ids: t(new BigInt64Array(n)) };
+  };
+  return Object.entries(sessions).map(([kind, session]) => ({
+    name: kind, label: `ORT-web ${kind}`,
+    prepare: feeds,
+    run: (input) => session.run(input),
+    async attention(ids) {
+      const n = ids.length, out = await session.run(feeds(ids)), all = new Float32Array(LAYERS * HEADS * n * n);
+      for (let l = 0; l < LAYERS; l++) all.set(out[`attentions_${l}`].data, l * HEADS * n * n);
+      return all;
+    },
+  }));
+}
+
+export function oursEngine(engine, name = 'ours', label = 'ours') {
+  const session = engine.createSession();
+  return {
+    name, label,
+    prepare: (ids) => ids,
+    run: (ids) => { session.runIds(ids); },
+    async attention(ids) { session.runIds(ids); return session.attention(); },
+  };
+}
+
+/** The whole comparison in one environment; `log` gets progress lines. */
+export async function runBench({ engines, fixtureOf, sentences, lengths, rounds, seed, peak, errorLimit, warm, log }) {
+  const random = seededRandom(seed);
+  const errors = {};
+  for (const e of engines) {
+    const fixture = errorLimit > 0 ? fixtureOf(e.name) : null;
+    errors[e.name] = fixture ? { ...(await attentionError((ids) => e.attention(ids), fixture, { limit: errorLimit })), model: fixture.model } : null;
+  }
+  if (peak) for (let i = 0; i < 6; i++) peak.measure();
+  const rows = [];
+  for (const n of lengths) {
+    const r = rounds ?? defaultRounds(n);
+    const row = await measureLength(engines, n, timingIds(sentences, n),
+      { rounds: r, random, warm, between: (k) => { if (peak && k % 10 === 0) peak.measure(); } });
+    rows.push(row);
+    log?.(`  n=${n}: ${r} rounds, ` + engines.map((e) => `${e.name} ${row.cells[e.name].ms.toFixed(3)} ms` +
+      ` (warm-up ${row.cells[e.name].warmupRuns}${row.cells[e.name].stable ? '' : ', NOT stable'})`).join(', '));
+  }
+  if (peak) for (let i = 0; i < 6; i++) peak.measure();
+  return { seed, engines: engines.map(({ name, label }) => ({ name, label })), errors, rows, peakGflops: peak ? peak.best : null };
+}

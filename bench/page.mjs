@@ -1,0 +1,53 @@
+// The browser side of bench/browser.mjs: loads our engine the way the explorer page does
+// (web/src/loader.mjs: fetch, WebAssembly.compile, engine start), onnxruntime-web from the
+// server's /ort/ and the peers from /peers/, then runs the same measurement as the Node bench.
+import { loadEngine } from '../web/src/loader.mjs';
+import { FIXTURE_SETS, loadPeak, oursEngine, ortEngines, pickFixtures, runBench } from './measure.mjs';
+
+async function bytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function loadFixture(prefix, model) {
+  const { sentences } = await (await fetch(`/${prefix}.json`)).json();
+  const response = await fetch(`/${prefix}.f32.gz`);
+  if (!response.ok) throw new Error(`/${prefix}.f32.gz: HTTP ${response.status}`);
+  const raw = await new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+  return { model, sentences, floats: new Float32Array(raw) };
+}
+
+async function loadOrt(useOrt) {
+  if (!useOrt) return { sessions: {}, note: 'ORT skipped (--no-ort)' };
+  const ort = await import('/ort/ort.wasm.min.mjs');
+  ort.env.wasm.wasmPaths = '/ort/';
+  ort.env.wasm.numThreads = 1;
+  ort.env.logLevel = 'error';
+  const sessions = {};
+  for (const [name, file] of [['f32', 'bert-mini-f32.onnx'], ['int8', 'bert-mini-int8-dyn.onnx']])
+    sessions[name] = await ort.InferenceSession.create(await bytes(`/peers/${file}`), { executionProviders: ['wasm'] });
+  return { ort, sessions, note: `onnxruntime-web ${ort.env.versions.web} (wasm, numThreads = 1, SIMD)` };
+}
+
+/** Called by bench/browser.mjs with the parsed options (paths as server URLs). */
+window.benchmark = async (options) => {
+  const log = (line) => console.log(line);
+  const engine = await loadEngine({ assetBase: new URL('/web/dist/', location.href).href, wasm: options.wasm, weights: options.weights });
+  const ours = oursEngine(engine);
+  const { ort, sessions, note } = await loadOrt(options.ort);
+  log(`peer: ${note}`);
+  log(`timer: crossOriginIsolated ${crossOriginIsolated} (performance.now() resolution ${crossOriginIsolated ? '5 µs' : '100 µs'})`);
+  const peak = options.peak ? await loadPeak(await bytes(options.peak)) : null;
+  const sets = await Promise.all(FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model)));
+  const forced = options.fixtures ? await loadFixture(options.fixtures, options.fixtures) : null;
+  const fixtures = await pickFixtures(ours, sets, forced);
+  log(fixtures.note);
+  const engines = [ours];
+  if (options.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
+  if (ort) engines.push(...ortEngines(ort, sessions));
+  return runBench({ engines, fixtureOf: (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer),
+    sentences: fixtures.ours.sentences, lengths: options.lengths, rounds: options.rounds, seed: options.seed,
+    peak, errorLimit: options.errors, log });
+};
+window.benchReady = true;

@@ -45,9 +45,11 @@ function parseArguments(argv) {
   return { checks, options };
 }
 
+// The default weights are bert-mini-int8: its golden outputs; tokenization and the round trip
+// are the same for both checkpoints (same vocabulary).
 function defaultFixture(name) {
-  return { attention: `${fixtures}attention`, tokenize: `${fixtures}tokenize.jsonl`,
-    mlm: `${fixtures}mlm.json` }[name];
+  return { attention: `${fixtures}bert-mini-int8/attention`, tokenize: `${fixtures}tokenize.jsonl`,
+    mlm: `${fixtures}bert-mini-int8/mlm.json` }[name];
 }
 
 function usage(message) {

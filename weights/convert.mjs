@@ -139,7 +139,7 @@ function choosePrecisions(shape, vocab, matrices, floats, options, log) {
     get int16() { return version(t, 'int16').dequantized; },
   }]));
   const fixed = new Map([...precisions].filter(([name, p]) => !(p === 'int8' && onGrid.has(name) && options.group === 'row')));
-  const result = searchPrecision({ shape, floats, vocabLines, candidates: open, versions, fixed, target: options.target, log });
+  const result = searchPrecision({ shape, floats, vocabLines, matrices, candidates: open, versions, fixed, target: options.target, log });
   for (const [name, p] of result.choice) precisions.set(name, p);
   return { precisions, predicted: result.predicted, onGrid, version };
 }
@@ -183,7 +183,7 @@ function printSummary({ bytes, tensors, predicted, target }, outPath) {
   });
   const verdict = predicted <= target ? `within the target ${target}` : `WARNING: over the target ${target}`;
   process.stderr.write(`${lines.join('\n')}\n`
-    + `predicted attention max |Δ| (weights only, float64 reference on the calibration text): ${predicted.toExponential(2)}, ${verdict}\n`
+    + `predicted attention max |Δ| (float64 reference with the engine's rounding, calibration text): ${predicted.toExponential(2)}, ${verdict}\n`
     + `wrote ${outPath}: ${bytes.length} bytes (${(bytes.length / 1e6).toFixed(2)} MB), ${tensors.length} tensors\n`);
 }
 

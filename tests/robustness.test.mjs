@@ -1,7 +1,8 @@
 // node --test tests/robustness.test.mjs
 // Hostile inputs and corrupt weights at the engine's JavaScript and CLI surfaces, bounded
 // memory, and determinism (issue "Robustness"):
-//  - every way a weights file can be wrong gives its own EngineError code and message, and the
+//  - every way a weights file can be wrong (format version 2: head and part checksums, part
+//    table, model card; a version-1 file) gives its own EngineError code and message, and the
 //    native CLI prints the same message;
 //  - invalid UTF-8 given to the C API as raw bytes tokenizes exactly as the same bytes decoded
 //    by TextDecoder and passed as a string (ids and offsets);
@@ -25,7 +26,9 @@ import { corruptWeightsCases, MESSAGES } from './lib/corrupt-weights.mjs';
 
 const wasmBytes = fs.readFileSync(defaultWasm);
 const wasmModule = await WebAssembly.compile(wasmBytes);
-const weights = fs.readFileSync(defaultWeights);
+// ATTN_WEIGHTS: another weights file (format version 2) to run against instead of the default.
+const weightsPath = process.env.ATTN_WEIGHTS || defaultWeights;
+const weights = fs.readFileSync(weightsPath);
 const engine = await createEngine({ wasm: wasmModule, weights });
 const { layers, heads, maxPositions } = engine.shape;
 const COUNT_LIMIT = 8192;  // ATTN_COUNT_LIMIT in c/attn.h
@@ -367,7 +370,7 @@ test('determinism: the same input gives bit-identical attention on two runs and 
 test('determinism: native and wasm attention agree within 1e-6', { skip: !nativeReady && build.stderr }, () => {
   let worstAttention = 0, worstHidden = 0;
   for (const text of DETERMINISM_TEXTS) {
-    const run = spawnSync(dumpTool, [defaultWeights, text], { maxBuffer: 1 << 28 });
+    const run = spawnSync(dumpTool, [weightsPath, text], { maxBuffer: 1 << 28 });
     assert.equal(run.status, 0, String(run.stderr));
     const native = run.stdout;
     const [n, nLayers, nHeads, hidden] = [0, 4, 8, 12].map((at) => native.readInt32LE(at));

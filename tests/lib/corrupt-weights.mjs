@@ -1,23 +1,29 @@
 // The corrupt-weights matrix shared by tests/robustness.test.mjs (the engine in Node and the
-// native CLI) and tests/browser/run.mjs (the page): every way a weights file can be wrong,
-// built from the good file, with the engine status code each must give and the fixed
-// messages of weights/FORMAT.md.
+// native CLI) and tests/browser/run.mjs (the page): every way a weights file (format version 2,
+// read by c/weights.c) can be wrong, built from the good file, with the engine status code each
+// must give and the engine's fixed message for it.
 
-/** Byte offsets of header fields (weights/FORMAT.md, "Header"). */
+/** Byte offsets of header fields (c/weights.c, read_header). */
 export const AT = { version: 8, checksum: 12, fileSize: 16, tensorCount: 28, vocabOffset: 32, vocabBytes: 40,
-  tableOffset: 48, tableBytes: 56, vocabSize: 64, hidden: 68, heads: 76 };
+  tableOffset: 48, tableBytes: 56, vocabSize: 64, hidden: 68, heads: 76, headBytes: 96, partCount: 108,
+  partsOffset: 112, cardBytes: 120, cardOffset: 124 };
 
-/** The engine's message for each status code (weights/FORMAT.md, c/attn.h). */
+/** Byte offsets inside a tensor table entry (128 bytes) and a part table entry (16 bytes). */
+export const ENTRY = { size: 128, kind: 64, dataOffset: 80, dataBytes: 88, scaleOffset: 96, qmax: 112 };
+export const PART = { size: 16, offset: 0, bytes: 8, crc: 12 };
+
+/** The engine's message for each status code (c/weights.c weights_status_message, c/attn.c). */
 export const MESSAGES = {
   1: 'weights file is too small to hold a header (empty or cut short)',
   2: 'not a weights file (bad magic bytes; expected a file made by weights/convert.mjs)',
   3: "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs",
   4: 'weights file is truncated: it is shorter than its header says (incomplete download?)',
   5: 'weights file is corrupted: checksum mismatch',
-  6: 'weights file describes a model shape this engine cannot run (not bert-mini-like)',
+  6: 'weights file describes a model shape this engine cannot run (at most 12 layers and 12 heads, hidden 1024, FFN 4096, 512 positions)',
   7: 'weights file has an inconsistent tensor table (name, shape, size, offset or alignment)',
   8: 'weights file vocabulary does not match its header (line count or size)',
   10: 'weights file is longer than its header says (extra bytes after the end)',
+  11: 'weights file is format version 1 (two int8 planes per matrix); this engine reads version 2: reconvert the checkpoint with weights/convert.mjs',
   21: 'the vocabulary in the weights file is unusable (a special token is missing or an entry repeats)',
 };
 
@@ -27,27 +33,71 @@ const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
   return c;
 });
 
-/** Writes the CRC-32 of the whole file (checksum field read as zero) into the header. */
-export function rechecksum(buf) {
-  buf.writeUInt32LE(0, AT.checksum);
+/** CRC-32 (IEEE 802.3, as zlib) of bytes [begin, end) of buf. */
+export function crc32(buf, begin = 0, end = buf.length) {
   let c = -1;
-  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
-  buf.writeUInt32LE((c ^ -1) >>> 0, AT.checksum);
+  for (let i = begin; i < end; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ -1) >>> 0;
+}
+
+const u64 = (buf, at) => Number(buf.readBigUInt64LE(at));
+
+/** The part table: [{ at (of the entry), offset, bytes }]. */
+export function partsOf(buf) {
+  const table = u64(buf, AT.partsOffset);
+  return Array.from({ length: buf.readUInt32LE(AT.partCount) }, (_, i) => {
+    const at = table + i * PART.size;
+    return { at, offset: u64(buf, at + PART.offset), bytes: buf.readUInt32LE(at + PART.bytes) };
+  });
+}
+
+/**
+ * Recomputes every checksum the file holds: each part's CRC-32 (in the part table), then the
+ * head's (the first head_bytes with the checksum field read as zero). Parts that do not lie
+ * inside the buffer are left as they are.
+ */
+export function rechecksum(buf) {
+  const head = u64(buf, AT.headBytes);
+  if (head < 128 || head > buf.length) return buf;
+  const table = u64(buf, AT.partsOffset);
+  if (table + buf.readUInt32LE(AT.partCount) * PART.size <= head) {
+    for (const { at, offset, bytes } of partsOf(buf)) {
+      if (offset + bytes <= buf.length) buf.writeUInt32LE(crc32(buf, offset, offset + bytes), at + PART.crc);
+    }
+  }
+  buf.writeUInt32LE(0, AT.checksum);
+  buf.writeUInt32LE(crc32(buf, 0, head), AT.checksum);
   return buf;
+}
+
+/** The table entry offset of a tensor, by name. */
+export function entryOf(buf, name) {
+  const table = u64(buf, AT.tableOffset);
+  for (let i = 0; i < buf.readUInt32LE(AT.tensorCount); i++) {
+    const at = table + i * ENTRY.size;
+    if (buf.toString('latin1', at, at + 64).replace(/\0+$/, '') === name) return at;
+  }
+  throw new Error(`no tensor ${name} in the weights file`);
 }
 
 /**
  * The matrix for a good weights file (a Buffer): [{ name, code, make }], where make() builds
  * that case's bytes (a Buffer; the truncations are views of `weights`, the edits copies).
- * Built on demand, so a caller can hold one 23 MB variant at a time.
+ * Built on demand, so a caller can hold one variant at a time.
  */
 export function corruptWeightsCases(weights) {
-  const u64 = (buf, at) => Number(buf.readBigUInt64LE(at));
   const vocabStart = u64(weights, AT.vocabOffset);
   const vocabEnd = vocabStart + u64(weights, AT.vocabBytes);
+  const cardStart = weights.readUInt32LE(AT.cardOffset);
+  const cardEnd = cardStart + weights.readUInt32LE(AT.cardBytes);
   const tableStart = u64(weights, AT.tableOffset);
   const tableEnd = tableStart + u64(weights, AT.tableBytes);
-  const dataStart = u64(weights, tableStart + 80);  // the first tensor's values
+  const partsStart = u64(weights, AT.partsOffset);
+  const head = u64(weights, AT.headBytes);
+  const parts = partsOf(weights);
+  const [mlmPart, firstWordPart] = parts;
+  const query = 'bert.encoder.layer.0.attention.self.query.weight';
+  const queryData = u64(weights, entryOf(weights, query) + ENTRY.dataOffset);
 
   const edited = (edit, { checksum = true } = {}) => () => {
     const copy = Buffer.from(weights);
@@ -60,6 +110,7 @@ export function corruptWeightsCases(weights) {
     return at + 1;
   };
   const cut = (at) => () => weights.subarray(0, at);
+  const partEntry = (buf, i) => partsOf(buf)[i];
 
   return [
     ['empty file', () => Buffer.alloc(0), 1],
@@ -69,19 +120,44 @@ export function corruptWeightsCases(weights) {
     ['cut right after the header (128)', cut(128), 4],
     ['cut inside the vocabulary', cut(Math.floor((vocabStart + vocabEnd) / 2)), 4],
     ['cut at the end of the vocabulary', cut(vocabEnd), 4],
+    ['cut inside the model card', cut(Math.floor((cardStart + cardEnd) / 2)), 4],
     ['cut inside the tensor table', cut(Math.floor((tableStart + tableEnd) / 2)), 4],
-    ['cut at the start of the tensor data', cut(dataStart), 4],
-    ['cut inside the tensor data', cut(Math.floor(weights.length / 2)), 4],
+    ['cut inside the part table', cut(partsStart + 8), 4],
+    ['cut inside the tensor data', cut(queryData + 1000), 4],
+    ['cut at the end of the head', cut(head), 4],
+    ['cut inside the MLM part', cut(mlmPart.offset + 100), 4],
+    ['cut inside the word embeddings', cut(Math.floor((firstWordPart.offset + weights.length) / 2)), 4],
     ['cut before the last byte', cut(weights.length - 1), 4],
     ['bad magic', edited((b) => b.write('GPT2INT8', 0, 'latin1'), { checksum: false }), 2],
-    ['another format version (2)', edited((b) => b.writeUInt32LE(2, AT.version), { checksum: false }), 3],
+    ['format version 1 (two int8 planes per matrix)', edited((b) => b.writeUInt32LE(1, AT.version), { checksum: false }), 11],
+    ['another format version (3)', edited((b) => b.writeUInt32LE(3, AT.version), { checksum: false }), 3],
     ['another format version, re-checksummed', edited((b) => b.writeUInt32LE(7, AT.version)), 3],
-    ['checksum mismatch: one data byte flipped', edited((b) => { b[b.length - 1000] ^= 0x55; }, { checksum: false }), 5],
+    ['head_bytes past the end of the file', edited((b) => b.writeBigUInt64LE(BigInt(b.length + 16), AT.headBytes)), 3],
     ['checksum mismatch: checksum field changed', edited((b) => { b[AT.checksum] ^= 1; }, { checksum: false }), 5],
+    ['checksum mismatch: a byte of the head flipped', edited((b) => { b[queryData + 77] ^= 0x04; }, { checksum: false }), 5],
+    ['checksum mismatch: a byte of the MLM part flipped', edited((b) => { b[mlmPart.offset + 300] ^= 0x20; }, { checksum: false }), 5],
+    ['checksum mismatch: one data byte flipped', edited((b) => { b[b.length - 1000] ^= 0x55; }, { checksum: false }), 5],
+    ['checksum mismatch: a part CRC changed', edited((b) => { b[partEntry(b, 1).at + PART.crc] ^= 1; }, { checksum: false }), 5],
     ['wrong shape: 3 heads for hidden 256', edited((b) => b.writeUInt32LE(3, AT.heads)), 6],
-    ['wrong shape: 8 heads', edited((b) => b.writeUInt32LE(8, AT.heads)), 6],
+    ['wrong shape: 13 heads', edited((b) => b.writeUInt32LE(13, AT.heads)), 6],
     ['wrong shape: hidden disagrees with the tensors', edited((b) => b.writeUInt32LE(260, AT.hidden)), 7],
-    ['tensor table: misaligned offset', edited((b) => b.writeBigUInt64LE(BigInt(dataStart + 1), tableStart + 80)), 7],
+    ['tensor table: misaligned offset', edited((b) => b.writeBigUInt64LE(BigInt(queryData + 1), entryOf(b, query) + ENTRY.dataOffset)), 7],
+    ['tensor table: a matrix of kind 3 (two planes)', edited((b) => b.writeUInt32LE(3, entryOf(b, query) + ENTRY.kind)), 7],
+    ['tensor table: int8 qmax not 127', edited((b) => b.writeUInt32LE(126, entryOf(b, query) + ENTRY.qmax)), 7],
+    ['tensor table: two matrices on the same bytes', edited((b) => b.writeBigUInt64LE(BigInt(queryData),
+      entryOf(b, 'bert.encoder.layer.0.attention.self.key.weight') + ENTRY.dataOffset)), 7],
+    ['part table: a gap between two parts', edited((b) => {
+      const p = partEntry(b, 2);
+      b.writeBigUInt64LE(BigInt(p.offset + 16), p.at + PART.offset);
+      b.writeUInt32LE(p.bytes - 16, p.at + PART.bytes);
+    }), 7],
+    ['part table: one part too few', edited((b) => b.writeUInt32LE(parts.length - 1, AT.partCount)), 7],
+    ['part table: the last part runs past the end', edited((b) => {
+      const p = partEntry(b, parts.length - 1);
+      b.writeUInt32LE(p.bytes + 16, p.at + PART.bytes);
+    }), 7],
+    ['model card without its closing NUL', edited((b) => { b[cardEnd - 1] = 0x20; }), 7],
+    ['model card with a NUL inside', edited((b) => { b[cardStart + 1] = 0; }), 7],
     ['vocab line count below the header', edited((b) => b.writeUInt32LE(b.readUInt32LE(AT.vocabSize) + 1, AT.vocabSize)), 8],
     ['vocab line count above the header', edited((b) => { b[vocabLineOffset(b, 'the') + 1] = 0x0a; }), 8],
     ['one byte appended', () => rechecksum(Buffer.concat([weights, Buffer.alloc(1)])), 10],

@@ -18,8 +18,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { defaultWasm, loadEngine, repoRoot } from './lib/node-engine.mjs';
 import { createEngine } from '../web/src/engine.mjs';
-import { convert } from '../weights/convert.mjs';
-import { loadCheckpoint, maxAttentionDelta, referenceForward } from '../weights/reference.mjs';
 
 const BARS = { attention: 1e-3, mlmProbability: 1e-2 };
 const fixtures = `${repoRoot}tests/fixtures/`;
@@ -260,12 +258,15 @@ function checkpointTexts(file) {
 // The engine on DIR converted with the converter's defaults, or on --weights FILE when given.
 async function checkpointEngine(dir, engine, options) {
   if (options.weights) return { engine, source: `weights ${options.weights}`, owned: false };
+  const { convert } = await import('../weights/convert.mjs');
   const { bytes } = convert({ checkpointDir: dir });
   const wasm = readFileSync(options.wasm ?? defaultWasm);
   return { engine: await createEngine({ wasm, weights: bytes }), source: `converted, ${bytes.length} bytes`, owned: true };
 }
 
 async function checkCheckpoint(defaultEngine, dir, options) {
+  // Imported here so that the other checks run even while the converter is being changed.
+  const { loadCheckpoint, maxAttentionDelta, referenceForward } = await import('../weights/reference.mjs');
   const model = loadCheckpoint(dir);
   const { engine, source, owned } = await checkpointEngine(dir, defaultEngine, options);
   const { layers, heads, hidden, maxPositions } = model.shape;

@@ -67,7 +67,9 @@ async function main() {
   const sampler = setInterval(() => { maxLoad.value = Math.max(maxLoad.value, loadavg()[0]); }, 2000);
   try {
     const page = await (await browser.newContext()).newPage();
-    page.on('console', (m) => console.log(m.type() === 'log' ? m.text() : `page ${m.type()}: ${m.text()}`));
+    const started = performance.now();
+    const at = () => `[${((performance.now() - started) / 1000).toFixed(1)} s] `;
+    page.on('console', (m) => console.log(at() + (m.type() === 'log' ? m.text() : `page ${m.type()}: ${m.text()}`)));
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     await page.goto(`${base}/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 30000 });

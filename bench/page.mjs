@@ -35,12 +35,14 @@ window.benchmark = async (options) => {
   const log = (line) => console.log(line);
   const engine = await loadEngine({ assetBase: new URL('/web/dist/', location.href).href, wasm: options.wasm, weights: options.weights });
   const ours = oursEngine(engine);
+  log('ours: engine started');
   const { ort, sessions, note } = await loadOrt(options.ort);
   log(`peer: ${note}`);
   log(`timer: crossOriginIsolated ${crossOriginIsolated} (performance.now() resolution ${crossOriginIsolated ? '5 µs' : '100 µs'})`);
   const peak = options.peak ? await loadPeak(await bytes(options.peak)) : null;
   const sets = await Promise.all(FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model)));
   const forced = options.fixtures ? await loadFixture(options.fixtures, options.fixtures) : null;
+  log('fixtures loaded');
   const fixtures = await pickFixtures(ours, sets, forced);
   log(fixtures.note);
   const engines = [ours];

@@ -13,7 +13,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const peers = path.resolve(root, '../shared/peers');
 const noPeers = !existsSync(path.join(peers, 'bert-mini-f32.onnx')) && 'no ../shared/peers/*.onnx';
 const noChromium = !existsSync(process.env.CHROMIUM || '/usr/bin/chromium') && 'no Chromium';
-const ARGS = ['--lengths', '8,16', '--rounds', '10', '--errors', '4', '--seed', '7'];
+// --liftoff: V8's default tiers, which spare the smoke run the optimising compile of ORT's 14 MB wasm.
+const ARGS = ['--lengths', '8,16', '--rounds', '10', '--errors', '4', '--seed', '7', '--liftoff'];
 
 function run(script, label, t) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));

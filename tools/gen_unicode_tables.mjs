@@ -191,10 +191,12 @@ function emitClassTable(name, ranges) {
     `\n};\nconst size_t ${name}_count = ${ranges.length};\n`;
 }
 
+const UCD_VERSION = readFileSync(join(ucdDir, 'DerivedAge.txt'), 'utf8').match(/DerivedAge-([\d.]+)\.txt/)[1];
+
 const HEADER_NOTE = `/* GENERATED FILE, do not edit: node tools/gen_unicode_tables.mjs (from Debian's unicode-data,
- * /usr/share/unicode). As in the reference tokenizer: category tables (Cc Cf Co, Mn, P*) follow
- * Unicode ${CATEGORY_MAX_AGE.join('.')}, decompositions and combining classes Unicode ${NORMALIZATION_MAX_AGE.join('.')}, White_Space and
- * lowercase mappings the current data files. */`;
+ * /usr/share/unicode, UCD ${UCD_VERSION}). As in the reference tokenizer: category tables
+ * (Cc Cf Co, Mn, P*) follow Unicode ${CATEGORY_MAX_AGE.join('.')}, decompositions and combining classes Unicode ${NORMALIZATION_MAX_AGE.join('.')},
+ * White_Space and lowercase mappings the current data files. */`;
 
 function headerText() {
   return `${HEADER_NOTE}

@@ -55,7 +55,8 @@ function served(file) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  if (!process.argv.includes('--out')) opts.out = path.join(ROOT, 'bench/out/chromium.json');
+  // chromium.json goes next to the Node run's node.json (bench/readme.mjs reads the pair).
+  opts.out = path.join(path.dirname(path.resolve(opts.out)), 'chromium.json');
   const peers = path.resolve(opts.peers);
   const server = await serve({ '/ort/': path.join(ROOT, 'node_modules/onnxruntime-web/dist'), '/peers/': peers });
   const base = `http://127.0.0.1:${server.address().port}`;

@@ -1,19 +1,21 @@
-// Writes the saved results of the last `make bench` (bench/out/chromium.json, bench/out/node.json)
-// into README.md's speed section and bench/README.md's "Last run" section, between the
-// `<!-- bench:begin -->` and `<!-- bench:end -->` markers: the tables come from the bench's
-// own Markdown output (bench/report.mjs), never typed by hand.
+// Writes saved bench results into README.md's speed section and bench/README.md, between
+// `<!-- bench:begin DIR -->` and `<!-- bench:end -->` markers, where DIR (under bench/out/)
+// holds the chromium.json and node.json of one `make bench` (`.` = the default --out files;
+// `make bench BENCH_ARGS='--out bench/out/DIR/node.json'` writes elsewhere, and browser.mjs
+// puts chromium.json next to node.json). The tables are the bench's own Markdown output
+// (bench/report.mjs), never typed by hand.
 //
-//   node bench/readme.mjs [--check]     --check: exit 1 if the files differ from what it would write
+//   node bench/readme.mjs [--check]     --check: exit 1 if a file differs from what it would write
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { goalsLine, markdownAccuracy, markdownSpeed, speedupLine } from './report.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const BEGIN = '<!-- bench:begin (node bench/readme.mjs writes this part from bench/out/*.json) -->';
+const BEGIN = /<!-- bench:begin ([^ ]+) -->/g;
 const END = '<!-- bench:end -->';
 
-function load(name) {
-  const file = `${root}bench/out/${name}.json`;
+function load(dir, name) {
+  const file = `${root}bench/out/${dir}/${name}.json`;
   if (!existsSync(file)) throw new Error(`readme: ${file} missing: run make bench first`);
   return JSON.parse(readFileSync(file, 'utf8'));
 }
@@ -35,18 +37,26 @@ function section(results, { full }) {
   return lines.join('\n');
 }
 
-function replaceBetween(text, body, file) {
-  const a = text.indexOf(BEGIN), b = text.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`readme: ${file} lacks the ${BEGIN} … ${END} markers`);
-  return text.slice(0, a + BEGIN.length) + '\n' + body + '\n' + text.slice(b);
+/** Every marked block of `text` rewritten from the results its marker names. */
+function rewrite(text, file, full) {
+  let out = '', last = 0;
+  for (const match of text.matchAll(BEGIN)) {
+    const end = text.indexOf(END, match.index);
+    if (end < 0) throw new Error(`readme: ${file}: ${match[0]} without ${END}`);
+    const dir = match[1];
+    const results = [['In Chromium', load(dir, 'chromium'), ' (chromium)'], ['In Node', load(dir, 'node'), '']];
+    out += text.slice(last, match.index + match[0].length) + '\n' + section(results, { full }) + '\n';
+    last = end;
+  }
+  if (!last) throw new Error(`readme: ${file} has no <!-- bench:begin DIR --> marker`);
+  return out + text.slice(last);
 }
 
-const results = [['In Chromium', load('chromium'), ' (chromium)'], ['In Node', load('node'), '']];
 const check = process.argv.includes('--check');
 let stale = false;
 for (const [file, full] of [['README.md', false], ['bench/README.md', true]]) {
   const text = readFileSync(`${root}${file}`, 'utf8');
-  const next = replaceBetween(text, section(results, { full }), file);
+  const next = rewrite(text, file, full);
   if (next === text) continue;
   stale = true;
   if (!check) writeFileSync(`${root}${file}`, next);

@@ -12,11 +12,13 @@
 // - General categories (Cc/Cf/Co, Mn, P*) as in Unicode 8.0: the Rust crate
 //   `unicode_categories` 0.1.1 predates 9.0, so a character assigned in 9.0 or later belongs
 //   to none of its categories (a 9.0 cut leaves 155 code points different: Adlam, Newa,
-//   Bhaiksuki, Marchen, Glagolitic supplement marks and punctuation, U+2E43, U+2E44...).
-//   A few characters assigned by 8.0 changed category later; CATEGORY_IN_8_0 restores them.
+//   Bhaiksuki, Marchen, Glagolitic supplement marks and punctuation, U+2E43, U+2E44...; a 7.0
+//   cut, 178). Six characters assigned by 8.0 changed category later; CATEGORY_IN_8_0 restores
+//   them (each one differs without it).
 // - Canonical decompositions and combining classes as in Unicode 9.0
 //   (`unicode-normalization-alignments` 0.1.12): a mark assigned in 10.0 or later is a
-//   starter there, so it is not reordered before an older mark of lower class.
+//   starter there, so it is not reordered before an older mark of lower class (the current
+//   data leaves 108 code points different before U+0334, an 8.0 cut 63).
 // - White_Space and lowercase mappings from the current files (Rust std, recent Unicode).
 
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -58,6 +58,10 @@ async function main() {
   // chromium.json goes next to the Node run's node.json (bench/readme.mjs reads the pair).
   opts.out = path.join(path.dirname(path.resolve(opts.out)), 'chromium.json');
   const peers = path.resolve(opts.peers);
+  const options = { wasm: served(opts.wasm), weights: served(opts.weights), peak: existsSync(opts.peak) ? served(opts.peak) : null,
+    fixtures: opts.fixtures ? served(opts.fixtures).slice(1) : null, ort: opts.ort && existsSync(path.join(peers, 'bert-mini-f32.onnx')), aa: opts.aa,
+    lengths: opts.lengths, rounds: opts.rounds, seed: opts.seed, errors: Number.isFinite(opts.errors) ? opts.errors : 1e9 };
+  for (const file of [opts.wasm, opts.weights]) if (!existsSync(file)) throw new Error(`bench: ${file} not found`);
   const server = await serve({ '/ort/': path.join(ROOT, 'node_modules/onnxruntime-web/dist'), '/peers/': peers });
   const base = `http://127.0.0.1:${server.address().port}`;
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -77,10 +81,7 @@ async function main() {
     console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Chromium ${browser.version()} ` +
       `${opts.liftoff ? '(default tiers)' : '--js-flags=--no-liftoff'}`);
     console.log(`start: ${loadLine()}`);
-    console.log(`ours: ${served(opts.wasm)}, ${served(opts.weights)} (loaded by web/src/loader.mjs)`);
-    const options = { wasm: served(opts.wasm), weights: served(opts.weights), peak: existsSync(opts.peak) ? served(opts.peak) : null,
-      fixtures: opts.fixtures, ort: opts.ort && existsSync(path.join(peers, 'bert-mini-f32.onnx')), aa: opts.aa,
-      lengths: opts.lengths, rounds: opts.rounds, seed: opts.seed, errors: Number.isFinite(opts.errors) ? opts.errors : 1e9 };
+    console.log(`ours: ${options.wasm}, ${options.weights} (loaded by web/src/loader.mjs)`);
     const result = await page.evaluate((o) => window.benchmark(o), options);
     console.log(`end: ${loadLine()}; highest 1-minute load during the run ${maxLoad.value.toFixed(2)}`);
 

@@ -12,9 +12,11 @@ async function bytes(url) {
 
 async function loadFixture(prefix, model) {
   const { sentences } = await (await fetch(`/${prefix}.json`)).json();
-  const response = await fetch(`/${prefix}.f32.gz`);
-  if (!response.ok) throw new Error(`/${prefix}.f32.gz: HTTP ${response.status}`);
-  const raw = await new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+  const plain = await fetch(`/${prefix}.f32`);
+  if (plain.ok) return { model, sentences, floats: new Float32Array(await plain.arrayBuffer()) };
+  const zipped = await fetch(`/${prefix}.f32.gz`);
+  if (!zipped.ok) throw new Error(`no /${prefix}.f32 or .f32.gz (HTTP ${zipped.status})`);
+  const raw = await new Response(zipped.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
   return { model, sentences, floats: new Float32Array(raw) };
 }
 

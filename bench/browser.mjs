@@ -74,7 +74,10 @@ async function main() {
     const page = await (await browser.newContext()).newPage();
     const started = performance.now();
     const at = () => `[${((performance.now() - started) / 1000).toFixed(1)} s] `;
-    page.on('console', (m) => console.log(at() + (m.type() === 'log' ? m.text() : `page ${m.type()}: ${m.text()}`)));
+    page.on('console', (m) => {
+      if (m.text().startsWith('Failed to load resource')) return;  // the page tries .f32 before .f32.gz
+      console.log(at() + (m.type() === 'log' ? m.text() : `page ${m.type()}: ${m.text()}`));
+    });
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     await page.goto(`${base}/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 30000 });

@@ -89,13 +89,13 @@ test-browser: web
 	node tests/browser/run.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
-# Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in Node and
-# then in headless Chromium, each ending with its `speedup:` line (`speedup (chromium):`).
+# Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless
+# Chromium and then in Node, each ending with its `speedup (chromium):` / `speedup:` line.
 # BENCH_ARGS go to both (e.g. --lengths 16,128 --weights FILE). bench-smoke: 10 rounds, n = 8, 16.
 .PHONY: bench-smoke
 bench: wasm build/peak.wasm
-	node bench/bench.mjs $(BENCH_ARGS)
 	node bench/browser.mjs $(BENCH_ARGS)
+	node bench/bench.mjs $(BENCH_ARGS)
 
 bench-smoke: wasm build/peak.wasm
 	node --test tests/bench-smoke.test.mjs

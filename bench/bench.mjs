@@ -17,21 +17,13 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createEngine } from '../web/src/engine.mjs';
-import { lcgIds, loadPeak, nearestFixture, oursEngine, ortEngines, runBench } from './measure.mjs';
+import { FIXTURE_SETS, loadPeak, oursEngine, ortEngines, pickFixtures, runBench } from './measure.mjs';
 import { agreementLine, goalsLine, speedupLine, tables } from './report.mjs';
 
 export { lcgIds as benchIds, forwardFlops } from './measure.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const rel = (p) => p.replace(root, '');
-
-/** The float64 fixture sets an engine's attention can be compared with (tests/fixtures/README.md). */
-export const FIXTURE_SETS = [
-  { model: 'bert-mini-mlm', prefix: 'tests/fixtures/attention' },
-  { model: 'bert-mini-int8', prefix: 'tests/fixtures/bert-mini-int8/attention' },
-];
-/** The ORT peers are the float-trained checkpoint (../shared/peers/README.md). */
-export const PEER_MODEL = 'bert-mini-mlm';
 
 export const USAGE = 'usage: node bench/bench.mjs [--lengths 8,16,...] [--rounds N] [--seed N] [--markdown] ' +
   '[--weights FILE] [--wasm FILE] [--fixtures PREFIX] [--errors N] [--peers DIR] [--peak FILE] [--no-ort] [--aa] ' +
@@ -96,17 +88,6 @@ async function loadOrt(opts) {
   return { ort, sessions, note: `onnxruntime-web ${ort.env.versions.web} (wasm, numThreads = 1, SIMD)` };
 }
 
-/** Our fixture set: --fixtures, else the set our weights reproduce best (the weights file
- * does not name its checkpoint). */
-async function oursFixture(opts, ours, log) {
-  if (opts.fixtures) return { fixture: loadFixture(opts.fixtures), sets: null };
-  const sets = FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model));
-  const scored = await nearestFixture((ids) => ours.attention(ids), sets);
-  log(`ours: weights reproduce ${scored[0].fixture.model} (attention max |Δ| ${scored[0].error.toExponential(1)} on 6 sentences; ` +
-    scored.slice(1).map((s) => `${s.fixture.model} ${s.error.toExponential(1)}`).join(', ') + ')');
-  return { fixture: scored[0].fixture, sets };
-}
-
 export const loadLine = () => {
   const load = loadavg(), cores = cpus().length;
   const warning = load[0] > 1 ? ` — WARNING: load above 1: other processes share these ${cores} cores, so times and intervals widen` : '';
@@ -133,17 +114,18 @@ async function main() {
   log(`peer: ${note}`);
   if (!peak) log(`peak: ${opts.peak} missing (make bench builds it) — no peak fraction`);
 
-  const { fixture, sets } = await oursFixture(opts, ours, log);
-  const peerFixture = (sets ?? []).find((s) => s.model === PEER_MODEL) ?? loadFixture(FIXTURE_SETS[0].prefix, PEER_MODEL);
+  const sets = FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model));
+  const fixtures = await pickFixtures(ours, sets, opts.fixtures ? loadFixture(opts.fixtures) : null);
+  log(fixtures.note);
   const engines = [ours];
   if (opts.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
   if (ort) engines.push(...ortEngines(ort, sessions));
-  const fixtureOf = (name) => (name.startsWith('ours') ? fixture : peerFixture);
+  const fixtureOf = (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer);
 
   log(`timing: ${opts.liftoff ? 'default tiers (Liftoff, then TurboFan)' : 'TurboFan only (--no-liftoff)'}; each length: warm-up until ` +
     'every engine\'s median of 7 runs is within 3% of the 7 before, then rounds in a new random order each, ' +
     `ratio = peer / ours per round; ${opts.rounds ?? 'n ≤ 32: 201, n ≤ 128: 101, else 61'} rounds; seed ${opts.seed}; ids: fixture sentences' pieces`);
-  const result = await runBench({ engines, fixtureOf, sentences: fixture.sentences, lengths: opts.lengths, rounds: opts.rounds,
+  const result = await runBench({ engines, fixtureOf, sentences: fixtures.ours.sentences, lengths: opts.lengths, rounds: opts.rounds,
     seed: opts.seed, peak, errorLimit: opts.errors, log });
   log(`end: ${loadLine()}`);
 

@@ -55,8 +55,13 @@ function served(file) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  if (!process.argv.includes('--out')) opts.out = path.join(ROOT, 'bench/out/chromium.json');
+  // chromium.json goes next to the Node run's node.json (bench/readme.mjs reads the pair).
+  opts.out = path.join(path.dirname(path.resolve(opts.out)), 'chromium.json');
   const peers = path.resolve(opts.peers);
+  const options = { wasm: served(opts.wasm), weights: served(opts.weights), peak: existsSync(opts.peak) ? served(opts.peak) : null,
+    fixtures: opts.fixtures ? served(opts.fixtures).slice(1) : null, ort: opts.ort && existsSync(path.join(peers, 'bert-mini-f32.onnx')), aa: opts.aa,
+    lengths: opts.lengths, rounds: opts.rounds, seed: opts.seed, errors: Number.isFinite(opts.errors) ? opts.errors : 1e9 };
+  for (const file of [opts.wasm, opts.weights]) if (!existsSync(file)) throw new Error(`bench: ${file} not found`);
   const server = await serve({ '/ort/': path.join(ROOT, 'node_modules/onnxruntime-web/dist'), '/peers/': peers });
   const base = `http://127.0.0.1:${server.address().port}`;
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -67,17 +72,19 @@ async function main() {
   const sampler = setInterval(() => { maxLoad.value = Math.max(maxLoad.value, loadavg()[0]); }, 2000);
   try {
     const page = await (await browser.newContext()).newPage();
-    page.on('console', (m) => console.log(m.type() === 'log' ? m.text() : `page ${m.type()}: ${m.text()}`));
+    const started = performance.now();
+    const at = () => `[${((performance.now() - started) / 1000).toFixed(1)} s] `;
+    page.on('console', (m) => {
+      if (m.text().startsWith('Failed to load resource')) return;  // the page tries .f32 before .f32.gz
+      console.log(at() + (m.type() === 'log' ? m.text() : `page ${m.type()}: ${m.text()}`));
+    });
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     await page.goto(`${base}/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 30000 });
     console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Chromium ${browser.version()} ` +
       `${opts.liftoff ? '(default tiers)' : '--js-flags=--no-liftoff'}`);
     console.log(`start: ${loadLine()}`);
-    console.log(`ours: ${served(opts.wasm)}, ${served(opts.weights)} (loaded by web/src/loader.mjs)`);
-    const options = { wasm: served(opts.wasm), weights: served(opts.weights), peak: existsSync(opts.peak) ? served(opts.peak) : null,
-      fixtures: opts.fixtures, ort: opts.ort && existsSync(path.join(peers, 'bert-mini-f32.onnx')), aa: opts.aa,
-      lengths: opts.lengths, rounds: opts.rounds, seed: opts.seed, errors: Number.isFinite(opts.errors) ? opts.errors : 1e9 };
+    console.log(`ours: ${options.wasm}, ${options.weights} (loaded by web/src/loader.mjs)`);
     const result = await page.evaluate((o) => window.benchmark(o), options);
     console.log(`end: ${loadLine()}; highest 1-minute load during the run ${maxLoad.value.toFixed(2)}`);
 

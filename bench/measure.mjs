@@ -168,12 +168,28 @@ export async function attentionError(attentionOf, fixture, { limit = Infinity } 
   return { max, mean: sum / count, sentences: Math.min(limit, fixture.sentences.length), worst };
 }
 
-/** Which fixture set our weights reproduce: the one with the smallest error on a few sentences. */
-export async function nearestFixture(attentionOf, fixtures) {
+/** The float64 fixture sets an engine's attention can be compared with (tests/fixtures/README.md). */
+export const FIXTURE_SETS = [
+  { model: 'bert-mini-mlm', prefix: 'tests/fixtures/attention' },
+  { model: 'bert-mini-int8', prefix: 'tests/fixtures/bert-mini-int8/attention' },
+];
+/** The ORT peers are the float-trained checkpoint (../shared/peers/README.md). */
+export const PEER_MODEL = 'bert-mini-mlm';
+
+/**
+ * The fixtures each engine is judged by: the peers by PEER_MODEL's; ours by `forced` (a loaded
+ * fixture, from --fixtures) or else by the set its weights reproduce best on a few sentences
+ * (the weights file does not name its checkpoint, and the two differ by ~1e-2).
+ */
+export async function pickFixtures(ours, sets, forced = null) {
+  const peer = sets.find((s) => s.model === PEER_MODEL);
+  if (forced) return { ours: forced, peer, note: `ours: judged by ${forced.model} (--fixtures)` };
   const scored = [];
-  for (const f of fixtures) scored.push({ fixture: f, error: (await attentionError(attentionOf, f, { limit: 6 })).max });
+  for (const f of sets) scored.push({ f, error: (await attentionError((ids) => ours.attention(ids), f, { limit: 6 })).max });
   scored.sort((a, b) => a.error - b.error);
-  return scored;
+  const others = scored.slice(1).map((s) => `${s.f.model} ${s.error.toExponential(1)}`).join(', ');
+  return { ours: scored[0].f, peer,
+    note: `ours: weights reproduce ${scored[0].f.model} (attention max |Δ| ${scored[0].error.toExponential(1)} on 6 sentences; ${others})` };
 }
 
 // ---------------------------------------------------------------- wasm SIMD f32 peak

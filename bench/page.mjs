@@ -12,9 +12,11 @@ async function bytes(url) {
 
 async function loadFixture(prefix, model) {
   const { sentences } = await (await fetch(`/${prefix}.json`)).json();
-  const response = await fetch(`/${prefix}.f32.gz`);
-  if (!response.ok) throw new Error(`/${prefix}.f32.gz: HTTP ${response.status}`);
-  const raw = await new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+  const plain = await fetch(`/${prefix}.f32`);
+  if (plain.ok) return { model, sentences, floats: new Float32Array(await plain.arrayBuffer()) };
+  const zipped = await fetch(`/${prefix}.f32.gz`);
+  if (!zipped.ok) throw new Error(`no /${prefix}.f32 or .f32.gz (HTTP ${zipped.status})`);
+  const raw = await new Response(zipped.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
   return { model, sentences, floats: new Float32Array(raw) };
 }
 
@@ -35,12 +37,14 @@ window.benchmark = async (options) => {
   const log = (line) => console.log(line);
   const engine = await loadEngine({ assetBase: new URL('/web/dist/', location.href).href, wasm: options.wasm, weights: options.weights });
   const ours = oursEngine(engine);
+  log('ours: engine started');
   const { ort, sessions, note } = await loadOrt(options.ort);
   log(`peer: ${note}`);
   log(`timer: crossOriginIsolated ${crossOriginIsolated} (performance.now() resolution ${crossOriginIsolated ? '5 µs' : '100 µs'})`);
   const peak = options.peak ? await loadPeak(await bytes(options.peak)) : null;
   const sets = await Promise.all(FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model)));
   const forced = options.fixtures ? await loadFixture(options.fixtures, options.fixtures) : null;
+  log('fixtures loaded');
   const fixtures = await pickFixtures(ours, sets, forced);
   log(fixtures.note);
   const engines = [ours];

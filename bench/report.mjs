@@ -53,6 +53,9 @@ export function tables(result, { markdown = false } = {}) {
   return `${render(speedTable(result))}\n\n${render(accuracyTable(result))}`;
 }
 
+export const markdownSpeed = (result) => markdownTable(speedTable(result));
+export const markdownAccuracy = (result) => markdownTable(accuracyTable(result));
+
 const ratioAt = (result, n, name) => result.rows.find((r) => r.n === n)?.cells[name]?.ratio ?? null;
 
 /** `speedup: ort_f32_n16=… ort_f32_n16_lo=… …` (medians of per-round ratios, and their lower bounds). */

@@ -94,8 +94,8 @@ int head_roles(const bert_state *s, int layer, int head, const unsigned char *ki
         for (int j = 0; j < n; j++) mass[kinds[j] & 3] += row[j];
     }
     int roles = 0;
-    if (share_at_least(prev_hits, n - 1, 0.9)) roles |= ROLE_PREVIOUS;
-    if (share_at_least(next_hits, n - 1, 0.9)) roles |= ROLE_NEXT;
+    if (n >= POSITIONAL_MIN_TOKENS && share_at_least(prev_hits, n - 1, 0.9)) roles |= ROLE_PREVIOUS;
+    if (n >= POSITIONAL_MIN_TOKENS && share_at_least(next_hits, n - 1, 0.9)) roles |= ROLE_NEXT;
     if (mass[1] / n >= 0.5) roles |= ROLE_CLS_SINK;
     if (mass[2] / n >= 0.5) roles |= ROLE_SEP_SINK;
     if (mass[3] / n >= 0.5) roles |= ROLE_PUNCT_SINK;

@@ -20,9 +20,13 @@ row_stats analyse_row(const float *row, int n);
  * renormalised, multiplied from the first layer up to `last_layer`. out[n][n]. */
 int attention_rollout(const bert_state *s, int last_layer, float *out);
 
+/* Fewer tokens than this give too few rows to call a head positional ([CLS] [SEP] alone
+ * would always look like a "previous token" head). */
+enum { POSITIONAL_MIN_TOKENS = 5 };
+
 enum head_role {
-    ROLE_PREVIOUS = 1 << 0,   /* argmax at i−1 on ≥ 90% of rows that have one */
-    ROLE_NEXT = 1 << 1,       /* argmax at i+1 on ≥ 90% of rows that have one */
+    ROLE_PREVIOUS = 1 << 0,   /* argmax at i−1 on ≥ 90% of rows that have one (n ≥ 5) */
+    ROLE_NEXT = 1 << 1,       /* argmax at i+1 on ≥ 90% of rows that have one (n ≥ 5) */
     ROLE_CLS_SINK = 1 << 2,   /* ≥ 50% of the mass, averaged over rows, on [CLS] */
     ROLE_SEP_SINK = 1 << 3,   /* … on [SEP] */
     ROLE_PUNCT_SINK = 1 << 4, /* … on punctuation tokens */

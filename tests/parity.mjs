@@ -5,13 +5,19 @@
 //   node tests/parity.mjs --tokenize FILE.jsonl
 //   node tests/parity.mjs --mlm FILE.json
 //   node tests/parity.mjs --roundtrip [FILE.json]
+//   node tests/parity.mjs --checkpoint DIR [--text FILE]
+//                                               DIR converted by weights/convert.mjs (or the
+//                                               --weights file) against the float64 reference
+//                                               of weights/reference.mjs, on FILE's lines or
+//                                               the built-in sentences
 //   --weights FILE / --wasm FILE choose another engine build or weights file.
 //
 // Prints one summary line per check and a final "parity: N passed, N failed"; exits 1 on
 // any failure.
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { loadEngine, repoRoot } from './lib/node-engine.mjs';
+import { defaultWasm, loadEngine, repoRoot } from './lib/node-engine.mjs';
+import { createEngine } from '../web/src/engine.mjs';
 
 const BARS = { attention: 1e-3, mlmProbability: 1e-2 };
 const fixtures = `${repoRoot}tests/fixtures/`;
@@ -19,7 +25,7 @@ const fixtures = `${repoRoot}tests/fixtures/`;
 function parseArguments(argv) {
   const checks = {};
   const options = {};
-  const takesValue = new Set(['--attention', '--tokenize', '--mlm', '--weights', '--wasm']);
+  const takesValue = new Set(['--attention', '--tokenize', '--mlm', '--weights', '--wasm', '--checkpoint', '--text']);
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const next = argv[i + 1];
@@ -29,8 +35,8 @@ function parseArguments(argv) {
       if (value) i++;
     } else if (takesValue.has(flag)) {
       const name = flag.slice(2);
-      if (name === 'weights' || name === 'wasm') {
-        if (!value) usage(`${flag} needs a file`);
+      if (name === 'weights' || name === 'wasm' || name === 'text' || name === 'checkpoint') {
+        if (!value) usage(`${flag} needs a ${name === 'checkpoint' ? 'directory' : 'file'}`);
         options[name] = value;
       } else {
         checks[name] = value ?? defaultFixture(name);
@@ -38,6 +44,8 @@ function parseArguments(argv) {
       if (value) i++;
     } else usage(`unknown argument ${flag}`);
   }
+  if (options.checkpoint) checks.checkpoint = options.checkpoint;
+  if (options.text && !options.checkpoint) usage('--text goes with --checkpoint DIR');
   if (Object.keys(checks).length === 0) {
     for (const name of ['attention', 'tokenize', 'mlm']) checks[name] = defaultFixture(name);
     checks.roundtrip = `${fixtures}vocab_roundtrip.json`;
@@ -54,7 +62,8 @@ function defaultFixture(name) {
 
 function usage(message) {
   console.error(`parity: ${message}\nusage: node tests/parity.mjs [--attention PREFIX] ` +
-    '[--tokenize FILE.jsonl] [--mlm FILE.json] [--roundtrip [FILE.json]] [--weights FILE] [--wasm FILE]');
+    '[--tokenize FILE.jsonl] [--mlm FILE.json] [--roundtrip [FILE.json]] [--checkpoint DIR [--text FILE]] ' +
+    '[--weights FILE] [--wasm FILE]');
   process.exit(2);
 }
 
@@ -218,16 +227,113 @@ function checkRoundtrip(engine, file) {
   return ok;
 }
 
-const CHECKS = { attention: checkAttention, tokenize: checkTokenize, mlm: checkMlm, roundtrip: checkRoundtrip };
+// The --checkpoint sentences when no --text is given (not the converter's calibration text),
+// plus all of them joined, which runs past max_positions and is truncated.
+const CHECKPOINT_SENTENCES = [
+  'The lighthouse keeper wrote the same three words in the log every night: calm, clear, nothing.',
+  'Why would anyone paint a bicycle bright orange?',
+  'Heat the milk gently; if it boils, the skin that forms will ruin the custard.',
+  'Our train was cancelled, so we shared a taxi with two strangers and a very patient goat.',
+  'The parser reads one token ahead and backtracks only when a closing bracket is missing.',
+  '"Turn left at the bakery," she said, "then keep going until the road runs out."',
+  'Between 1850 and 1900 the population of the valley tripled, from 4,200 to roughly 12,900.',
+  'He is the kind of person who reads the last page first.',
+  'Volcanic soil holds water well, which is why vineyards climb the slopes of old craters.',
+  'Ticket, passport, charger, umbrella: everything except the one thing I actually needed.',
+  'The orchestra tuned for what felt like an hour, and then the conductor walked out, bowed once, and left again without a '
+    + 'word, leaving the musicians staring at one another while the audience, unsure whether this was part of the piece, '
+    + 'began politely to applaud the empty podium until somebody at the back started laughing.',
+  'A hash table trades memory for speed: it keeps more slots than entries, so that most lookups land on the right slot at '
+    + 'the first try, and it grows, rehashing every key, when the table gets too full for that to stay true.',
+];
+CHECKPOINT_SENTENCES.push(Array.from({ length: 6 }, () => CHECKPOINT_SENTENCES.join(' ')).join(' '));
+
+const lengthSet = (n, max) => (n >= max ? 'max' : n <= 24 ? 'short' : n <= 64 ? 'mid' : 'long');
+
+function checkpointTexts(file) {
+  if (!file) return CHECKPOINT_SENTENCES;
+  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim());
+  if (lines.length === 0) throw new Error(`${file} has no sentences`);
+  return lines;
+}
+
+// The engine on DIR converted with the converter's defaults, or on --weights FILE when given.
+async function checkpointEngine(dir, engine, options) {
+  if (options.weights) return { engine, source: `weights ${options.weights}`, owned: false };
+  const { convert } = await import('../weights/convert.mjs');
+  const { bytes } = convert({ checkpointDir: dir });
+  const wasm = readFileSync(options.wasm ?? defaultWasm);
+  return { engine: await createEngine({ wasm, weights: bytes }), source: `converted, ${bytes.length} bytes`, owned: true };
+}
+
+async function checkCheckpoint(defaultEngine, dir, options) {
+  // Imported here so that the other checks run even while the converter is being changed.
+  const { loadCheckpoint, maxAttentionDelta, referenceForward } = await import('../weights/reference.mjs');
+  const model = loadCheckpoint(dir);
+  const { engine, source, owned } = await checkpointEngine(dir, defaultEngine, options);
+  const { layers, heads, hidden, maxPositions } = model.shape;
+  for (const key of ['vocab', 'hidden', 'layers', 'heads', 'ffn', 'maxPositions']) {
+    if (engine.shape[key] !== model.shape[key]) {
+      throw new Error(`the engine's ${key} is ${engine.shape[key]}, the checkpoint's ${model.shape[key]}`);
+    }
+  }
+  const session = engine.createSession();
+  const sets = new Map();
+  let worst = { delta: 0 }, hiddenWorst = 0, failedSentences = 0, tokens = 0;
+  checkpointTexts(options.text).forEach((text, index) => {
+    const { ids } = session.runText(text);   // the engine's tokenizer, truncated as the engine does
+    const n = ids.length;
+    tokens += n;
+    const reference = referenceForward(model, ids);
+    const ours = session.attention();
+    let sentenceWorst = 0;
+    for (let head = 0; head < layers * heads; head++) {
+      const start = head * n * n;
+      const d = maxAttentionDelta(ours.subarray(start, start + n * n), reference.attention.subarray(start, start + n * n));
+      sentenceWorst = Math.max(sentenceWorst, d);
+      if (!(d <= worst.delta)) worst = { delta: d, layer: Math.floor(head / heads) + 1, head: (head % heads) + 1, sentence: index };
+    }
+    const hiddenDelta = maxAttentionDelta(session.hidden(), reference.lastHidden);
+    hiddenWorst = Math.max(hiddenWorst, hiddenDelta);
+    if (!(sentenceWorst <= BARS.attention)) failedSentences++;
+    const set = lengthSet(n, maxPositions);
+    const figures = sets.get(set) ?? { count: 0, attention: 0, hidden: 0 };
+    figures.count++;
+    figures.attention = Math.max(figures.attention, sentenceWorst);
+    figures.hidden = Math.max(figures.hidden, hiddenDelta);
+    sets.set(set, figures);
+  });
+  session.destroy();
+  if (owned) engine.destroy();
+  for (const set of ['short', 'mid', 'long', 'max']) {
+    const f = sets.get(set);
+    if (f) {
+      console.log(`  ${set.padEnd(5)} ${String(f.count).padStart(3)} sentences  attention max |Δ| ${format(f.attention)}  ` +
+        `final hidden max |Δ| ${format(f.hidden)}`);
+    }
+  }
+  const count = [...sets.values()].reduce((sum, f) => sum + f.count, 0);
+  const ok = failedSentences === 0 && worst.delta <= BARS.attention;
+  const where = worst.layer ? ` (layer ${worst.layer} head ${worst.head}, sentence ${worst.sentence})` : '';
+  console.log(`checkpoint ${dir} (${source}): ${count} sentences, ${tokens} tokens, attention max |Δ| ` +
+    `${format(worst.delta)}${where}, bar ${format(BARS.attention)}, ${failedSentences} over; final hidden max |Δ| ` +
+    `${format(hiddenWorst)} — ${ok ? 'ok' : 'FAIL'}`);
+  return ok;
+}
+
+const CHECKS = {
+  attention: checkAttention, tokenize: checkTokenize, mlm: checkMlm, roundtrip: checkRoundtrip, checkpoint: checkCheckpoint,
+};
 
 async function main() {
   const { checks, options } = parseArguments(process.argv.slice(2));
-  const engine = await loadEngine(options);
+  const needsDefaultEngine = options.weights || Object.keys(checks).some((name) => name !== 'checkpoint');
+  const engine = needsDefaultEngine ? await loadEngine(options) : null;
   let passed = 0, failed = 0;
   for (const [name, target] of Object.entries(checks)) {
     let ok;
     try {
-      ok = CHECKS[name](engine, target);
+      ok = await CHECKS[name](engine, target, options);
     } catch (error) {
       console.log(`${name}: ${error.message} — FAIL`);
       ok = false;

@@ -4,8 +4,9 @@
 //
 // Measured: attention max |Δ| 3.0e-8 on every set of both checkpoints and hidden states
 // 2.4e-7 (embedding output and last hidden): the fixtures' float32 rounding, nothing more.
-// Run time 16 s wall, 12.6 s CPU, on 2 busy cores (each checkpoint: the 18 demos, 27 short, 17 mid, 2 long and the
-// 512-token sentence; ATTN_REFERENCE_ALL=1 runs all 153 and finds the same figures).
+// Run time 16 s wall, 12.6 s CPU, on 2 busy cores (each checkpoint: the 18 demos, 27 short,
+// 17 mid, 2 long and the 512-token sentence; ATTN_REFERENCE_ALL=1 runs all 153 sentences
+// and finds the same figures).
 //
 // The checkpoints are read from ../shared/checkpoints (next to the repository). Without
 // them the tests fail, unless ATTN_ALLOW_MISSING_SHARED=1 turns the failure into a skip.

@@ -12,11 +12,13 @@
 // - General categories (Cc/Cf/Co, Mn, P*) as in Unicode 8.0: the Rust crate
 //   `unicode_categories` 0.1.1 predates 9.0, so a character assigned in 9.0 or later belongs
 //   to none of its categories (a 9.0 cut leaves 155 code points different: Adlam, Newa,
-//   Bhaiksuki, Marchen, Glagolitic supplement marks and punctuation, U+2E43, U+2E44...).
-//   A few characters assigned by 8.0 changed category later; CATEGORY_IN_8_0 restores them.
+//   Bhaiksuki, Marchen, Glagolitic supplement marks and punctuation, U+2E43, U+2E44...; a 7.0
+//   cut, 178). Six characters assigned by 8.0 changed category later; CATEGORY_IN_8_0 restores
+//   them (each one differs without it).
 // - Canonical decompositions and combining classes as in Unicode 9.0
 //   (`unicode-normalization-alignments` 0.1.12): a mark assigned in 10.0 or later is a
-//   starter there, so it is not reordered before an older mark of lower class.
+//   starter there, so it is not reordered before an older mark of lower class (the current
+//   data leaves 108 code points different before U+0334, an 8.0 cut 63).
 // - White_Space and lowercase mappings from the current files (Rust std, recent Unicode).
 
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -191,10 +193,12 @@ function emitClassTable(name, ranges) {
     `\n};\nconst size_t ${name}_count = ${ranges.length};\n`;
 }
 
+const UCD_VERSION = readFileSync(join(ucdDir, 'DerivedAge.txt'), 'utf8').match(/DerivedAge-([\d.]+)\.txt/)[1];
+
 const HEADER_NOTE = `/* GENERATED FILE, do not edit: node tools/gen_unicode_tables.mjs (from Debian's unicode-data,
- * /usr/share/unicode). As in the reference tokenizer: category tables (Cc Cf Co, Mn, P*) follow
- * Unicode ${CATEGORY_MAX_AGE.join('.')}, decompositions and combining classes Unicode ${NORMALIZATION_MAX_AGE.join('.')}, White_Space and
- * lowercase mappings the current data files. */`;
+ * /usr/share/unicode, UCD ${UCD_VERSION}). As in the reference tokenizer: category tables
+ * (Cc Cf Co, Mn, P*) follow Unicode ${CATEGORY_MAX_AGE.join('.')}, decompositions and combining classes Unicode ${NORMALIZATION_MAX_AGE.join('.')},
+ * White_Space and lowercase mappings the current data files. */`;
 
 function headerText() {
   return `${HEADER_NOTE}

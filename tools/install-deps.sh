@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a Debian machine (run as root, or with sudo
 # available): the emscripten toolchain, binaryen, clang's sanitizer runtime, valgrind,
-# Chromium for the browser tests, and the pinned npm packages.
+# Chromium for the browser tests, the Unicode data the tokenizer tables are generated from, and
+# the pinned npm packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium make gcc nodejs npm)
+packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium make gcc nodejs npm unicode-data)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -58,10 +58,9 @@ export function figureRoot(width, height, label) {
   });
 }
 
+/** Rows stay tall enough for a readable label at any n; long figures scroll in their box. */
 function rowHeightFor(n) {
-  if (n <= 40) return 22;
-  if (n <= 80) return 14;
-  return Math.max(2, Math.min(12, Math.floor(1400 / n)));
+  return n <= 40 ? 22 : 16;
 }
 
 function tokenColumnWidth(tokens, width, showLabels, indexText) {
@@ -73,34 +72,45 @@ function tokenColumnWidth(tokens, width, showLabels, indexText) {
   return Math.min(Math.round(width * 0.32), Math.ceil(widest + indexWidth + 12));
 }
 
-function drawTokenLabels(parent, { tokens, labels, top, rowHeight, labelWidth, selected, showLabels, indexText }) {
+/** The text fitted to `width` px: whole, or cut with an ellipsis. */
+export function fitText(text, width, size = 12.5, weight = 400) {
+  if (textWidth(text, size, weight) <= width) return text;
+  const chars = [...text];
+  while (chars.length > 1 && textWidth(chars.join('') + '\u2026', size, weight) > width) chars.pop();
+  return chars.join('') + '\u2026';
+}
+
+function drawTokenLabels(parent, { tokens, labels, top, rowHeight, labelWidth, selected, indexText }) {
   const group = svg('g', { class: 'token-labels' });
-  const every = showLabels ? 1 : Math.ceil(12 / rowHeight);
+  const indexWidth = textWidth(indexText ? indexText(tokens.length - 1) : String(tokens.length - 1), 11) + 8;
   tokens.forEach((token, i) => {
-    if (!showLabels && i % every !== 0 && i !== selected) return;
     const y = top + i * rowHeight + rowHeight / 2;
-    const size = showLabels ? 12.5 : 10;
-    if (showLabels) {
-      group.append(svg('text', { x: FIGURE_PAD, y, class: 'tok-index', 'dominant-baseline': 'central', text: indexText ? indexText(i) : String(i) }));
-    }
+    group.append(svg('text', { x: FIGURE_PAD, y, class: 'tok-index', 'dominant-baseline': 'central', text: indexText ? indexText(i) : String(i) }));
     const special = isSpecialToken(token) ? ' tok-special' : '';
     const chosen = i === selected ? ' tok-chosen' : '';
-    const label = labels ? labels[i] : token;
+    const label = fitText(labels ? labels[i] : token, labelWidth - indexWidth - 10, 12.5, i === selected ? 750 : 400);
     group.append(svg('text', {
       x: FIGURE_PAD + labelWidth - 10, y, 'text-anchor': 'end', 'dominant-baseline': 'central',
-      class: `tok${special}${chosen}`, 'font-size': size, text: showLabels ? label : String(i),
+      class: `tok${special}${chosen}`, text: label,
     }));
   });
   parent.append(group);
 }
 
-function columnHeading(parent, column, x, y, width) {
-  parent.append(svg('text', { x, y, class: 'col-head', fill: column.colour, text: column.heading }));
-  (column.stats || []).forEach((line, k) => {
-    const cls = k === 0 && column.emphasiseStats ? 'col-stat col-stat-main' : 'col-stat';
-    parent.append(svg('text', { x, y: y + 17 + k * 16, class: cls, text: line }));
+/** The heading and stat lines of a column, wrapped to its width. */
+function headingLines(column, width) {
+  const lines = wrapText(column.heading, width, 13, 650).map((text) => ({ text, className: 'col-head', heading: true }));
+  (column.stats || []).forEach((stat, k) => {
+    const className = k === 0 && column.emphasiseStats ? 'col-stat col-stat-main' : 'col-stat';
+    for (const text of wrapText(stat, width, 12.5, k === 0 && column.emphasiseStats ? 600 : 400)) lines.push({ text, className });
   });
-  if (width < 0) parent.lastChild.remove();
+  return lines;
+}
+
+function columnHeading(parent, column, x, y, width) {
+  headingLines(column, width).forEach((line, k) => {
+    parent.append(svg('text', { x, y: y + k * 16, class: line.className, fill: line.heading ? column.colour : undefined, text: line.text }));
+  });
 }
 
 function drawProbabilityColumn(group, column, geometry) {
@@ -132,43 +142,50 @@ function drawProbabilityColumn(group, column, geometry) {
       x1: ux, x2: ux, y1: top - 4, y2: top + n * rowHeight + 20, class: 'uniform-line',
     }));
     group.append(svg('text', {
-      x: ux, y: top + n * rowHeight + 31, 'text-anchor': ux - x < 40 ? 'start' : 'middle', class: 'uniform-label',
-      text: `dashed: 1/n = ${probability(column.uniform)}`,
+      x: ux, y: top + n * rowHeight + 31, 'text-anchor': ux - x < 16 ? 'start' : 'middle', class: 'uniform-label', text: '1/n',
     }));
   }
   drawAxis(group, { x, width: barWidth, y: top + n * rowHeight, scaleMax, theme });
 }
 
+/**
+ * Signed values (differences) on a fixed scale ±column.scaleMax; |value| below
+ * column.threshold is drawn as no bar and written "no difference".
+ */
 function drawSignedColumn(group, column, geometry) {
   const { x, width, top, rowHeight, n, showValues, theme } = geometry;
   const valueWidth = showValues ? 56 : 6;
   const barWidth = Math.max(24, width - valueWidth);
-  const limit = column.scaleMax ?? niceMax(Math.max(1e-6, ...column.values.map(Math.abs)));
+  const limit = column.scaleMax;
+  const threshold = column.threshold ?? 0;
   const middle = x + barWidth / 2;
-  const scale = (v) => (v / limit) * (barWidth / 2);
+  const scale = (v) => (Math.max(-limit, Math.min(limit, v)) / limit) * (barWidth / 2);
   group.append(svg('rect', { x, y: top, width: barWidth, height: n * rowHeight, class: 'plot-bg' }));
   column.values.forEach((value, i) => {
     const y = top + i * rowHeight;
     const barHeight = Math.max(1, rowHeight - (rowHeight > 8 ? 6 : 1));
-    const length = scale(value);
-    group.append(svg('rect', {
-      x: length < 0 ? middle + length : middle, y: y + (rowHeight - barHeight) / 2,
-      width: Math.max(0.5, Math.abs(length)), height: barHeight,
-      fill: diverging(value < 0 ? -0.85 : 0.85, theme), class: 'bar',
-      dataset: { token: String(i), value: String(value) },
-    }, [svg('title', { text: `${column.tokens[i]} (token ${i}): ${column.format(value)}` })]));
+    const none = !Number.isFinite(value) || Math.abs(value) < threshold;
+    const length = none ? 0 : scale(value);
+    if (!none) {
+      group.append(svg('rect', {
+        x: length < 0 ? middle + length : middle, y: y + (rowHeight - barHeight) / 2,
+        width: Math.max(0.5, Math.abs(length)), height: barHeight,
+        fill: diverging(value < 0 ? -0.85 : 0.85, theme), class: 'bar',
+        dataset: { token: String(i), value: String(value) },
+      }, [svg('title', { text: `${column.tokens[i]} (token ${i}): ${column.format(value)}` })]));
+    }
     if (showValues) {
       group.append(svg('text', {
         x: x + width, y: y + rowHeight / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
-        class: 'val', text: column.format(value, i),
+        class: none ? 'val val-none' : 'val', text: Number.isFinite(value) ? (none ? '=' : column.format(value, i)) : '\u2013',
       }));
     }
   });
   group.append(svg('line', { x1: middle, x2: middle, y1: top - 4, y2: top + n * rowHeight + 4, class: 'zero-line' }));
   const axisY = top + n * rowHeight;
-  for (const [tx, label] of [[x, -limit], [middle, 0], [x + barWidth, limit]]) {
+  for (const [tx, label, anchor] of [[x, -limit, 'start'], [middle, 0, 'middle'], [x + barWidth, limit, 'end']]) {
     group.append(svg('line', { x1: tx, x2: tx, y1: axisY, y2: axisY + 4, class: 'axis-line' }));
-    group.append(svg('text', { x: tx, y: axisY + 16, 'text-anchor': 'middle', class: 'axis', text: fixed(label, limit < 0.01 ? 4 : limit < 0.1 ? 3 : 2) }));
+    group.append(svg('text', { x: tx, y: axisY + 16, 'text-anchor': anchor, class: 'axis', text: (label > 0 ? '+' : '') + fixed(label, 1) }));
   }
 }
 
@@ -200,19 +217,18 @@ function niceTick(value) {
 export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, selected, columns, label, indexText }) {
   const n = tokens.length;
   const rowHeight = rowHeightFor(n);
-  const showLabels = rowHeight >= 11;
-  const labelWidth = tokenColumnWidth(labels || tokens, width, showLabels, indexText);
-  const gap = columns.length > 1 ? 30 : 0;
+  const labelWidth = tokenColumnWidth(labels || tokens, width, true, indexText);
+  const gap = columns.length > 1 ? (width < 520 ? 14 : 30) : 0;
   const available = width - 2 * FIGURE_PAD - labelWidth - gap * (columns.length - 1);
   const columnWidth = Math.max(60, Math.floor(available / columns.length));
-  const showValues = showLabels && columnWidth >= 90;
+  const showValues = columnWidth >= 110;
 
   const body = svg('g');
   let y = figureHeader(body, { title, subtitle, width });
-  const statLines = Math.max(...columns.map((c) => (c.stats || []).length));
+  const headingRows = Math.max(...columns.map((c) => headingLines(c, columnWidth).length));
   const headingY = y + 8;
-  const top = headingY + 10 + statLines * 16;
-  drawTokenLabels(body, { tokens, labels, top, rowHeight, labelWidth, selected, showLabels, indexText });
+  const top = headingY + 4 + headingRows * 16;
+  drawTokenLabels(body, { tokens, labels, top, rowHeight, labelWidth, selected, indexText });
   columns.forEach((column, k) => {
     const x = FIGURE_PAD + labelWidth + k * (columnWidth + gap);
     const group = svg('g', { class: `bar-column ${column.className || ''}`.trim(), dataset: column.data || {} });
@@ -234,6 +250,8 @@ export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, 
   const height = top + n * rowHeight + (hasUniform ? 44 : 30);
   const root = figureRoot(width, height, label || title);
   root.append(svg('rect', { x: 0, y: 0, width, height, class: 'fig-bg' }), body);
+  root.dataset.rowTop = String(top);
+  root.dataset.rowHeight = String(rowHeight);
   return root;
 }
 

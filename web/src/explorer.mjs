@@ -5,12 +5,17 @@
 import { html, replaceChildrenOf } from './dom.mjs';
 import { loadEngine } from './loader.mjs';
 import { EXPLORER_CSS } from './styles.mjs';
-import { VIEWS, DEFAULT_SENTENCE, readSettings, readHash, writeHash, cleanSentence, MAX_SENTENCE_CHARS } from './view-state.mjs';
-import { VIEW_RENDERERS } from './views.mjs';
-import { headName, changeOneWord, fileSafe, isSpecialToken, percent, probability, megabytes } from './format.mjs';
+import {
+  DEFAULT_SENTENCE, CONTROL_NAMES, readControls, readHashControls, resolveControls, writeHash, cleanSentence,
+  MAX_SENTENCE_CHARS, parseTokenSpec, resolveTokenSpec, tokenSpecOf, findSameToken, quoteGiven,
+} from './view-state.mjs';
+import { VIEWS, VIEW_IDS, viewById } from './views/index.mjs';
+import { predictionCaveat } from './views/mlm.mjs';
+import { modelCardPanel } from './model-card.mjs';
+import { headName, changeOneWord, fileSafe, isSpecialToken, percent, megabytes } from './format.mjs';
 import { saveSvg, savePng } from './export.mjs';
 
-const OBSERVED = ['sentence', 'layer', 'head', 'token', 'view', 'theme', 'compare'];
+const OBSERVED = [...CONTROL_NAMES, 'theme'];
 const HEAVY_RUN_MS = 45;       // runs slower than this wait for a pause in typing
 const HEAVY_TOKENS = 96;       // so do runs on longer texts
 const TYPING_PAUSE_MS = 220;
@@ -53,9 +58,11 @@ export class AttentionExplorer extends HTMLElement {
     super();
     this.uid = `ae${++explorerCount}`;
     this.state = {
-      sentence: DEFAULT_SENTENCE, layer: 0, head: 0, token: 1, view: 'row',
-      rolloutLayer: null, whatIf: false, compareSentence: null, matrixCursor: null,
+      sentence: DEFAULT_SENTENCE, layer: 0, head: 0, token: 1, view: 'row', rolloutLayer: null, whatIf: false,
+      compareSentence: null, matrixCursor: null, scale: 'auto', hideSpecial: false,
     };
+    this.tokenSpec = null;       // a token asked for by an attribute or the hash, resolved after the run
+    this.tokenIdentity = null;   // the chosen token's text and occurrence, kept across edits
     this.engine = null;
     this.session = null;
     this.compareSession = null;
@@ -73,19 +80,22 @@ export class AttentionExplorer extends HTMLElement {
 
   connectedCallback() {
     if (!this.shadowRoot) this.buildDom();
-    this.applySettings(readSettings((name) => this.getAttribute(name)));
-    if (this.hasAttribute('compare')) this.state.compareSentence = cleanSentence(this.getAttribute('compare'));
+    this.pendingControls = [{ source: 'attribute', raw: readControls((name) => this.getAttribute(name)) }];
     if (this.hasAttribute('hash')) {
-      this.applySettings(readHash(location.hash));
-      this.onHashChange = () => { this.applySettings(readHash(location.hash)); this.refresh(); };
+      this.pendingControls.push({ source: 'URL', raw: readHashControls(location.hash) });
+      this.onHashChange = () => {
+        this.applyControls(readHashControls(location.hash), 'URL');
+        this.refresh();
+      };
       window.addEventListener('hashchange', this.onHashChange);
     }
+    const sentence = this.pendingControls.map((c) => c.raw.sentence).filter((t) => t !== undefined).pop();
+    if (sentence !== undefined) this.parts.sentence.value = this.state.sentence = cleanSentence(sentence);
     this.themeQuery = matchMedia('(prefers-color-scheme: dark)');
     this.onThemeChange = () => this.renderView();
     this.themeQuery.addEventListener('change', this.onThemeChange);
     this.resizeObserver = new ResizeObserver(() => this.onResize());
     this.resizeObserver.observe(this.parts.panel);
-    this.syncControls();
     this.start();
   }
 
@@ -99,15 +109,10 @@ export class AttentionExplorer extends HTMLElement {
   }
 
   attributeChangedCallback(name, old, value) {
-    if (!this.parts || old === value) return;
+    if (!this.parts || !this.engine || old === value) return;
     if (name === 'theme') { this.renderView(); return; }
-    if (name === 'compare') {
-      this.state.compareSentence = value === null ? null : cleanSentence(value);
-      this.compareRun = null;
-      this.refresh();
-      return;
-    }
-    this.applySettings(readSettings((key) => (key === name ? value : null)));
+    if (value === null) return;
+    this.applyControls({ [name]: value }, 'attribute');
     this.refresh();
   }
 
@@ -132,8 +137,12 @@ export class AttentionExplorer extends HTMLElement {
 
   openSession() {
     if (!this.session) this.session = this.engine.createSession();
+    if (!this.controlsBuilt) this.buildShapeControls();
+    for (const { raw, source } of this.pendingControls || []) this.applyControls(raw, source);
+    this.pendingControls = [];
     this.parts.status.hidden = true;
     this.parts.main.hidden = false;
+    this.syncControls();
     this.runNow();
   }
 
@@ -177,12 +186,36 @@ export class AttentionExplorer extends HTMLElement {
 
   // ---- state ---------------------------------------------------------------------------
 
-  applySettings(settings) {
-    Object.assign(this.state, settings);
-    if ('token' in settings) this.wantedToken = settings.token;
-    if ('sentence' in settings && this.parts.sentence.value !== this.state.sentence) {
-      this.parts.sentence.value = this.state.sentence;
+  /**
+   * Applies raw control texts (from attributes or the URL hash) checked against the loaded
+   * model; each value that cannot be used is reported (console and a visible notice).
+   */
+  applyControls(raw, source) {
+    const { layers, heads } = this.engine.shape;
+    const { settings, problems } = resolveControls(raw, { layers, heads, viewIds: VIEW_IDS, current: this.state });
+    const { tokenSpec, ...rest } = settings;
+    Object.assign(this.state, rest);
+    if ('sentence' in rest && this.parts.sentence.value !== this.state.sentence) this.parts.sentence.value = this.state.sentence;
+    if ('compareSentence' in rest) this.compareRun = null;
+    if (tokenSpec !== undefined) {
+      const spec = parseTokenSpec(tokenSpec);
+      if (spec) this.tokenSpec = { spec, given: tokenSpec, source };
+      else problems.push({ name: 'token', given: tokenSpec, used: null });
     }
+    this.reportProblems(problems.map((p) => ({ ...p, source })));
+  }
+
+  /** Console warnings and a visible notice naming each unusable value and what is used instead. */
+  reportProblems(problems) {
+    if (!problems.length) return;
+    this.problems = [...(this.problems || []), ...problems].slice(-8);
+    for (const p of problems) {
+      console.warn(`<attention-explorer>: ${p.source} ${p.name}=${JSON.stringify(p.given)} cannot be used; ${p.used ?? 'ignored'}.`);
+    }
+    replaceChildrenOf(this.parts.problems, this.problems.map((p) => html('li', {}, [
+      html('code', { text: `${p.name}=` }), quoteGiven(p.given), ` (${p.source}) cannot be used: showing ${p.used ?? 'the default'} instead.`,
+    ])));
+    this.parts.problemBox.hidden = false;
   }
 
   refresh() {
@@ -192,7 +225,7 @@ export class AttentionExplorer extends HTMLElement {
 
   setSelection(changes, focusTarget = null) {
     Object.assign(this.state, changes);
-    if ('token' in changes) this.wantedToken = changes.token;
+    if ('token' in changes && this.run) this.tokenIdentity = tokenSpecOf(changes.token, this.run.tokens);
     this.syncControls();
     this.renderView();
     this.updateHash();
@@ -205,6 +238,7 @@ export class AttentionExplorer extends HTMLElement {
       token: '.token[aria-selected="true"]', layer: '.layer-picker [aria-checked="true"]',
       head: '.head-picker [aria-checked="true"]', tab: '.tab[aria-selected="true"]',
       cell: '.head-cell.selected', rollout: '.rollout-picker [aria-checked="true"]', matrix: '.figure-box svg',
+      lines: '.hv-left[tabindex="0"]',
     };
     root.querySelector(selectors[target])?.focus();
   }
@@ -263,14 +297,38 @@ export class AttentionExplorer extends HTMLElement {
     this.lastRunMs = performance.now() - started;
     this.runTimes = [...(this.runTimes || []).slice(-1), this.lastRunMs];
     performance.measure('attn-run', { start: started, end: started + this.lastRunMs });
-    // The token the reader picked stays picked while the sentence is briefly shorter.
-    this.state.token = Math.min(this.wantedToken ?? this.state.token, this.run.n - 1);
-    if (this.state.view === 'compare') this.runCompare();
+    this.chooseToken();
+    if (viewById(this.state.view)?.needsCompare) this.runCompare();
     const drawing = performance.now();
     this.updateTokens();
     this.renderView();
     this.updateHash();
     performance.measure('attn-draw', { start: drawing, end: performance.now() });
+  }
+
+  /**
+   * The token after a run: the one an attribute or the hash asked for (index or word), else
+   * the same token as before (same text, same occurrence), else the first word.
+   */
+  chooseToken() {
+    const tokens = this.run.tokens;
+    let index = null;
+    if (this.tokenSpec) {
+      const { spec, given, source } = this.tokenSpec;
+      this.tokenSpec = null;
+      index = resolveTokenSpec(spec, tokens);
+      if (index === null) {
+        const fallback = Math.min(1, tokens.length - 1);
+        this.reportProblems([{ name: 'token', given, source, used: `token ${fallback} \u201c${tokens[fallback]}\u201d (not in this ${tokens.length}-token sentence)` }]);
+      }
+    } else if (this.tokenIdentity) {
+      index = findSameToken(this.tokenIdentity, tokens);
+    } else if (this.state.token < tokens.length) {
+      index = this.state.token;
+    }
+    if (index === null) index = Math.min(1, tokens.length - 1);
+    this.state.token = index;
+    this.tokenIdentity = tokenSpecOf(index, tokens);
   }
 
   compareText() {
@@ -338,13 +396,16 @@ export class AttentionExplorer extends HTMLElement {
     const box = this.parts.maskPredictions;
     box.hidden = masks.length === 0;
     if (!masks.length) { box.replaceChildren(); return; }
-    replaceChildrenOf(box, masks.slice(0, 4).map((position) => {
-      const predictions = this.session.mlm(position, 5);
-      return html('p', { class: 'mask-line', dataset: { position: String(position) } }, [
-        html('b', { text: `[MASK] at token ${position} \u2192 ` }),
-        predictions.map((p, k) => [k ? ' \u00b7 ' : '', html('span', { dataset: { probability: String(p.probability) }, text: `\u201c${p.token}\u201d ${percent(p.probability)}` })]),
-      ]);
-    }));
+    replaceChildrenOf(box, [
+      masks.slice(0, 4).map((position) => {
+        const predictions = this.session.mlm(position, 5);
+        return html('p', { class: 'mask-line', dataset: { position: String(position) } }, [
+          html('b', { text: `[MASK] at token ${position} \u2192 ` }),
+          predictions.map((p, k) => [k ? ' \u00b7 ' : '', html('span', { dataset: { probability: String(p.probability) }, text: `\u201c${p.token}\u201d ${percent(p.probability)}` })]),
+        ]);
+      }),
+      html('p', { class: 'mask-caveat', text: predictionCaveat(this.engine.modelCard()) }),
+    ]);
   }
 
   // ---- views ---------------------------------------------------------------------------
@@ -371,34 +432,44 @@ export class AttentionExplorer extends HTMLElement {
     this.figureWidth = Math.max(300, Math.floor(this.parts.panel.clientWidth || 640));
     const state = this.state;
     if (state.rolloutLayer === null) state.rolloutLayer = this.engine.shape.layers - 1;
+    const view = viewById(state.view) ?? VIEWS[0];
     const context = {
       engine: this.engine, session: this.session, run: this.run, state, width: this.figureWidth, theme,
-      whatIf: state.whatIf, compare: state.view === 'compare' ? { session: this.compareSession, run: this.compareRun } : null,
+      compare: view.needsCompare ? { session: this.compareSession, run: this.compareRun } : null,
     };
     let result;
     try {
-      if (state.view === 'compare' && !this.compareRun) {
+      if (view.needsCompare && !this.compareRun) {
         this.runCompare();
         context.compare = { session: this.compareSession, run: this.compareRun };
       }
-      result = VIEW_RENDERERS[state.view](context);
+      result = view.render(context);
     } catch (error) {
       this.showViewError(error);
       return;
     }
     this.currentFigure = result.figure;
-    result.figure.dataset.view = state.view;
+    result.figure.dataset.view = view.id;
     replaceChildrenOf(this.parts.figureBox, result.figure);
     replaceChildrenOf(this.parts.notes, result.notes);
     this.parts.hoverReadout.textContent = '';
-    this.parts.hoverReadout.hidden = state.view !== 'matrix';
-    if (state.view === 'grid') this.wireGrid(result.figure);
-    if (state.view === 'matrix') this.wireMatrix(result);
+    this.parts.hoverReadout.hidden = view.id !== 'matrix';
+    result.wire?.(result.figure, this);
+    this.scrollChosenIntoView(result.figure);
     this.parts.which.replaceChildren(
       html('strong', { text: headName(state.layer, state.head) }), ' \u00b7 row of ',
       html('strong', { text: `\u201c${this.run.tokens[state.token]}\u201d` }), ` (token ${state.token})`,
     );
     this.markDrawn();
+  }
+
+  /** Long figures scroll inside their box: keep the chosen token's row in sight. */
+  scrollChosenIntoView(figure) {
+    const box = this.parts.figureBox;
+    const top = Number(figure.dataset.rowTop), rowHeight = Number(figure.dataset.rowHeight);
+    if (!(rowHeight > 0) || box.scrollHeight <= box.clientHeight) { box.scrollTop = 0; return; }
+    const y = top + this.state.token * rowHeight;
+    if (y < box.scrollTop || y + rowHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, y - box.clientHeight / 3);
   }
 
   markDrawn() {
@@ -414,71 +485,10 @@ export class AttentionExplorer extends HTMLElement {
     this.dataset.drawn = String((Number(this.dataset.drawn) || 0) + 1);
   }
 
-  wireGrid(figure) {
-    for (const cell of figure.querySelectorAll('.head-cell')) {
-      cell.addEventListener('click', () => {
-        this.setSelection({ layer: Number(cell.dataset.layer) - 1, head: Number(cell.dataset.head) - 1 }, 'cell');
-      });
-    }
-    figure.addEventListener('keydown', (event) => {
-      const { layers, heads } = this.engine.shape;
-      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-      const move = moves[event.key];
-      if (!move) return;
-      event.preventDefault();
-      const layer = Math.min(layers - 1, Math.max(0, this.state.layer + move[0]));
-      const head = Math.min(heads - 1, Math.max(0, this.state.head + move[1]));
-      this.setSelection({ layer, head }, 'cell');
-    });
-  }
-
-  wireMatrix({ figure, matrix, rows }) {
-    const { left, top, cell, n } = matrix.geometry;
-    const svgElement = figure;
-    svgElement.setAttribute('tabindex', '0');
-    svgElement.setAttribute('aria-label', `${headName(this.state.layer, this.state.head)} attention matrix; arrow keys move, Enter picks the row's token`);
-    const tokens = this.run.tokens;
-    const show = (i, j) => {
-      this.state.matrixCursor = [i, j];
-      matrix.cursorRect.setAttribute('x', left + j * cell);
-      matrix.cursorRect.setAttribute('y', top + i * cell);
-      matrix.cursorRect.setAttribute('visibility', 'visible');
-      this.parts.hoverReadout.textContent =
-        `row ${i} \u201c${tokens[i]}\u201d \u2192 column ${j} \u201c${tokens[j]}\u201d: ${probability(rows[i][j])}` +
-        ` (${(rows[i][j] * n).toFixed(2)}\u00d7 uniform)`;
-    };
-    svgElement.addEventListener('pointermove', (event) => {
-      const box = svgElement.getBoundingClientRect();
-      const j = Math.floor((event.clientX - box.left - left) / cell);
-      const i = Math.floor((event.clientY - box.top - top) / cell);
-      if (i >= 0 && j >= 0 && i < n && j < n) show(i, j);
-    });
-    svgElement.addEventListener('click', (event) => {
-      const box = svgElement.getBoundingClientRect();
-      const i = Math.floor((event.clientY - box.top - top) / cell);
-      if (i >= 0 && i < n) this.setSelection({ token: i, matrixCursor: this.state.matrixCursor }, 'matrix');
-    });
-    svgElement.addEventListener('keydown', (event) => {
-      const [i, j] = this.state.matrixCursor ?? [this.state.token, 0];
-      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-      if (event.key === 'Enter' || event.key === ' ') {
-        event.preventDefault();
-        this.setSelection({ token: i }, 'matrix');
-        return;
-      }
-      const move = moves[event.key];
-      if (!move) return;
-      event.preventDefault();
-      show(Math.min(n - 1, Math.max(0, i + move[0])), Math.min(n - 1, Math.max(0, j + move[1])));
-    });
-    const cursor = this.state.matrixCursor;
-    if (cursor && cursor[0] < n && cursor[1] < n) show(cursor[0], cursor[1]);
-  }
-
   // ---- controls ------------------------------------------------------------------------
 
   syncControls() {
-    const { layer, head, view, rolloutLayer, whatIf } = this.state;
+    const { layer, head, view, rolloutLayer, whatIf, scale, hideSpecial } = this.state;
     const check = (group, value) => {
       for (const button of group.children) {
         const on = Number(button.dataset.value) === value;
@@ -496,10 +506,24 @@ export class AttentionExplorer extends HTMLElement {
     }
     this.parts.panel.setAttribute('aria-labelledby', `${this.uid}-tab-${view}`);
     this.parts.whatIf.checked = whatIf;
-    const controls = { rollout: this.parts.rolloutControl, scaling: this.parts.scalingControl, compare: this.parts.compareControl };
-    for (const [name, element] of Object.entries(controls)) element.hidden = name !== view;
-    this.parts.viewControls.hidden = !(view in controls);
+    this.parts.fixedScale.checked = scale === 'fixed';
+    this.parts.hideSpecial.checked = hideSpecial;
+    const shown = viewById(view)?.controls ?? [];
+    for (const [name, element] of Object.entries(this.parts.viewControlParts)) element.hidden = !shown.includes(name);
+    this.parts.viewControls.hidden = shown.length === 0;
     if (this.run) this.markSelectedToken();
+  }
+
+  /** The pickers whose size is the model's: built once the engine (and its shape) is known. */
+  buildShapeControls() {
+    const { layers, heads } = this.engine.shape;
+    const parts = this.parts;
+    parts.layerPicker.replaceWith(parts.layerPicker = this.segmented('Layer', layers, 'layer-picker', (i) => this.setSelection({ layer: i }, 'layer')));
+    parts.headPicker.replaceWith(parts.headPicker = this.segmented('Head', heads, 'head-picker', (i) => this.setSelection({ head: i }, 'head')));
+    parts.rolloutPicker.replaceWith(parts.rolloutPicker = this.segmented('Rollout through layer', layers, 'rollout-picker', (i) => this.setSelection({ rolloutLayer: i }, 'rollout')));
+    parts.whatIfLabel.textContent = `Draw the row without dividing q\u00b7k by \u221ad = ${Number(Math.sqrt(this.engine.shape.headSize).toFixed(2))}`;
+    replaceChildrenOf(parts.modelCard, modelCardPanel(this.engine));
+    this.controlsBuilt = true;
   }
 
   segmented(label, count, className, onPick) {
@@ -560,8 +584,8 @@ export class AttentionExplorer extends HTMLElement {
     });
     parts.maskPredictions = html('div', { class: 'mask-predictions', 'aria-live': 'polite', hidden: true });
 
-    parts.layerPicker = this.segmented('Layer', 4, 'layer-picker', (i) => this.setSelection({ layer: i }, 'layer'));
-    parts.headPicker = this.segmented('Head', 4, 'head-picker', (i) => this.setSelection({ head: i }, 'head'));
+    parts.layerPicker = this.segmented('Layer', 0, 'layer-picker', () => {});
+    parts.headPicker = this.segmented('Head', 0, 'head-picker', () => {});
     parts.which = html('span', { class: 'which', 'aria-live': 'polite' });
 
     parts.tabs = html('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Views' },
@@ -578,14 +602,25 @@ export class AttentionExplorer extends HTMLElement {
       this.selectView(VIEWS[next].id, true);
     });
 
-    parts.rolloutPicker = this.segmented('Rollout through layer', 4, 'rollout-picker', (i) => this.setSelection({ rolloutLayer: i }, 'rollout'));
+    parts.rolloutPicker = this.segmented('Rollout through layer', 0, 'rollout-picker', () => {});
     parts.rolloutControl = html('div', { class: 'view-control' }, [html('span', { class: 'picker-label', text: 'Rollout through layer' }), parts.rolloutPicker]);
-    parts.whatIf = html('input', { type: 'checkbox', class: 'whatif-toggle' });
-    parts.whatIf.addEventListener('change', () => this.setSelection({ whatIf: parts.whatIf.checked }));
-    parts.scalingControl = html('div', { class: 'view-control' }, [
-      html('label', { class: 'toggle' }, [parts.whatIf, html('span', { class: 'whatif-tag', text: 'WHAT-IF' }),
-        'Draw the row without dividing q\u00b7k by \u221ad = 8']),
-    ]);
+    const toggle = (className, tag, label, onChange) => {
+      const input = html('input', { type: 'checkbox', class: className });
+      input.addEventListener('change', () => onChange(input.checked));
+      const text = html('span', { text: label });
+      return { input, text, control: html('div', { class: 'view-control' }, [html('label', { class: 'toggle' }, [input, tag, text])]) };
+    };
+    const whatIf = toggle('whatif-toggle', html('span', { class: 'whatif-tag', text: 'WHAT-IF' }), 'Draw the row without dividing q\u00b7k by \u221ad',
+      (on) => this.setSelection({ whatIf: on }));
+    parts.whatIf = whatIf.input;
+    parts.whatIfLabel = whatIf.text;
+    parts.scalingControl = whatIf.control;
+    const scale = toggle('scale-toggle', null, 'Fixed 0\u20131 scale (compare heads on one scale)',
+      (on) => this.setSelection({ scale: on ? 'fixed' : 'auto' }));
+    parts.fixedScale = scale.input;
+    const special = toggle('special-toggle', null, 'Hide [CLS] and [SEP] and renormalise the other weights',
+      (on) => this.setSelection({ hideSpecial: on }));
+    parts.hideSpecial = special.input;
     parts.compareInput = html('textarea', { id: id('compare'), rows: 2, spellcheck: 'false', maxlength: MAX_SENTENCE_CHARS, class: 'compare-input' });
     parts.compareInput.addEventListener('input', (event) => {
       this.inputStart = event.timeStamp;
@@ -599,10 +634,19 @@ export class AttentionExplorer extends HTMLElement {
       ]),
       html('button', {
         type: 'button', class: 'small-button', text: 'Reset B to A with one word changed',
-        onclick: () => { this.state.compareSentence = null; this.runNow(); },
+        onclick: () => { this.state.compareSentence = null; this.compareRun = null; this.runNow(); },
       }),
     ]);
-    parts.viewControls = html('div', { class: 'view-controls' }, [parts.rolloutControl, parts.scalingControl, parts.compareControl]);
+    parts.viewControlParts = {
+      rollout: parts.rolloutControl, whatif: parts.scalingControl, compare: parts.compareControl,
+      scale: scale.control, special: special.control,
+    };
+    parts.viewControls = html('div', { class: 'view-controls' }, Object.values(parts.viewControlParts));
+    parts.problems = html('ul', {});
+    parts.problemBox = html('div', { class: 'problems', role: 'status', hidden: true }, [
+      html('strong', { text: 'Some settings of this explorer could not be used:' }), parts.problems,
+    ]);
+    parts.modelCard = html('div', { class: 'model-card-box' });
     parts.figureBox = html('div', { class: 'figure-box' });
     parts.hoverReadout = html('p', { class: 'hover-readout', 'aria-live': 'polite', hidden: true });
     parts.notes = html('div', { class: 'notes' });
@@ -614,6 +658,7 @@ export class AttentionExplorer extends HTMLElement {
       [parts.viewControls, parts.figureBox, parts.hoverReadout, parts.notes, parts.actions]);
 
     parts.main = html('div', { class: 'main', hidden: true }, [
+      parts.problemBox,
       html('label', { class: 'field-label', for: id('sentence') }, ['Sentence ', html('span', { class: 'field-help', text: '(type to update; try [MASK] in place of a word)' })]),
       parts.sentence,
       html('div', { class: 'token-info' }, [parts.tokenCount, parts.busy]),
@@ -627,6 +672,7 @@ export class AttentionExplorer extends HTMLElement {
       ]),
       parts.tabs,
       parts.panel,
+      parts.modelCard,
     ]);
     parts.root = html('div', { class: 'explorer', part: 'explorer' }, [parts.status, parts.error, parts.main]);
     root.append(parts.root);

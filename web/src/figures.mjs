@@ -1,7 +1,7 @@
 // Figures that are not rows of bars: the head grid, the attention matrix, the layer strips.
 
 import { svg, textWidth } from './dom.mjs';
-import { figureHeader, figureRoot, FIGURE_PAD, colourLegend } from './charts.mjs';
+import { figureHeader, figureRoot, FIGURE_PAD, colourLegend, fitText, wrapText } from './charts.mjs';
 import { sequentialRgb, diverging, inkOn } from './palette.mjs';
 import { fixed, isSpecialToken, headName } from './format.mjs';
 
@@ -161,87 +161,123 @@ function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, 
   return group;
 }
 
-/** The n × n matrix of one head (rows: the token attending; columns: attended to). */
+/** Colour of a weight: √(weight ÷ largest weight), so small weights stay visible on long inputs. */
+function matrixRgb(value, peak, theme) {
+  return sequentialRgb(Math.sqrt(Math.max(0, value) / peak), theme);
+}
+
+/** The smallest cell that still holds a value such as ".42". */
+const MATRIX_VALUE_CELL = 26;
+const MATRIX_LABEL_SPACE = 70;
+
+/**
+ * The n × n matrix of one head (rows: the token attending; columns: attended to). When the
+ * whole matrix does not fit with readable cells, a window of it is drawn (around `cursor`)
+ * beside an overview image of the whole matrix with the window outlined.
+ */
 export function matrixFigure({ width, theme, title, subtitle, tokens, rows, selected, cursor, rowStats }) {
   const n = tokens.length;
   const root = figureRoot(width, 1, title);
   const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
   root.append(background);
   let y = figureHeader(root, { title, subtitle, width });
-  const showLabels = n <= 64;
-  let labelWidth = 30;
-  if (showLabels) for (const t of tokens) labelWidth = Math.max(labelWidth, textWidth(t, 12.5) + 40);
-  labelWidth = Math.min(labelWidth, Math.round(width * 0.3));
-  const cell = Math.max(0.5, Math.min(34, (width - 2 * FIGURE_PAD - labelWidth) / n));
-  const topLabels = showLabels ? Math.min(90, labelWidth * 0.75 + 10) : 16;
-  const left = FIGURE_PAD + labelWidth;
-  const top = y + topLabels;
   let peak = 0;
   for (const row of rows) for (const v of row) if (v > peak) peak = v;
-  const scaleMax = peak > 0 ? peak : 1;
-  if (showLabels) {
-    tokens.forEach((token, j) => {
-      const cx = left + j * cell + cell / 2;
-      root.append(svg('text', {
-        x: cx, y: top - 6, transform: `rotate(-55 ${cx} ${top - 6})`,
-        class: `tok matrix-col${isSpecialToken(token) ? ' tok-special' : ''}`, 'font-size': Math.min(12, cell * 0.8 + 3), text: token,
-      }));
-      root.append(svg('text', {
-        x: left - 26, y: top + j * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
-        class: `tok${isSpecialToken(token) ? ' tok-special' : ''}${j === selected ? ' tok-chosen' : ''}`,
-        'font-size': Math.min(12.5, cell * 0.8 + 3), text: token,
-      }));
-      root.append(svg('text', {
-        x: left - 6, y: top + j * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
-        class: 'tok-index', text: String(j),
-      }));
-    });
-  } else {
-    root.append(svg('text', { x: left, y: top - 4, class: 'axis', text: `${n} × ${n}: columns and rows are tokens 0 … ${n - 1}` }));
-  }
-  const cells = svg('g', { class: 'matrix-cells' });
-  if (n <= 64) {
-    rows.forEach((row, i) => {
-      const stats = rowStats(i);
-      const rowGroup = svg('g', { class: 'matrix-row', dataset: { token: String(i), sum: String(stats.sum), ratio: String(stats.ratio) } });
-      row.forEach((v, j) => {
-        const rgb = sequentialRgb(v / scaleMax, theme);
-        rowGroup.append(svg('rect', { x: left + j * cell, y: top + i * cell, width: cell + 0.3, height: cell + 0.3, fill: `rgb(${rgb.join(',')})` }));
-        if (cell >= 30) {
-          rowGroup.append(svg('text', {
-            x: left + j * cell + cell / 2, y: top + i * cell + cell / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central',
-            class: 'cell-value', fill: inkOn(rgb), text: v.toFixed(2).replace(/^0/, ''),
-          }));
-        }
-      });
-      cells.append(rowGroup);
-    });
-  } else {
-    cells.append(svg('image', {
-      x: left, y: top, width: cell * n, height: cell * n, href: matrixImage(rows, scaleMax, theme),
+  peak = peak > 0 ? peak : 1;
+  let widest = 0;
+  for (const t of tokens) widest = Math.max(widest, textWidth(t, 12, 750));
+  const indexWidth = textWidth(String(n - 1), 11) + 8;
+  const labelWidth = Math.min(Math.round(width * 0.3), Math.ceil(widest + indexWidth + 16));
+  const available = width - 2 * FIGURE_PAD - labelWidth;
+  const size = Math.min(n, Math.max(4, Math.floor(available / MATRIX_VALUE_CELL)));
+  const cell = Math.min(34, available / size);
+  const windowed = size < n;
+  const half = Math.floor(size / 2);
+  const rowStart = Math.max(0, Math.min(n - size, cursor[0] - half));
+  const colStart = Math.max(0, Math.min(n - size, cursor[1] - half));
+  let overview = null;
+  if (windowed) {
+    const overviewSize = Math.min(160, Math.floor(width * 0.4));
+    overview = { x: FIGURE_PAD, y, size: overviewSize };
+    root.append(svg('image', {
+      x: overview.x, y: overview.y, width: overviewSize, height: overviewSize, href: matrixImage(rows, peak, theme),
       preserveAspectRatio: 'none', class: 'matrix-image',
     }));
+    const scale = overviewSize / n;
+    root.append(svg('rect', {
+      x: overview.x + colStart * scale, y: overview.y + rowStart * scale, width: Math.max(2, size * scale), height: Math.max(2, size * scale),
+      class: 'matrix-window',
+    }));
+    const captionX = overview.x + overviewSize + 12;
+    let captionY = y + 12;
+    const caption = `The whole ${n} × ${n} matrix. Below: rows ${rowStart}–${rowStart + size - 1}, ` +
+      `columns ${colStart}–${colStart + size - 1} (outlined). Tap the overview to move there.`;
+    for (const line of wrapText(caption, width - captionX - FIGURE_PAD, 12.5)) {
+      root.append(svg('text', { x: captionX, y: captionY, class: 'fig-sub', text: line }));
+      captionY += 16;
+    }
+    y += Math.max(overviewSize, captionY - y) + 12;
+  }
+  const left = FIGURE_PAD + labelWidth;
+  const top = y + MATRIX_LABEL_SPACE;
+  const labelSize = Math.min(12, cell - 2);
+  for (let c = 0; c < size; c++) {
+    const j = colStart + c, token = tokens[j];
+    const cx = left + c * cell + cell / 2;
+    root.append(svg('text', {
+      x: cx, y: top - 6, transform: `rotate(-90 ${cx} ${top - 6})`, 'dominant-baseline': 'central',
+      class: `tok matrix-col${isSpecialToken(token) ? ' tok-special' : ''}`, 'font-size': labelSize,
+      text: fitText(token, MATRIX_LABEL_SPACE - 10, labelSize),
+    }));
+  }
+  for (let r = 0; r < size; r++) {
+    const i = rowStart + r, token = tokens[i];
+    const cy = top + r * cell + cell / 2;
+    root.append(svg('text', {
+      x: left - indexWidth - 4, y: cy, 'text-anchor': 'end', 'dominant-baseline': 'central',
+      class: `tok${isSpecialToken(token) ? ' tok-special' : ''}${i === selected ? ' tok-chosen' : ''}`, 'font-size': labelSize,
+      text: fitText(token, labelWidth - indexWidth - 10, labelSize, i === selected ? 750 : 400),
+    }));
+    root.append(svg('text', { x: left - 4, y: cy, 'text-anchor': 'end', 'dominant-baseline': 'central', class: 'tok-index', text: String(i) }));
+  }
+  const cells = svg('g', { class: 'matrix-cells' });
+  const valueSize = Math.min(11, cell * 0.42);
+  for (let r = 0; r < size; r++) {
+    const i = rowStart + r;
+    const stats = rowStats(i);
+    const rowGroup = svg('g', { class: 'matrix-row', dataset: { token: String(i), sum: String(stats.sum), ratio: String(stats.ratio) } });
+    for (let c = 0; c < size; c++) {
+      const j = colStart + c, v = rows[i][j];
+      const rgb = matrixRgb(v, peak, theme);
+      rowGroup.append(svg('rect', { x: left + c * cell, y: top + r * cell, width: cell + 0.3, height: cell + 0.3, fill: `rgb(${rgb.join(',')})` }));
+      rowGroup.append(svg('text', {
+        x: left + c * cell + cell / 2, y: top + r * cell + cell / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central',
+        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: v >= 0.995 ? '1' : v.toFixed(2).replace(/^0/, ''),
+      }));
+    }
+    cells.append(rowGroup);
   }
   root.append(cells);
-  root.append(svg('text', { x: FIGURE_PAD, y: top - 8, class: 'axis', text: 'from \u2193  to \u2192' }));
-  root.append(svg('rect', {
-    x: left - 1, y: top + selected * cell - 1, width: n * cell + 2, height: cell + 2, class: 'matrix-chosen',
-  }));
-  const cursorRect = svg('rect', { x: left, y: top, width: cell, height: cell, class: 'matrix-cursor', visibility: 'hidden' });
+  root.append(svg('text', { x: FIGURE_PAD, y: top - 8, class: 'axis', text: 'from \u2193 to \u2192' }));
+  if (selected >= rowStart && selected < rowStart + size) {
+    root.append(svg('rect', { x: left - 1, y: top + (selected - rowStart) * cell - 1, width: size * cell + 2, height: cell + 2, class: 'matrix-chosen' }));
+  }
+  const cursorRect = svg('rect', {
+    x: left + (cursor[1] - colStart) * cell, y: top + (cursor[0] - rowStart) * cell, width: cell, height: cell, class: 'matrix-cursor',
+  });
   root.append(cursorRect);
-  const bottom = top + n * cell + 18;
+  const bottom = top + size * cell + 18;
   colourLegend(root, {
-    x: left, y: bottom, width: Math.min(220, n * cell), theme, low: '0', high: fixed(scaleMax, 3),
-    caption: 'weight',
+    x: left, y: bottom, width: Math.min(220, size * cell), theme, low: '0', high: fixed(peak, 3), caption: '\u221a scale',
   });
   const height = bottom + 44;
   root.setAttribute('height', height);
   root.setAttribute('viewBox', `0 0 ${width} ${height}`);
   background.setAttribute('height', height);
-  return { root, geometry: { left, top, cell, n }, cursorRect, cursor };
+  return { root, geometry: { left, top, cell, n, rowStart, colStart, size, overview }, cursorRect, cursor };
 }
 
-function matrixImage(rows, scaleMax, theme) {
+function matrixImage(rows, peak, theme) {
   const n = rows.length;
   const canvas = document.createElement('canvas');
   canvas.width = n;
@@ -249,7 +285,7 @@ function matrixImage(rows, scaleMax, theme) {
   const context = canvas.getContext('2d');
   const image = context.createImageData(n, n);
   rows.forEach((row, i) => row.forEach((v, j) => {
-    const [r, g, b] = sequentialRgb(v / scaleMax, theme);
+    const [r, g, b] = matrixRgb(v, peak, theme);
     const k = (i * n + j) * 4;
     image.data[k] = r; image.data[k + 1] = g; image.data[k + 2] = b; image.data[k + 3] = 255;
   }));
@@ -266,9 +302,20 @@ export function stripFigure({ width, theme, title, subtitle, strips }) {
   const stripWidth = width - 2 * FIGURE_PAD;
   for (const strip of strips) {
     const group = svg('g', { class: 'strip', dataset: strip.data || {} });
-    group.append(svg('text', { x: FIGURE_PAD, y: y + 12, class: 'col-head', text: strip.label }));
-    group.append(svg('text', { x: FIGURE_PAD + stripWidth, y: y + 12, 'text-anchor': 'end', class: 'col-stat col-stat-main', text: strip.note }));
-    y += 20;
+    const labelLines = wrapText(strip.label, stripWidth, 13, 650);
+    for (const line of labelLines) {
+      group.append(svg('text', { x: FIGURE_PAD, y: y + 12, class: 'col-head', text: line }));
+      y += 17;
+    }
+    const noteFits = labelLines.length === 1 &&
+      textWidth(labelLines[0], 13, 650) + textWidth(strip.note, 12.5, 600) + 16 <= stripWidth;
+    if (noteFits) {
+      group.append(svg('text', { x: FIGURE_PAD + stripWidth, y: y - 5, 'text-anchor': 'end', class: 'col-stat col-stat-main', text: strip.note }));
+    } else {
+      group.append(svg('text', { x: FIGURE_PAD, y: y + 12, class: 'col-stat col-stat-main', text: strip.note }));
+      y += 17;
+    }
+    y += 3;
     const count = strip.values.length;
     const w = stripWidth / count;
     let limit = 0;
@@ -282,7 +329,8 @@ export function stripFigure({ width, theme, title, subtitle, strips }) {
       for (let s = 0; s < strip.segments; s++) {
         const sx = FIGURE_PAD + (s * stripWidth) / strip.segments;
         if (s) group.append(svg('line', { x1: sx, x2: sx, y1: y - 3, y2: y + 31, class: 'segment-line' }));
-        group.append(svg('text', { x: sx + stripWidth / strip.segments / 2, y: y + 44, 'text-anchor': 'middle', class: 'axis', text: `head ${s + 1}` }));
+        const segmentLabel = stripWidth / strip.segments >= 56 ? `head ${s + 1}` : `H${s + 1}`;
+        group.append(svg('text', { x: sx + stripWidth / strip.segments / 2, y: y + 44, 'text-anchor': 'middle', class: 'axis', text: segmentLabel }));
       }
       y += 14;
     }

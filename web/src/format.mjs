@@ -38,14 +38,36 @@ export function tokenPhrase(token, index) {
   return `\u201c${token}\u201d (token ${index})`;
 }
 
-/** One line reading the ratio to uniform (max × n). */
-export function ratioReading(ratio, n, topToken) {
-  const r = ratio.toFixed(1);
-  if (n <= 1) return 'Only one token: every row is trivially 1.0.';
-  if (ratio < 1.25) return `${r}: no better than uniform \u2014 the weight is spread evenly over all ${n} tokens.`;
-  if (ratio < 2.5) return `${r}: a mild preference \u2014 the top token \u201c${topToken}\u201d gets ${r}\u00d7 its uniform share of 1/${n}.`;
-  if (ratio < 0.6 * n) return `${r}: focused \u2014 the top token \u201c${topToken}\u201d gets ${r}\u00d7 its uniform share of 1/${n}.`;
-  return `${r} of a possible ${n}: almost all the weight is on \u201c${topToken}\u201d.`;
+/**
+ * The one definition of how concentrated a row is, for every n: its normalised entropy
+ * h = entropy / ln n (0 = all weight on one token, 1 = uniform), so that effective tokens
+ * = e^entropy = n^h. Focused below FOCUSED, uniform-like from UNIFORM_LIKE, spread between.
+ */
+export const SPREAD_BANDS = Object.freeze({ FOCUSED: 0.4, UNIFORM_LIKE: 0.85 });
+
+export const READING_DEFINITION =
+  `How a row is read: normalised entropy h = entropy \u00f7 ln n is 0 when all the weight is on one token and ` +
+  `1 when it is spread evenly, whatever the number of tokens n (effective tokens = e^entropy = n^h). ` +
+  `The row is focused when h < ${SPREAD_BANDS.FOCUSED}, uniform-like when h \u2265 ${SPREAD_BANDS.UNIFORM_LIKE}, spread in between.`;
+
+export const SOFTMAX_SENTENCE =
+  'Why \u03a3 = 1: each row is a softmax \u2014 every score becomes exp(score) divided by the sum of exp over all n tokens \u2014 ' +
+  'so the weights are shares of one whole. The ratio to uniform compares the largest share with 1/n, the share every ' +
+  'token would get from a head with no preference.';
+
+/** {kind: 'focused' | 'spread' | 'uniform-like' | 'single', text} for a row's statistics. */
+export function spreadReading({ normalized, effective, max, argmax }, n, tokens) {
+  if (n <= 1) return { kind: 'single', text: 'Only one token: the row is trivially 1.0.' };
+  const h = normalized;
+  const kind = h < SPREAD_BANDS.FOCUSED ? 'focused' : h >= SPREAD_BANDS.UNIFORM_LIKE ? 'uniform-like' : 'spread';
+  const measure = `${effective.toFixed(1)} effective tokens of ${n} (normalised entropy ${h.toFixed(2)})`;
+  const top = `\u201c${tokens[argmax]}\u201d gets ${fixed(max)}, ${(max * n).toFixed(1)}\u00d7 its uniform share 1/${n}`;
+  const text = {
+    focused: `Focused: ${measure}; ${top}.`,
+    spread: `Spread: ${measure}; the largest weight, on ${top}.`,
+    'uniform-like': `Uniform-like: ${measure} \u2014 close to an even spread; the largest weight, on ${top}.`,
+  }[kind];
+  return { kind, text };
 }
 
 const WORD_SWAPS = new Map(Object.entries({

@@ -62,3 +62,16 @@ export function inkOn([r, g, b]) {
 export function legendStops(theme, kind = 'sequential') {
   return kind === 'sequential' ? SEQUENTIAL[theme] : DIVERGING[theme];
 }
+
+/** Okabe–Ito, for the heads of a layer overlaid in one figure. */
+const HEAD_COLOURS = {
+  light: ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#7a5c00', '#000000'],
+  dark: ['#56b4e9', '#e69f00', '#2fd1a0', '#e59ac6', '#f0e442', '#0099e6', '#ff7f50', '#ffffff'],
+};
+
+/** A distinct colour for head h of `heads` (evenly spaced hues when there are more than 8). */
+export function headColour(h, heads, theme) {
+  const list = HEAD_COLOURS[theme];
+  if (heads <= list.length) return list[h];
+  return `hsl(${Math.round((360 * h) / heads)}, 75%, ${theme === 'dark' ? 65 : 40}%)`;
+}

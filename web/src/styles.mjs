@@ -92,7 +92,7 @@ textarea {
 .toggle input { width: 18px; height: 18px; accent-color: var(--accent); }
 .whatif-tag { font-size: 12px; font-weight: 700; letter-spacing: .04em; padding: 1px 6px; border-radius: 4px; background: var(--warn-bg); border: 1px solid var(--warn-line); }
 .compare-box { width: 100%; }
-.figure-box { width: 100%; overflow-x: auto; }
+.figure-box { width: 100%; overflow-x: auto; overflow-y: auto; max-height: min(80vh, 1400px); }
 .figure-box svg { display: block; max-width: none; }
 .figure-box svg:focus { outline: none; }
 .figure-box svg:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
@@ -118,7 +118,7 @@ textarea {
 }
 @container (max-width: 520px) {
   .tab { padding: 6px 8px 7px; font-size: 13.5px; }
-  .role-legend { grid-template-columns: 1fr; }
+  .role-legend, .card-facts { grid-template-columns: 1fr; }
 }
 
 /* figures */
@@ -170,4 +170,26 @@ textarea {
 .cell-value { font-size: 10.5px; }
 .table-value { font-size: 13px; font-weight: 600; }
 .table-chosen { fill: none; stroke: var(--ink); stroke-width: 3; }
+.val-none { fill: var(--muted); }
+.matrix-window { fill: none; stroke: var(--focus); stroke-width: 2; }
+.matrix-image { image-rendering: pixelated; cursor: pointer; }
+.isolating .hv-from { display: none; }
+.isolating .hv-from.on { display: inline; }
+.hv-left { cursor: pointer; }
+.hv-left:focus { outline: none; }
+.hv-left:focus-visible { text-decoration: underline; fill: var(--focus); }
+.hv-current { font-weight: 700; fill: var(--ink); }
+.problems { color: var(--ink); background: var(--warn-bg); border-left: 4px solid var(--warn-line); padding: 6px 10px; border-radius: 4px; margin: 0 0 10px; font-size: 14px; }
+.problems[hidden] { display: none; }
+.problems ul { margin: 4px 0 0; padding-left: 20px; }
+.problems code { font-size: 13px; }
+.definition, .why-sum { color: var(--muted); font-size: 13.5px; }
+.mask-caveat { color: var(--muted); font-size: 13px; margin: 4px 0 0; }
+.model-card { margin-top: 14px; border-top: 1px solid var(--line); padding-top: 8px; font-size: 14px; }
+.model-card summary { cursor: pointer; font-weight: 600; }
+.card-facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0; }
+.card-facts dt { color: var(--muted); }
+.card-facts dd { margin: 0; }
+.card-limits { margin: 4px 0; padding-left: 20px; }
+.card-limits-title { margin: 8px 0 0; font-weight: 600; }
 `;

@@ -1,0 +1,232 @@
+// node --test tests/tokenizer-exhaustive.test.mjs
+// The engine's tokenizer against the reference (npm `tokenizers`, BERT uncased: clean text, CJK
+// spacing, strip accents, lowercase; BERT pre-tokenizer; WordPiece over the engine's own
+// vocabulary) on every Unicode scalar value, ids and offsets exactly:
+//  - alone: each code point is its own text;
+//  - inside a word ("a" + c + "b"), between words ("a " + c + " b") and before a combining mark
+//    ("a" + c + U+0334, which reveals the combining class the tokenizer gives c): thousands of
+//    contexts joined by " \n " into one text, each token attributed to the context it falls in;
+//  - vocabulary files with CRLF line ends and trailing whitespace: the reference reads them as
+//    the plain file (the native test requires the same of the C reader, tests/native/
+//    test_tokenizer.c), and small vocabularies give the ids the native test expects;
+//  - c/unicode_tables.c is what tools/gen_unicode_tables.mjs gives from /usr/share/unicode.
+// About 35 s of CPU (40 s on an idle machine). Needs web/dist/attn.wasm (make wasm).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadEngine, repoRoot } from './lib/node-engine.mjs';
+
+const { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, bertProcessing } =
+  createRequire(import.meta.url)('tokenizers');
+
+const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
+const REPORTED = 20;
+const BATCH = 8192;
+const SEPARATOR = ' \n ';
+
+const engine = await loadEngine();
+const workDir = mkdtempSync(join(tmpdir(), 'tokenizer-exhaustive-'));
+process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
+
+function engineVocabulary() {
+  const entries = [];
+  for (let id = 0; id < engine.shape.vocab; id++) entries.push(engine.token(id));
+  return entries.join('\n') + '\n';
+}
+
+async function referenceTokenizer(vocabText, { withSpecials = true } = {}) {
+  const file = join(workDir, `vocab-${Math.random().toString(36).slice(2)}.txt`);
+  writeFileSync(file, vocabText);
+  const model = await WordPiece.fromFile(file, {
+    unkToken: '[UNK]', continuingSubwordPrefix: '##', maxInputCharsPerWord: 100,
+  });
+  const tokenizer = new Tokenizer(model);
+  tokenizer.setNormalizer(bertNormalizer({
+    cleanText: true, handleChineseChars: true, stripAccents: true, lowercase: true,
+  }));
+  tokenizer.setPreTokenizer(bertPreTokenizer());
+  if (withSpecials) {
+    tokenizer.setPostProcessor(bertProcessing(['[SEP]', tokenizer.tokenToId('[SEP]')],
+      ['[CLS]', tokenizer.tokenToId('[CLS]')]));
+    tokenizer.addSpecialTokens(SPECIAL_TOKENS);
+  }
+  return tokenizer;
+}
+
+const vocabulary = engineVocabulary();
+const reference = await referenceTokenizer(vocabulary);
+
+function scalarValues() {
+  const codes = [];
+  for (let c = 0; c <= 0x10FFFF; c++) if (c < 0xD800 || c > 0xDFFF) codes.push(c);
+  return codes;
+}
+
+const hex = (c) => 'U+' + c.toString(16).toUpperCase().padStart(4, '0');
+const describe = (ids, offsets) => ids.map((id, i) => `${id}[${offsets[i][0]},${offsets[i][1]}]`).join(' ');
+
+/** Collects differences per code point and reports the count and the first few. */
+class Differences {
+  constructor() { this.byCode = new Map(); }
+  add(code, context, theirs, ours) {
+    if (!this.byCode.has(code)) this.byCode.set(code, []);
+    this.byCode.get(code).push(`${context}: reference ${theirs || '(none)'}, engine ${ours || '(none)'}`);
+  }
+  report(what) {
+    const lines = [...this.byCode].slice(0, REPORTED).map(([code, why]) => `  ${hex(code)} ${why.join('; ')}`);
+    return `${this.byCode.size} code points differ ${what}` + (lines.length ? `; first ${lines.length}:\n${lines.join('\n')}` : '');
+  }
+}
+
+test('every code point alone: same ids and offsets as the reference', async () => {
+  const codes = scalarValues();
+  const differences = new Differences();
+  for (let i = 0; i < codes.length; i += BATCH) {
+    const group = codes.slice(i, i + BATCH);
+    const encodings = await reference.encodeBatch(group.map((c) => String.fromCodePoint(c)));
+    group.forEach((code, k) => {
+      const theirs = describe(encodings[k].getIds(), encodings[k].getOffsets());
+      const list = engine.tokenize(String.fromCodePoint(code));
+      const ours = describe(list.ids, list.offsets);
+      if (theirs !== ours) differences.add(code, 'alone', theirs, ours);
+    });
+  }
+  console.log(`alone: ${codes.length} code points, ${differences.byCode.size} differ`);
+  assert.equal(differences.byCode.size, 0, differences.report('alone'));
+});
+
+const CONTEXTS = {
+  'inside a word': (c) => `a${c}b`,
+  'between words': (c) => `a ${c} b`,
+  'before a combining mark': (c) => `a${c}\u0334`,
+};
+
+/** Per context of one joined text, its tokens as "id[start,end]" relative to the context. */
+function tokensByContext(ids, offsets, bounds) {
+  const parts = bounds.map(() => []);
+  let k = 0;
+  for (let i = 1; i < ids.length - 1; i++) {   // [CLS] and [SEP] are outside every context
+    const [start, end] = offsets[i];
+    while (k < bounds.length - 1 && start >= bounds[k + 1][0]) k++;
+    parts[k].push(`${ids[i]}[${start - bounds[k][0]},${end - bounds[k][0]}]`);
+  }
+  return parts.map((p) => p.join(' '));
+}
+
+function joinContexts(group, make) {
+  const bounds = [];
+  const texts = [];
+  let position = 0;
+  for (const code of group) {
+    const text = make(String.fromCodePoint(code));
+    const length = [...text].length;
+    bounds.push([position, position + length]);
+    texts.push(text);
+    position += length + SEPARATOR.length;
+  }
+  return { text: texts.join(SEPARATOR), bounds };
+}
+
+test('every code point inside a word, between words and before a combining mark', async () => {
+  const codes = scalarValues();
+  const differences = new Differences();
+  for (const [context, make] of Object.entries(CONTEXTS)) {
+    let differing = 0;
+    for (let i = 0; i < codes.length; i += BATCH) {
+      const group = codes.slice(i, i + BATCH);
+      const { text, bounds } = joinContexts(group, make);
+      const encoding = await reference.encode(text);
+      const theirs = tokensByContext(encoding.getIds(), encoding.getOffsets(), bounds);
+      const list = engine.tokenize(text);
+      const ours = tokensByContext(list.ids, list.offsets, bounds);
+      group.forEach((code, k) => {
+        if (theirs[k] === ours[k]) return;
+        differences.add(code, context, theirs[k], ours[k]);
+        differing++;
+      });
+    }
+    console.log(`${context}: ${codes.length} code points, ${differing} differ`);
+  }
+  assert.equal(differences.byCode.size, 0, differences.report('in context'));
+});
+
+// ---------------------------------------------------------------- vocabulary files
+
+// The same variants as tests/native/test_tokenizer.c: line i gets TRAILING_SPACE[i % kinds].
+const TRAILING_SPACE = ['', ' ', '\t', ' \t ', '\r', '\u00A0', '\u3000', '\u0085', '\u2028', '\v\f', '\u2003\r'];
+
+function vocabularyVariant(text, { trailing, crlf }) {
+  const lines = text.replace(/\n$/, '').split('\n');
+  return lines.map((line, i) => line + (trailing ? TRAILING_SPACE[i % TRAILING_SPACE.length] : '') +
+    (crlf ? '\r\n' : '\n')).join('');
+}
+
+function readFixtures() {
+  return readFileSync(`${repoRoot}tests/fixtures/tokenize.jsonl`, 'utf8').split('\n')
+    .filter((line) => line.length > 0).map((line) => JSON.parse(line));
+}
+
+test('the reference reads vocabularies with CRLF and trailing whitespace as the plain file', async () => {
+  const fixtures = readFixtures();
+  assert.ok(fixtures.length > 1000, 'tokenize.jsonl has its lines');
+  for (const variant of [{ crlf: true }, { trailing: true }, { trailing: true, crlf: true }]) {
+    const tokenizer = await referenceTokenizer(vocabularyVariant(vocabulary, variant));
+    const encodings = await tokenizer.encodeBatch(fixtures.map((f) => f.text));
+    const differing = fixtures.filter((f, i) =>
+      describe(encodings[i].getIds(), encodings[i].getOffsets()) !== describe(f.ids, f.offsets));
+    assert.equal(differing.length, 0,
+      `${JSON.stringify(variant)}: ${differing.length} lines differ, first: ${differing[0]?.text}`);
+  }
+});
+
+// The same cases and ids as test_small_vocabularies in tests/native/test_tokenizer.c.
+const SMALL_VOCABULARIES = [
+  {
+    vocab: '[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\nhello \nworld\t\r\n##s\u3000\nx\u200B\nab\u0085\n\nq\r',
+    cases: [['hello worlds', [5, 6, 7]], ['x ab q', [0, 9, 11]]],
+  },
+  {
+    vocab: '[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\nhello\nhello \n##s\nhello\u00A0\n[UNK] \n',
+    cases: [['hellos', [8, 7]], ['zzz', [9]]],
+  },
+];
+
+test('small vocabularies: the ids the native test expects are the reference\'s', async () => {
+  for (const { vocab, cases } of SMALL_VOCABULARIES) {
+    const tokenizer = await referenceTokenizer(vocab, { withSpecials: false });
+    for (const [text, ids] of cases) {
+      assert.deepEqual((await tokenizer.encode(text)).getIds(), ids, `${JSON.stringify(vocab)}: ${text}`);
+    }
+  }
+  const notUtf8 = join(workDir, 'not-utf8.txt');
+  writeFileSync(notUtf8, Buffer.from('[UNK]\na\xFF\n', 'latin1'));
+  await assert.rejects(WordPiece.fromFile(notUtf8, { unkToken: '[UNK]' }), 'the reference refuses non-UTF-8');
+});
+
+// ---------------------------------------------------------------- generated tables
+
+test('c/unicode_tables.c is what tools/gen_unicode_tables.mjs gives', (t) => {
+  const ucd = '/usr/share/unicode';
+  const committed = readFileSync(`${repoRoot}c/unicode_tables.c`, 'utf8');
+  const wanted = committed.match(/UCD ([\d.]+)\)/)?.[1];
+  if (!existsSync(`${ucd}/DerivedAge.txt`)) {
+    t.skip(`no ${ucd} (apt-get install unicode-data)`);
+    return;
+  }
+  const installed = readFileSync(`${ucd}/DerivedAge.txt`, 'utf8').match(/DerivedAge-([\d.]+)\.txt/)?.[1];
+  if (installed !== wanted) {
+    t.skip(`tables are from UCD ${wanted}, ${ucd} has ${installed}`);
+    return;
+  }
+  const out = mkdtempSync(join(workDir, 'tables-'));
+  const run = spawnSync(process.execPath, [`${repoRoot}tools/gen_unicode_tables.mjs`, ucd, out], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  for (const name of ['unicode_tables.c', 'unicode_tables.h']) {
+    assert.ok(readFileSync(join(out, name), 'utf8') === readFileSync(`${repoRoot}c/${name}`, 'utf8'),
+      `c/${name} differs from the generator's output: regenerate it, never edit it`);
+  }
+});

@@ -1,0 +1,143 @@
+// Head view (after BertViz): every token's attention at once, as lines from a left token
+// column to a right one, line strength = weight, the layer's heads overlaid in their own
+// colours. Hovering or focusing a token on the left isolates its lines.
+
+import { svg, textWidth } from '../dom.mjs';
+import { figureHeader, figureRoot, FIGURE_PAD, fitText } from '../charts.mjs';
+import { headColour } from '../palette.mjs';
+import { isSpecialToken } from '../format.mjs';
+import { note, keptTokens, renormalised, RENORMALISED_NOTE } from './common.mjs';
+
+/** Lines below this weight are not drawn (they would be invisible anyway). */
+const MIN_LINE_WEIGHT = 0.02;
+/** Above this many tokens only the chosen token's lines are drawn. */
+const ALL_LINES_UP_TO = 64;
+
+export const headView = {
+  id: 'lines',
+  label: 'Head view',
+  controls: ['special'],
+  render(ctx) {
+    const { session, engine, run, state, width, theme } = ctx;
+    const { heads } = engine.shape;
+    const { layer, token } = state;
+    let kept = keptTokens(run.tokens, state.hideSpecial);
+    const hiding = kept.length < run.n && kept.length > 0;
+    if (!hiding) kept = keptTokens(run.tokens, false);
+    const m = kept.length;
+    const allLines = m <= ALL_LINES_UP_TO;
+    const chosen = kept.indexOf(token);
+    const sources = allLines ? kept.map((_, k) => k) : chosen >= 0 ? [chosen] : [];
+    const root = figureRoot(width, 1, `Head view, layer ${layer + 1}`);
+    const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
+    root.append(background);
+    let y = figureHeader(root, {
+      title: `Head view \u2014 layer ${layer + 1}, all ${heads} heads overlaid`, width,
+      subtitle: `Lines go from each token on the left to the tokens it attends to on the right; the stronger the line, the larger the weight ` +
+        `(weights below ${MIN_LINE_WEIGHT} are not drawn). Hover or focus a token on the left to see only its lines` +
+        (allLines ? '.' : `; with ${m} tokens only the chosen token\u2019s lines are drawn.`) +
+        (hiding ? ' [CLS] and [SEP] hidden: rows renormalised.' : ''),
+    });
+    y = drawLegend(root, { x: FIGURE_PAD, y, width: width - 2 * FIGURE_PAD, heads, theme, selectedHead: state.head });
+    const rowHeight = m <= 40 ? 20 : 16;
+    let widest = 0;
+    for (const i of kept) widest = Math.max(widest, textWidth(run.tokens[i], 12.5, 750));
+    const labelWidth = Math.min(Math.round(width * 0.3), Math.ceil(widest + 34));
+    const xLeft = FIGURE_PAD + labelWidth, xRight = width - FIGURE_PAD - labelWidth;
+    const top = y + 6;
+    const rowY = (k) => top + k * rowHeight + rowHeight / 2;
+    const lines = svg('g', { class: 'hv-lines' });
+    const rowsByHead = [];
+    for (let h = 0; h < heads; h++) {
+      rowsByHead.push(sources.map((k) => {
+        const row = session.row(layer, h, kept[k]);
+        return hiding ? renormalised(row, kept) : Float32Array.from(kept, (j) => row[j]);
+      }));
+    }
+    sources.forEach((k, s) => {
+      const group = svg('g', { class: `hv-from${kept[k] === token ? ' chosen' : ''}`, dataset: { from: String(kept[k]) } });
+      for (let h = 0; h < heads; h++) {
+        const row = rowsByHead[h][s];
+        row.forEach((w, t) => {
+          if (w < MIN_LINE_WEIGHT) return;
+          group.append(svg('line', {
+            x1: xLeft, y1: rowY(k), x2: xRight, y2: rowY(t), stroke: headColour(h, heads, theme),
+            'stroke-width': 2, 'stroke-opacity': Math.min(1, 0.15 + w).toFixed(3), class: 'hv-line',
+            dataset: { head: String(h + 1), to: String(kept[t]), weight: String(w) },
+          }));
+        });
+      }
+      lines.append(group);
+    });
+    root.append(lines);
+    const labels = svg('g', { class: 'hv-labels' });
+    kept.forEach((i, k) => {
+      const special = isSpecialToken(run.tokens[i]) ? ' tok-special' : '';
+      const text = fitText(run.tokens[i], labelWidth - 12, 12.5, 750);
+      labels.append(svg('text', {
+        x: xLeft - 8, y: rowY(k), 'text-anchor': 'end', 'dominant-baseline': 'central', tabindex: i === token ? 0 : -1,
+        class: `tok hv-left${special}${i === token ? ' tok-chosen' : ''}`, dataset: { index: String(i) }, role: 'button',
+        'aria-label': `token ${i} ${run.tokens[i]}: show only its lines; Enter picks it`, text,
+      }));
+      labels.append(svg('text', {
+        x: xRight + 8, y: rowY(k), 'dominant-baseline': 'central', class: `tok hv-right${special}`, text,
+      }));
+    });
+    root.append(labels);
+    const height = top + m * rowHeight + FIGURE_PAD;
+    root.setAttribute('height', height);
+    root.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    background.setAttribute('height', height);
+    const notes = [
+      note(`Each colour is one head of layer ${layer + 1}; the heads\u2019 lines are drawn over each other. Keyboard: Tab reaches the chosen token, ` +
+        'the up and down arrows move through the tokens on the left (showing only their lines), Enter picks one, Escape shows all lines again.', 'hint'),
+      hiding ? note(RENORMALISED_NOTE, 'warning renormalised') : null,
+    ];
+    return { figure: root, notes, wire: (figure, explorer) => wireHeadView(figure, explorer) };
+  },
+};
+
+function drawLegend(root, { x, y, width, heads, theme, selectedHead }) {
+  let cx = x;
+  let cy = y + 4;
+  for (let h = 0; h < heads; h++) {
+    const label = `head ${h + 1}`;
+    const w = 22 + textWidth(label, 12.5, h === selectedHead ? 700 : 400) + 14;
+    if (cx > x && cx + w > x + width) { cx = x; cy += 20; }
+    root.append(svg('rect', { x: cx, y: cy, width: 16, height: 4, fill: headColour(h, heads, theme), class: 'hv-swatch' }));
+    root.append(svg('text', { x: cx + 22, y: cy + 2, 'dominant-baseline': 'central', class: `axis${h === selectedHead ? ' hv-current' : ''}`, text: label }));
+    cx += w;
+  }
+  return cy + 16;
+}
+
+function wireHeadView(figure, explorer) {
+  const isolate = (index) => {
+    figure.classList.toggle('isolating', index !== null);
+    for (const group of figure.querySelectorAll('.hv-from')) group.classList.toggle('on', group.dataset.from === String(index));
+  };
+  const labels = [...figure.querySelectorAll('.hv-left')];
+  for (const label of labels) {
+    label.addEventListener('pointerenter', () => isolate(label.dataset.index));
+    label.addEventListener('pointerleave', () => isolate(null));
+    label.addEventListener('focus', () => isolate(label.dataset.index));
+    label.addEventListener('blur', () => isolate(null));
+    label.addEventListener('click', () => explorer.setSelection({ token: Number(label.dataset.index) }, 'lines'));
+  }
+  figure.addEventListener('keydown', (event) => {
+    const at = labels.indexOf(event.target);
+    if (at < 0) return;
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      explorer.setSelection({ token: Number(event.target.dataset.index) }, 'lines');
+    } else if (event.key === 'Escape') {
+      isolate(null);
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const next = labels[Math.min(labels.length - 1, Math.max(0, at + (event.key === 'ArrowDown' ? 1 : -1)))];
+      event.target.tabIndex = -1;
+      next.tabIndex = 0;
+      next.focus();
+    }
+  });
+}

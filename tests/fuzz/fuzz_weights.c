@@ -1,8 +1,9 @@
 /* libFuzzer target: the weights loader on mutations of small valid weights files (the seeds
- * in tests/fuzz/corpus/fuzz_weights/, made by tests/fuzz/make_weights_seeds.mjs).
+ * in tests/fuzz/corpus/fuzz_weights/, made by tests/fuzz/make_weights_seeds.mjs: format
+ * version 2, int8 and int16 matrices, a model card, a head and parts).
  *
  * Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, so c/weights.c skips only the checksum
- * comparison and mutations reach the later checks. Most mutations insert or erase bytes, which
+ * comparisons (the head's and every part's) and mutations reach the later checks. Most mutations insert or erase bytes, which
  * the file-size check alone would refuse: unless the low bit of the (unused) checksum field is
  * set, the header's file_size is set to the input's size, so that shifted and cut files reach
  * the vocabulary and table checks. The input is copied into an exactly sized,
@@ -16,16 +17,26 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_status(int status) {
-    FUZZ_REQUIRE(status >= 0 && status <= WEIGHTS_ERR_TRAILING);
+    FUZZ_REQUIRE(status >= 0 && status <= WEIGHTS_ERR_OLD_FORMAT);
     const char *message = attn_status_message(status);
     FUZZ_REQUIRE(message != NULL && message[0] != '\0');
 }
 
 static void check_shape(const attn_engine *engine, int32_t *shape) {
     attn_engine_shape(engine, shape);
-    FUZZ_REQUIRE(shape[0] >= 5 && shape[1] >= 1 && shape[2] >= 1 && shape[2] <= 4);
-    FUZZ_REQUIRE(shape[3] >= 1 && shape[3] <= 4 && shape[1] % shape[3] == 0);
+    FUZZ_REQUIRE(shape[0] >= 5 && shape[1] >= 1 && shape[2] >= 1 && shape[2] <= 12);
+    FUZZ_REQUIRE(shape[3] >= 1 && shape[3] <= 12 && shape[1] % shape[3] == 0);
     FUZZ_REQUIRE(shape[5] >= 1 && shape[5] <= 512);
+}
+
+/* The model card: a string ("" when the file has none) that lies inside the weights bytes. */
+static void check_card(const attn_engine *engine, const uint8_t *bytes, size_t size) {
+    const char *card = attn_engine_card(engine);
+    FUZZ_REQUIRE(card != NULL);
+    if (card[0] == '\0') return;
+    const uint8_t *at = (const uint8_t *)card;
+    FUZZ_REQUIRE(at >= bytes && at < bytes + size);
+    FUZZ_REQUIRE(memchr(card, '\0', size - (size_t)(at - bytes)) != NULL);
 }
 
 static void run_analyses(attn_session *s, const int32_t *shape) {
@@ -82,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     attn_engine *engine = NULL;
     const int status = attn_engine_create(bytes, size, &engine);
     if (status == ATTN_OK) {
+        check_card(engine, bytes, size);
         run_model(engine);
         attn_engine_destroy(engine);
     } else {

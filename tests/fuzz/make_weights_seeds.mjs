@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes the seed corpus of the weights-loader fuzz target: tiny synthetic models (a few KB
-// each, where the real file is 23 MB) converted by weights/convert.mjs, covering one and two
-// int8 planes, per-row, grouped and per-tensor scales, one to two layers.
+// each, where the real file is 11.7 MB) converted by weights/convert.mjs into format version 2,
+// covering int8 with a scale per row, int8 with scales per group of columns, int16, and int8
+// and int16 mixed in one file; one and two layers. Each has a model card and several parts.
 //
 //   node tests/fuzz/make_weights_seeds.mjs [OUT_DIR]   (default tests/fuzz/corpus/fuzz_weights)
 //
@@ -38,21 +39,21 @@ const base = {
   hidden_act: 'gelu', model_type: 'bert',
 };
 const SEEDS = [
-  ['tiny-1layer-2planes-row.bin', {}, { defaultPlanes: 2, defaultGroup: 'row' }],
-  ['tiny-1layer-1plane-row.bin', {}, { defaultPlanes: 1, defaultGroup: 'row' }],
-  ['tiny-2layers-group4-mixed.bin', { num_hidden_layers: 2, num_attention_heads: 4 },
-    { defaultPlanes: 2, defaultGroup: 4, planeOverrides: [{ substring: 'query', planes: 1 }] }],
-  ['tiny-1layer-per-tensor.bin', { hidden_size: 4, num_attention_heads: 1, max_position_embeddings: 4 },
-    { defaultPlanes: 1, defaultGroup: 'tensor' }],
+  ['tiny-1layer-int8-row.bin', {}, { precision: 'int8' }],
+  ['tiny-2layers-int8-group4.bin', { num_hidden_layers: 2, num_attention_heads: 4 }, { precision: 'int8', group: 4 }],
+  ['tiny-1layer-int16.bin', { hidden_size: 4, num_attention_heads: 1, max_position_embeddings: 4 }, { precision: 'int16' }],
+  ['tiny-2layers-mixed.bin', { num_hidden_layers: 2 },
+    { precision: 'int8', precisionFor: [{ substring: 'embeddings', precision: 'int16' }, { substring: 'layer.1', precision: 'int16' }] }],
 ];
 
 fs.mkdirSync(outDir, { recursive: true });
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'weights-seeds-'));
 try {
   for (const [name, configEdits, options] of SEEDS) {
-    const dir = fs.mkdtempSync(path.join(work, 'c'));
+    const dir = path.join(work, path.basename(name, '.bin'));  // the model card holds this name
+    fs.mkdirSync(dir);
     writeCheckpoint(dir, { ...base, ...configEdits });
-    const { bytes } = convert({ checkpointDir: dir, overrides: [], planeOverrides: [], ...options });
+    const { bytes } = convert({ checkpointDir: dir, ...options });
     fs.writeFileSync(path.join(outDir, name), bytes);
     console.log(`${path.relative(repoRoot, path.join(outDir, name))}: ${bytes.length} bytes`);
   }

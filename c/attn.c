@@ -34,7 +34,7 @@ const char *attn_status_message(int status) {
     case ATTN_OK: return "ok";
     case ATTN_ERR_NO_MEMORY: return "out of memory";
     case ATTN_ERR_VOCAB: return "the vocabulary in the weights file is unusable "
-                                "(a special token is missing or an entry repeats)";
+                                "(a special token is missing, or the vocabulary is not UTF-8)";
     case ATTN_ERR_ARGUMENT: return "argument out of range (layer, head, token or position), or no run yet";
     default: return weights_status_message((weights_status)status);
     }

@@ -17,7 +17,7 @@ enum {
     ATTN_OK = 0,
     /* 1 … 19: the weights_status codes of weights.h */
     ATTN_ERR_NO_MEMORY = 20,
-    ATTN_ERR_VOCAB = 21,        /* the vocabulary lacks [CLS]/[SEP]/[UNK]/[MASK]/[PAD] or repeats an entry */
+    ATTN_ERR_VOCAB = 21,        /* the vocabulary lacks [CLS]/[SEP]/[UNK]/[MASK]/[PAD] or is not UTF-8 */
     ATTN_ERR_ARGUMENT = 22,     /* layer/head/token/position out of range, or no run yet */
 };
 

@@ -439,7 +439,7 @@ static void matmul_float(const float *x, int n, const qmatrix *w, const float *b
  * that this stays below 2^31. The sums are exact, hence the same in the wasm and portable
  * builds; each chunk's sums are converted to float and added in a fixed order. int8 weights
  * get xmax = 32767 (15-bit tokens); int16 weights of 13 bits (qmax 4095) get 13-bit tokens. */
-enum { QT = 4, CHUNK_MAX = 256, XLIMIT = 32767, XMIN = 4095 };
+enum { QT = 4, CHUNK_MAX = 1024, XLIMIT = 32767, XMIN = 8191 };
 
 /* Tokens quantized per block: 32 KB of int16, at least four tokens of up to 4096 columns. */
 #ifndef ATTN_QBLOCK
@@ -456,7 +456,7 @@ typedef struct {
 static int_plan plan_for(const qmatrix *w) {
     int_plan p = {0, 0};
     if (w->cols % 8 != 0 || w->group % 8 != 0 || w->cols > ATTN_QBLOCK / QT || w->qmax < 1) return p;
-    for (int chunk = CHUNK_MAX; chunk >= 8; chunk -= 8) {
+    for (int chunk = w->group < CHUNK_MAX ? w->group - w->group % 8 : CHUNK_MAX; chunk >= 8; chunk -= 8) {
         if (w->group % chunk != 0) continue;
         const int64_t xmax = (int64_t)INT32_MAX / ((int64_t)(chunk / 4) * w->qmax);
         if (xmax >= XMIN || chunk == 8) {

@@ -34,13 +34,14 @@ export function calibrationIds(vocabLines, maxPositions, budget = CALIBRATION_TO
 }
 
 // The activation levels the engine's integer kernels give a matrix's input (c/kernels.c
-// plan_for): the largest chunk of columns whose exact int32 sums leave at least 4095 levels,
-// and as many levels as that chunk allows, at most 32767. int8 counts as ±128.
+// plan_for, per row scales: group = cols): the largest chunk of columns (≤ 1024) whose exact
+// int32 sums leave at least 8191 levels, and as many levels as that chunk allows, at most
+// 32767. int8 counts as ±128.
 export function inputLevels(qmax, cols) {
-  for (let chunk = 256; chunk >= 8; chunk -= 8) {
+  for (let chunk = Math.min(1024, cols - (cols % 8)); chunk >= 8; chunk -= 8) {
     if (cols % chunk !== 0) continue;
     const levels = Math.floor((2 ** 31 - 1) / ((chunk / 4) * qmax));
-    if (levels >= 4095 || chunk === 8) return Math.min(levels, 32767);
+    if (levels >= 8191 || chunk === 8) return Math.min(levels, 32767);
   }
   return 32767;
 }

@@ -24,7 +24,7 @@ export const MESSAGES = {
   8: 'weights file vocabulary does not match its header (line count or size)',
   10: 'weights file is longer than its header says (extra bytes after the end)',
   11: 'weights file is format version 1 (two int8 planes per matrix); this engine reads version 2: reconvert the checkpoint with weights/convert.mjs',
-  21: 'the vocabulary in the weights file is unusable (a special token is missing or an entry repeats)',
+  21: 'the vocabulary in the weights file is unusable (a special token is missing, or the vocabulary is not UTF-8)',
 };
 
 const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {

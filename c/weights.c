@@ -410,9 +410,10 @@ static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t
                                         (int32_t)e->qmax));
 }
 
+/* Empty ranges (no card, no parts) hold no byte and cannot overlap anything. */
 static void record_array(table_cursor *t, uint64_t offset, uint64_t bytes)
 {
-    if (t->array_count < MAX_ARRAYS) t->arrays[t->array_count++] = (byte_range){offset, bytes};
+    if (bytes > 0 && t->array_count < MAX_ARRAYS) t->arrays[t->array_count++] = (byte_range){offset, bytes};
 }
 
 static int by_offset(const void *a, const void *b)

@@ -21,8 +21,9 @@ struct attn_session {
     const attn_engine *engine;
     bert_state state;
     int32_t ids[BERT_MAX_TOKENS], starts[BERT_MAX_TOKENS], ends[BERT_MAX_TOKENS];
+    int32_t type_ids[BERT_MAX_TOKENS];
     unsigned char kinds[BERT_MAX_TOKENS];  /* 0 word, 1 [CLS], 2 [SEP], 3 punctuation */
-    int n, truncated, full_length;
+    int n, truncated, full_length, segment_count;
 };
 
 /* How far the tokenizer keeps counting, so "truncated from N" can be told without reading
@@ -36,6 +37,7 @@ const char *attn_status_message(int status) {
     case ATTN_ERR_VOCAB: return "the vocabulary in the weights file is unusable "
                                 "(a special token is missing, or the vocabulary is not UTF-8)";
     case ATTN_ERR_ARGUMENT: return "argument out of range (layer, head, token or position), or no run yet";
+    case ATTN_ERR_PAIR: return "this model has a single token type, so it cannot take a sentence pair";
     default: return weights_status_message((weights_status)status);
     }
 }
@@ -140,11 +142,12 @@ static void forget_run(attn_session *s) {
     s->n = 0;
     s->truncated = 0;
     s->full_length = 0;
+    s->segment_count = 0;
 }
 
 static int run(attn_session *s) {
     for (int t = 0; t < s->n; t++) s->kinds[t] = token_kind(s->engine, s->ids[t]);
-    if (bert_forward(&s->state, s->ids, s->n) != 0) {
+    if (bert_forward(&s->state, s->ids, s->type_ids, s->n) != 0) {
         forget_run(s);
         return ATTN_ERR_NO_MEMORY;
     }
@@ -161,16 +164,39 @@ int attn_session_run_text(attn_session *s, const char *text, size_t bytes) {
     s->n = list.count;
     s->truncated = list.truncated;
     s->full_length = list.full_count;
+    s->segment_count = 1;
+    memset(s->type_ids, 0, (size_t)s->n * sizeof *s->type_ids);
     return run(s);
 }
 
-int attn_session_run_ids(attn_session *s, const int32_t *ids, int n) {
+int attn_session_run_pair(attn_session *s, const char *a, size_t a_bytes, const char *b, size_t b_bytes) {
+    const bert_model *m = &s->engine->model;
+    token_list list = {s->ids, s->starts, s->ends, 0, 0, 0};
+    int first_count = 0;
+    forget_run(s);
+    if (m->type_vocab < 2) return ATTN_ERR_PAIR;
+    if (tokenizer_encode_pair(s->engine->tok, a, a_bytes, b, b_bytes, m->max_positions, COUNT_LIMIT,
+                              &list, &first_count) != TOKENIZER_OK)
+        return ATTN_ERR_NO_MEMORY;
+    s->n = list.count;
+    s->truncated = list.truncated;
+    s->full_length = list.full_count;
+    s->segment_count = 2;
+    for (int t = 0; t < s->n; t++) s->type_ids[t] = t >= first_count;
+    return run(s);
+}
+
+int attn_session_run_typed_ids(attn_session *s, const int32_t *ids, const int32_t *type_ids, int n) {
     const bert_model *m = &s->engine->model;
     forget_run(s);
     if (!ids || n < 1 || n > m->max_positions) return ATTN_ERR_ARGUMENT;
-    for (int t = 0; t < n; t++)
+    for (int t = 0; t < n; t++) {
         if (ids[t] < 0 || ids[t] >= m->vocab_size) return ATTN_ERR_ARGUMENT;
+        if (type_ids && (type_ids[t] < 0 || type_ids[t] >= m->type_vocab)) return ATTN_ERR_ARGUMENT;
+    }
     memcpy(s->ids, ids, (size_t)n * sizeof *ids);
+    if (type_ids) memcpy(s->type_ids, type_ids, (size_t)n * sizeof *type_ids);
+    else memset(s->type_ids, 0, (size_t)n * sizeof *s->type_ids);
     memset(s->starts, 0, (size_t)n * sizeof *ids);
     memset(s->ends, 0, (size_t)n * sizeof *ids);
     s->n = n;
@@ -179,12 +205,21 @@ int attn_session_run_ids(attn_session *s, const int32_t *ids, int n) {
     return run(s);
 }
 
+int attn_session_run_ids(attn_session *s, const int32_t *ids, int n) {
+    return attn_session_run_typed_ids(s, ids, NULL, n);
+}
+
 int attn_session_length(const attn_session *s) { return s->n; }
 int attn_session_truncated(const attn_session *s) { return s->truncated; }
 int attn_session_full_length(const attn_session *s) { return s->full_length; }
 const int32_t *attn_session_ids(const attn_session *s) { return s->ids; }
 const int32_t *attn_session_starts(const attn_session *s) { return s->starts; }
 const int32_t *attn_session_ends(const attn_session *s) { return s->ends; }
+const int32_t *attn_session_type_ids(const attn_session *s) { return s->type_ids; }
+int attn_session_segment(const attn_session *s, int token) {
+    return token >= 0 && token < s->n ? s->type_ids[token] : -1;
+}
+int attn_session_segment_count(const attn_session *s) { return s->segment_count; }
 const float *attn_session_attention(const attn_session *s) { return s->n ? s->state.attention : NULL; }
 
 const float *attn_session_hidden(const attn_session *s, int layer) {

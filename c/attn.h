@@ -19,6 +19,7 @@ enum {
     ATTN_ERR_NO_MEMORY = 20,
     ATTN_ERR_VOCAB = 21,        /* the vocabulary lacks [CLS]/[SEP]/[UNK]/[MASK]/[PAD] or is not UTF-8 */
     ATTN_ERR_ARGUMENT = 22,     /* layer/head/token/position out of range, or no run yet */
+    ATTN_ERR_PAIR = 23,         /* a sentence pair given to a model with a single token type */
 };
 
 /* A run stops reading its text once ATTN_COUNT_LIMIT tokens are known, so a huge paste costs
@@ -62,6 +63,14 @@ void attn_session_destroy(attn_session *session);
 int attn_session_run_text(attn_session *session, const char *text, size_t bytes);
 /* Runs given ids (1 ≤ n ≤ max_positions, each a vocabulary id); offsets are set to [0, 0]. */
 int attn_session_run_ids(attn_session *session, const int32_t *ids, int n);
+/* A sentence pair, `[CLS] A [SEP] B [SEP]` as Hugging Face builds it: token type 0 for [CLS], A
+ * and its [SEP], 1 for B and the closing [SEP]; each token's offsets are code points of its own
+ * segment's text. When the pair passes max_positions tokens both segments are cut, longest
+ * first, as the reference cuts them. ATTN_ERR_PAIR when the model has a single token type. */
+int attn_session_run_pair(attn_session *session, const char *a, size_t a_bytes,
+                          const char *b, size_t b_bytes);
+/* Runs given ids with their token types (each 0 … type_vocab − 1; NULL: 0 everywhere). */
+int attn_session_run_typed_ids(attn_session *session, const int32_t *ids, const int32_t *type_ids, int n);
 
 int attn_session_length(const attn_session *session);        /* n of the last run, 0 before */
 int attn_session_truncated(const attn_session *session);     /* 1 when the text gave more than n */
@@ -70,6 +79,11 @@ int attn_session_full_length(const attn_session *session);
 const int32_t *attn_session_ids(const attn_session *session);
 const int32_t *attn_session_starts(const attn_session *session);  /* code-point offsets */
 const int32_t *attn_session_ends(const attn_session *session);
+const int32_t *attn_session_type_ids(const attn_session *session);  /* [n] token types */
+/* The segment a token belongs to (its token type: 0 first, 1 second), -1 when out of range. */
+int attn_session_segment(const attn_session *session, int token);
+/* Texts the last run read: 1 (run_text), 2 (run_pair), 0 (id runs, before a run, failed run). */
+int attn_session_segment_count(const attn_session *session);
 
 /* [layers][heads][n][n] softmax probabilities, row-major; valid until the next run. */
 const float *attn_session_attention(const attn_session *session);

@@ -50,13 +50,13 @@ static void add_embedding_row(const qmatrix *table, int row, float *out, float *
     for (int i = 0; i < table->cols; i++) out[i] += tmp[i];
 }
 
-static void embed(const bert_model *m, const int32_t *ids, int n, float *x) {
+static void embed(const bert_model *m, const int32_t *ids, const int32_t *type_ids, int n, float *x) {
     float tmp[4096];
     for (int t = 0; t < n; t++) {
         float *row = x + (size_t)t * m->hidden;
         dequantize_row(&m->word_emb, ids[t], row);
         add_embedding_row(&m->pos_emb, t, row, tmp);
-        add_embedding_row(&m->type_emb, 0, row, tmp);
+        add_embedding_row(&m->type_emb, type_ids ? type_ids[t] : 0, row, tmp);
     }
     layer_norm(x, n, m->hidden, m->emb_ln_gamma, m->emb_ln_beta, m->ln_eps);
 }
@@ -101,14 +101,16 @@ static void encoder_layer(bert_state *s, int l) {
     layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
 }
 
-int bert_forward(bert_state *s, const int32_t *ids, int n) {
+int bert_forward(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n) {
     const bert_model *m = s->model;
     if (n < 1 || n > m->max_positions) return -1;
-    for (int t = 0; t < n; t++)
+    for (int t = 0; t < n; t++) {
         if (ids[t] < 0 || ids[t] >= m->vocab_size) return -1;
+        if (type_ids && (type_ids[t] < 0 || type_ids[t] >= m->type_vocab)) return -1;
+    }
     if (reserve(s, n)) return -1;
     s->n = n;
-    embed(m, ids, n, s->layer_input);
+    embed(m, ids, type_ids, n, s->layer_input);
     for (int l = 0; l < m->layers; l++) encoder_layer(s, l);
     return 0;
 }

@@ -22,9 +22,10 @@ typedef struct {
 void bert_state_init(bert_state *state, const bert_model *model);
 void bert_state_free(bert_state *state);
 
-/* Runs the encoder on ids[n] (token type 0 everywhere), 1 ≤ n ≤ model->max_positions.
- * Returns 0, or -1 when memory could not be had or n is out of range. */
-int bert_forward(bert_state *state, const int32_t *ids, int n);
+/* Runs the encoder on ids[n] with token types type_ids[n] (NULL: type 0 everywhere),
+ * 1 ≤ n ≤ model->max_positions. Returns 0, or -1 when memory could not be had or an id, a
+ * type id or n is out of range. */
+int bert_forward(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n);
 
 /* Index helpers into the state's arrays. */
 static inline size_t attention_index(const bert_state *s, int layer, int head, int row) {

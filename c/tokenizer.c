@@ -607,3 +607,70 @@ tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t
     free(e);
     return no_memory ? TOKENIZER_ERR_NO_MEMORY : TOKENIZER_OK;
 }
+
+/* ---------- sentence pairs ---------- */
+
+/* The reference's longest-first truncation of two segments of a and b pieces to `room` pieces:
+ * the shorter segment stays whole when the longer can have the rest; otherwise each keeps half
+ * and the longer one the odd piece, except that when even the shorter alone passes `room`,
+ * and on a tie, the second segment keeps it (measured against the reference). */
+static void longest_first(int a, int b, int room, int *keep_a, int *keep_b) {
+    *keep_a = a;
+    *keep_b = b;
+    if ((int64_t)a + b <= room) return;
+    const int shorter = a < b ? a : b, half = room / 2;
+    if (shorter <= room - shorter) {
+        if (a <= b) *keep_b = room - a;
+        else *keep_a = room - b;
+        return;
+    }
+    *keep_a = a > b && shorter <= room ? room - half : half;
+    *keep_b = room - *keep_a;
+}
+
+static int pieces_of(const token_list *list) { return list->full_count - 2; }
+
+static void put_token(token_list *out, int at, int32_t id, int32_t start, int32_t end) {
+    out->ids[at] = id;
+    out->starts[at] = start;
+    out->ends[at] = end;
+}
+
+/* The first segment is encoded in place (its pieces land at out[1 ...]), the second into
+ * scratch arrays, then moved behind the first segment's [SEP] once the cut is known. */
+tokenizer_status tokenizer_encode_pair(const tokenizer *tok, const char *a, size_t a_bytes,
+                                       const char *b, size_t b_bytes, int capacity, int count_limit,
+                                       token_list *out, int *first_count) {
+    if (!out || !first_count) return TOKENIZER_ERR_VOCAB;
+    *first_count = 0;
+    out->count = out->truncated = out->full_count = 0;
+    if (!tok) return TOKENIZER_ERR_VOCAB;
+    if (capacity < 3) return TOKENIZER_OK; /* [CLS] [SEP] [SEP] does not fit */
+    const int segment_capacity = capacity - 1;  /* room for every piece the pair can keep */
+    int32_t *scratch = malloc(sizeof *scratch * 3 * (size_t)segment_capacity);
+    if (!scratch) return TOKENIZER_ERR_NO_MEMORY;
+    token_list second = {scratch, scratch + segment_capacity, scratch + 2 * segment_capacity, 0, 0, 0};
+    tokenizer_status status = tokenizer_encode(tok, a, a_bytes, segment_capacity, count_limit, out);
+    if (status == TOKENIZER_OK)
+        status = tokenizer_encode(tok, b, b_bytes, segment_capacity, count_limit, &second);
+    if (status == TOKENIZER_OK) {
+        const int a_pieces = pieces_of(out), b_pieces = pieces_of(&second);
+        int keep_a, keep_b;
+        longest_first(a_pieces, b_pieces, capacity - 3, &keep_a, &keep_b);
+        const int32_t sep = tok->special_ids[SPECIAL_SEP];
+        put_token(out, keep_a + 1, sep, 0, 0);
+        for (int i = 0; i < keep_b; i++)
+            put_token(out, keep_a + 2 + i, second.ids[1 + i], second.starts[1 + i], second.ends[1 + i]);
+        put_token(out, keep_a + keep_b + 2, sep, 0, 0);
+        *first_count = keep_a + 2;
+        out->count = keep_a + keep_b + 3;
+        const int64_t total = (int64_t)a_pieces + b_pieces + 3;
+        const int limit = count_limit < capacity ? capacity : count_limit;
+        out->truncated = total > out->count;
+        out->full_count = total < limit ? (int)total : limit;
+    } else {
+        out->count = out->truncated = out->full_count = 0;
+    }
+    free(scratch);
+    return status;
+}

@@ -37,6 +37,15 @@ typedef struct {
 tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t text_bytes,
                                   int capacity, int count_limit, token_list *out);
 
+/* Encodes a sentence pair as `[CLS] A [SEP] B [SEP]` into at most `capacity` tokens
+ * (capacity >= 3), each segment's offsets into its own text. When the pieces do not fit, the
+ * segments are cut as the reference's longest-first truncation cuts them. *first_count receives
+ * the tokens of the first segment with [CLS] and its [SEP] (token type 0; the rest are type 1);
+ * full_count counts both segments and the three special tokens, up to `count_limit`. */
+tokenizer_status tokenizer_encode_pair(const tokenizer *tok, const char *a, size_t a_bytes,
+                                       const char *b, size_t b_bytes, int capacity, int count_limit,
+                                       token_list *out, int *first_count);
+
 /* The vocabulary entry of an id (NUL-terminated), or NULL when out of range. */
 const char *tokenizer_token(const tokenizer *tok, int32_t id);
 int tokenizer_vocab_size(const tokenizer *tok);

@@ -17,6 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { defaultWasm, loadEngine, repoRoot } from './lib/node-engine.mjs';
+import { runFixtureSentence } from './lib/pairs.mjs';
 import { createEngine } from '../web/src/engine.mjs';
 
 const BARS = { attention: 1e-3, mlmProbability: 1e-2 };
@@ -98,7 +99,7 @@ function checkAttention(engine, prefix) {
   const perHead = Array.from({ length: layers * heads }, () => 0);
   let worst = { delta: 0 }, hiddenWorst = 0, tokenizationMismatches = 0, failedSentences = 0;
   spec.sentences.forEach((sentence, index) => {
-    const run = session.runText(sentence.text);
+    const run = runFixtureSentence(session, sentence);
     if (!sameArray(run.ids, sentence.ids)) {
       tokenizationMismatches++;
       session.runIds(sentence.ids);

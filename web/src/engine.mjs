@@ -4,7 +4,7 @@
 // once: status codes, the shape, row statistics, head roles and the walkthrough's parts.
 
 /** Status codes of c/attn.h (1 … 19 are the weights file's own checks). */
-export const STATUS = Object.freeze({ OK: 0, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22 });
+export const STATUS = Object.freeze({ OK: 0, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23 });
 
 /** attn_engine_shape's int32[8], in order. */
 const SHAPE_FIELDS = ['vocab', 'hidden', 'layers', 'heads', 'ffn', 'maxPositions', 'typeVocab', 'headSize'];
@@ -196,6 +196,42 @@ export class Session {
     }, (p) => this.x.attn_session_run_text(this.pointer, p, bytes.length));
     return this.finishRun(status);
   }
+
+  /**
+   * Tokenizes and runs the sentence pair `[CLS] a [SEP] b [SEP]`. Returns the tokens of the
+   * run with `typeIds`: 0 for [CLS], a and its [SEP], 1 for b and the closing [SEP]; each
+   * token's offsets index the text of its own segment (typeIds[i]: 0 → a, 1 → b). A pair
+   * longer than the model's positions is cut longest-first (`truncated`, `fullLength`).
+   */
+  runPair(a, b) {
+    const encoder = new TextEncoder();
+    const first = encoder.encode(a), second = encoder.encode(b);
+    const status = this.heap.withBuffer(first.length + second.length + 1, (p) => {
+      this.heap.u8(p, first.length).set(first);
+      this.heap.u8(p + first.length, second.length).set(second);
+    }, (p) => this.x.attn_session_run_pair(this.pointer, p, first.length, p + first.length, second.length));
+    return { ...this.finishRun(status), typeIds: this.typeIds() };
+  }
+
+  /** Runs given token ids with their token types (typeIds[i] in 0 … typeVocab − 1). */
+  runTypedIds(ids, typeIds) {
+    if (typeIds.length !== ids.length) {
+      throw new EngineError(STATUS.ARGUMENT, 'typeIds must have one entry per id');
+    }
+    const status = this.heap.withBuffer(ids.length * 8 + 4, (p) => {
+      this.heap.i32(p, ids.length).set(ids);
+      this.heap.i32(p + ids.length * 4, ids.length).set(typeIds);
+    }, (p) => this.x.attn_session_run_typed_ids(this.pointer, p, p + ids.length * 4, ids.length));
+    return { ...this.finishRun(status), typeIds: this.typeIds() };
+  }
+
+  /** Token types of the last run ([n]: 0 for a single sentence and a pair's first segment). */
+  typeIds() {
+    return Array.from(this.heap.i32(this.x.attn_session_type_ids(this.pointer), this.n));
+  }
+
+  /** Texts the last run read: 1 after runText, 2 after runPair, 0 after id runs or none. */
+  segmentCount() { return this.x.attn_session_segment_count(this.pointer); }
 
   /** Runs the model on given token ids. */
   runIds(ids) {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   ConvertError, fail, parseConfig, parseVocab, parseSafetensors, floatsOf, tensorPlan, readPlanFloats,
-  quantizeMatrix, onInt8Grid, buildFile, buildCard, WORD_EMBEDDINGS,
+  quantizeMatrix, onInt8Grid, buildFile, buildCard, canonicalTensors, paddingEntry, WORD_EMBEDDINGS,
 } from './convert-core.mjs';
 import { searchPrecision } from './precision-search.mjs';
 
@@ -87,7 +87,14 @@ export function readConfig(dir) {
 
 export function readSafetensors(file) {
   let buf;
-  try { buf = fs.readFileSync(file); } catch (e) { fail(`cannot read ${file}: ${e.message}`); }
+  try { buf = fs.readFileSync(file); } catch (e) {
+    const dir = path.dirname(file);
+    if (e.code === 'ENOENT' && fs.existsSync(path.join(dir, 'pytorch_model.bin'))) {
+      fail(`${dir} has pytorch_model.bin but no model.safetensors: save the model as safetensors first `
+        + '(in Python: AutoModelForMaskedLM.from_pretrained(DIR).save_pretrained(DIR, safe_serialization=True))');
+    }
+    fail(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  }
   return parseSafetensors(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), path.basename(file));
 }
 
@@ -146,15 +153,40 @@ function choosePrecisions(shape, vocab, matrices, floats, options, log) {
 
 // ---------------------------------------------------------------- convert
 
+function vocabNotes({ lines, paddingRows, addedNewline, repeats }, shape) {
+  const notes = [];
+  if (addedNewline) notes.push('note: vocab.txt has no final newline: one added');
+  if (paddingRows) {
+    notes.push(`note: vocab.txt has ${lines} lines, config.json vocab_size is ${shape.vocab}: rows ${lines}…${shape.vocab - 1} `
+      + `are padding, stored as ${paddingEntry(lines)}… (the tokenizer never produces them)`);
+  }
+  for (const [line, earlier, entry] of repeats.slice(0, 5)) {
+    notes.push(`note: vocab.txt line ${line} repeats line ${earlier} (${JSON.stringify(entry)}): the later id is used, as Hugging Face does`);
+  }
+  if (repeats.length > 5) notes.push(`note: vocab.txt repeats ${repeats.length} entries in all`);
+  return notes;
+}
+
+function checkGroup(plan, group) {
+  if (group === 'row') return;
+  const misfit = plan.find((t) => t.kind === 'matrix' && t.cols % group !== 0);
+  if (misfit) fail(`--group ${group} does not divide the ${misfit.cols} columns of ${misfit.name}`);
+}
+
 export function convert(givenOptions) {
   const options = { ...defaultOptions(), ...givenOptions };
   const log = options.log ?? (() => {});
   const dir = options.checkpointDir;
   const { shape, defaulted } = parseConfig(readFile(dir, 'config.json').toString('utf8'));
   if (defaulted.length) log(`config.json: ${defaulted.join(', ')} not given: BertConfig's defaults used`);
-  const vocab = new Uint8Array(parseVocab(readFile(dir, 'vocab.txt'), shape));
-  const source = readSafetensors(path.join(dir, 'model.safetensors'));
-  const plan = tensorPlan(shape);
+  const vocabFile = readFile(dir, 'vocab.txt');
+  const parsedVocab = parseVocab(new Uint8Array(vocabFile.buffer, vocabFile.byteOffset, vocabFile.byteLength), shape);
+  for (const line of vocabNotes(parsedVocab, shape)) log(line);
+  const vocab = parsedVocab.bytes;
+  const { tensors: source, hasMlm, notes } = canonicalTensors(readSafetensors(path.join(dir, 'model.safetensors')));
+  for (const line of notes) log(`note: ${line}`);
+  const plan = tensorPlan(shape, { mlm: hasMlm });
+  checkGroup(plan, options.group);
   const { floats, ignored } = readPlanFloats(source, plan, shape);
   for (const name of ignored) log(`note: ignoring tensor ${name}`);
   const matrices = plan.filter((t) => t.kind === 'matrix');
@@ -168,7 +200,7 @@ export function convert(givenOptions) {
   const int16 = tensors.filter((t) => t.precision === 'int16').length;
   const precisionText = int16 === 0 ? 'every matrix int8 (one float scale per row)'
     : `${matrices.length - int16} matrices int8, ${int16} int16 (one float scale per row)`;
-  const card = buildCard({ name: path.basename(path.resolve(dir)), shape, training: readTraining(dir), precision: precisionText });
+  const card = buildCard({ name: path.basename(path.resolve(dir)), shape, training: readTraining(dir), precision: precisionText, mlm: hasMlm });
   const bytes = buildFile(shape, vocab, card, tensors);
   return { bytes, tensors, predicted, target: options.target };
 }

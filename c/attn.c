@@ -37,6 +37,8 @@ const char *attn_status_message(int status) {
     case ATTN_ERR_VOCAB: return "the vocabulary in the weights file is unusable "
                                 "(a special token is missing, or the vocabulary is not UTF-8)";
     case ATTN_ERR_ARGUMENT: return "argument out of range (layer, head, token or position), or no run yet";
+    case ATTN_ERR_NO_MLM: return "this model has no masked-word head (it was converted from a checkpoint without "
+                                 "cls.predictions.* tensors): attention works, [MASK] predictions are off";
     case ATTN_ERR_PAIR: return "this model has a single token type, so it cannot take a sentence pair";
     default: return weights_status_message((weights_status)status);
     }
@@ -103,6 +105,10 @@ int32_t attn_engine_special_id(const attn_engine *e, const char *name) {
 
 const char *attn_engine_card(const attn_engine *e) {
     return e->model.card;
+}
+
+int attn_engine_has_mlm(const attn_engine *e) {
+    return e->model.mlm_bias != NULL;
 }
 
 int attn_engine_tokenize(const attn_engine *e, const char *text, size_t bytes, int capacity,
@@ -271,6 +277,7 @@ int attn_session_walkthrough(const attn_session *s, int layer, int token, float 
 }
 
 int attn_session_mlm(const attn_session *s, int position, int k, int32_t *ids, float *probs) {
+    if (!attn_engine_has_mlm(s->engine)) return ATTN_ERR_NO_MLM;
     if (!valid(s, 0, 0, position)) return ATTN_ERR_ARGUMENT;
     const int r = bert_mlm_top_k(&s->state, position, k, ids, probs);
     return r < 0 ? (k < 1 || k > s->engine->model.vocab_size ? ATTN_ERR_ARGUMENT : ATTN_ERR_NO_MEMORY)

@@ -20,6 +20,7 @@ enum {
     ATTN_ERR_VOCAB = 21,        /* the vocabulary lacks [CLS]/[SEP]/[UNK]/[MASK]/[PAD] or is not UTF-8 */
     ATTN_ERR_ARGUMENT = 22,     /* layer/head/token/position out of range, or no run yet */
     ATTN_ERR_PAIR = 23,         /* a sentence pair given to a model with a single token type */
+    ATTN_ERR_NO_MLM = 24,       /* attn_session_mlm on a model without a masked-LM head */
 };
 
 /* A run stops reading its text once ATTN_COUNT_LIMIT tokens are known, so a huge paste costs
@@ -49,6 +50,9 @@ int32_t attn_engine_special_id(const attn_engine *engine, const char *name);
 /* The model card stored by the converter (JSON text: name, source, training, held-out quality,
  * limits), or "" when the weights file has none. */
 const char *attn_engine_card(const attn_engine *engine);
+/* 1 when the model has its masked-LM head (attn_session_mlm works); 0 for a file converted from
+ * a BertModel checkpoint, which has attention only. */
+int attn_engine_has_mlm(const attn_engine *engine);
 
 /* Tokenizes without running the model and without truncation beyond `capacity` tokens.
  * counts[2] receives the tokens written and the tokens the whole text gives. */
@@ -100,7 +104,8 @@ int attn_session_contributions(const attn_session *session, int layer, int head,
 int attn_session_row_scaled(const attn_session *session, int layer, int head, int row,
                             int divide_by_sqrt_d, float *out);
 int attn_session_walkthrough(const attn_session *session, int layer, int token, float *out /* [4][hidden] */);
-/* The k most probable ids at a position (usually a [MASK]) and their probabilities. */
+/* The k most probable ids at a position (usually a [MASK]) and their probabilities;
+ * ATTN_ERR_NO_MLM when the model has no masked-LM head. */
 int attn_session_mlm(const attn_session *session, int position, int k, int32_t *ids, float *probs);
 
 #endif

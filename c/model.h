@@ -46,7 +46,7 @@ typedef struct {
     bert_layer layer[BERT_MAX_LAYERS];
     qmatrix mlm_transform;  /* [hidden][hidden] */
     const float *mlm_transform_bias, *mlm_ln_gamma, *mlm_ln_beta;
-    const float *mlm_bias;  /* [vocab] */
+    const float *mlm_bias;  /* [vocab]; NULL (with the rest of the MLM head) when the file has none */
     const char *vocab_text; /* vocab.txt bytes, byte-identical to the checkpoint's */
     uint32_t vocab_bytes;
     const char *card;       /* the model card, JSON text ("" when the file has none) */

@@ -24,6 +24,7 @@ enum {
     KIND_INT16 = 4,
     INT8_QMAX = 127,
     TENSORS_OUTSIDE_LAYERS = 10,  /* 5 embedding tensors + 5 MLM head tensors */
+    MLM_HEAD_TENSORS = 5,         /* absent from a file converted from a BertModel checkpoint */
     TENSORS_PER_LAYER = 16,
 };
 
@@ -272,9 +273,16 @@ static uint32_t expected_tensor_count(uint32_t layers)
     return TENSORS_OUTSIDE_LAYERS + TENSORS_PER_LAYER * layers;
 }
 
+/* 1 when the table holds the MLM head; 0 for the attention-only table (tensor_count 5 + 16 × layers). */
+static int has_mlm_head(const file_header *h)
+{
+    return h->tensor_count == expected_tensor_count(h->layers);
+}
+
 static weights_status check_table_region(const file_header *h)
 {
-    if (h->tensor_count != expected_tensor_count(h->layers) ||
+    if ((h->tensor_count != expected_tensor_count(h->layers) &&
+         h->tensor_count != expected_tensor_count(h->layers) - MLM_HEAD_TENSORS) ||
         h->table_bytes != (uint64_t)h->tensor_count * ENTRY_SIZE ||
         !region_inside(h->table_offset, h->table_bytes, HEADER_SIZE, h->head_bytes))
         return WEIGHTS_ERR_TENSOR;
@@ -531,7 +539,7 @@ static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, b
     record_array(&t, h->card_offset, h->card_bytes);
     take_embeddings(&t, m, h);
     for (uint32_t i = 0; i < h->layers; i++) take_layer(&t, &m->layer[i], i, h);
-    take_mlm_head(&t, m, h);
+    if (has_mlm_head(h)) take_mlm_head(&t, m, h);
     if (t.status == WEIGHTS_OK && !arrays_disjoint(&t)) t.status = WEIGHTS_ERR_TENSOR;
     return t.status;
 }

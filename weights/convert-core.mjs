@@ -29,8 +29,13 @@ export const fail = (message) => { throw new ConvertError(message); };
 
 // ---------------------------------------------------------------- config.json
 
-// BertConfig's defaults, as transformers fills them in when config.json omits a key.
-const BERT_CONFIG_DEFAULTS = { layer_norm_eps: 1e-12, hidden_act: 'gelu', type_vocab_size: 2, max_position_embeddings: 512 };
+// BertConfig's defaults, as transformers fills them in when config.json omits a key (the shape
+// keys too: a config.json without hidden_size is read as bert-base's 768, and the tensors'
+// shapes then say whether that was right).
+const BERT_CONFIG_DEFAULTS = {
+  layer_norm_eps: 1e-12, hidden_act: 'gelu', type_vocab_size: 2, max_position_embeddings: 512,
+  vocab_size: 30522, hidden_size: 768, num_hidden_layers: 12, num_attention_heads: 12, intermediate_size: 3072,
+};
 
 function positiveInteger(config, key) {
   const v = config[key];
@@ -80,14 +85,56 @@ export function parseConfig(text) {
 }
 
 // ---------------------------------------------------------------- vocab.txt
+// Read as the engine's tokenizer reads it (c/tokenizer.c), so that the converter refuses, with
+// the line named, every vocabulary the engine would refuse at load: one entry per '\n'-ended
+// line, well-formed UTF-8, no NUL, trailing White_Space ignored, the five special tokens present.
 
-export function parseVocab(bytes, shape) {
-  if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) fail('vocab.txt: must end with a newline');
-  if (bytes.includes(0)) fail('vocab.txt: contains a NUL byte');
-  let lines = 0;
-  for (const b of bytes) if (b === 0x0a) lines++;
-  if (lines !== shape.vocab) fail(`vocab.txt has ${lines} lines but config.json vocab_size is ${shape.vocab}`);
-  return bytes;
+export const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
+const TRAILING_WHITE_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/u;
+// Rows of a word-embedding table padded beyond the vocabulary (config.json vocab_size larger
+// than vocab.txt's lines) get these entries: they contain punctuation, which the tokenizer
+// always splits off, so no text can produce them.
+export const paddingEntry = (id) => `[unused-row-${id}]`;
+
+function lineStarts(bytes) {
+  const starts = [0];
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a && i + 1 < bytes.length) starts.push(i + 1);
+  return starts;
+}
+
+// Returns { bytes, lines, paddingRows, addedNewline, repeats: [[line, earlier line, entry]] }:
+// the bytes the weights file stores (vocab.txt, with a final newline when it had none, then the
+// padding entries up to vocab_size).
+export function parseVocab(given, shape) {
+  const addedNewline = given.length > 0 && given[given.length - 1] !== 0x0a;
+  const bytes = addedNewline ? new Uint8Array([...given, 0x0a]) : given;
+  const starts = lineStarts(bytes);
+  const lines = bytes.length === 0 ? 0 : starts.length;
+  if (lines > shape.vocab) {
+    fail(`vocab.txt has ${lines} lines but config.json vocab_size is ${shape.vocab}: ids ${shape.vocab}… would have no embedding row`);
+  }
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const entries = new Map();
+  const repeats = [];
+  for (let i = 0; i < lines; i++) {
+    const line = bytes.subarray(starts[i], (i + 1 < lines ? starts[i + 1] : bytes.length) - 1);
+    if (line.includes(0)) fail(`vocab.txt line ${i + 1} contains a NUL byte`);
+    let text;
+    try { text = decoder.decode(line); } catch { fail(`vocab.txt line ${i + 1} is not valid UTF-8`); }
+    const entry = text.replace(TRAILING_WHITE_SPACE, '');
+    if (entry && entries.has(entry)) repeats.push([i + 1, entries.get(entry) + 1, entry]);
+    if (entry) entries.set(entry, i);
+  }
+  const missing = SPECIAL_TOKENS.filter((t) => !entries.has(t));
+  if (missing.length) fail(`vocab.txt has no line ${missing.join(', ')}: the engine needs ${SPECIAL_TOKENS.join(' ')}`);
+  const padding = [];
+  for (let id = lines; id < shape.vocab; id++) {
+    const entry = paddingEntry(id);
+    if (entries.has(entry)) fail(`vocab.txt line ${entries.get(entry) + 1} is ${entry}, the name given to padding rows`);
+    padding.push(`${entry}\n`);
+  }
+  const out = padding.length ? new Uint8Array([...bytes, ...new TextEncoder().encode(padding.join(''))]) : bytes;
+  return { bytes: out, lines, paddingRows: padding.length, addedNewline, repeats };
 }
 
 // ---------------------------------------------------------------- safetensors
@@ -182,7 +229,9 @@ const LAYER_TENSORS = [
 
 export const WORD_EMBEDDINGS = 'bert.embeddings.word_embeddings.weight';
 
-export function tensorPlan(shape) {
+// mlm: false leaves out the masked-LM head (a BertModel checkpoint): the file then holds
+// 5 + 16 × layers tensors and the engine runs attention only (weights/FORMAT.md).
+export function tensorPlan(shape, { mlm = true } = {}) {
   const dim = { vocab: shape.vocab, hidden: shape.hidden, ffn: shape.ffn, pos: shape.maxPositions, type: shape.typeVocab };
   const plan = [
     [WORD_EMBEDDINGS, 'matrix', 'vocab', 'hidden', 'lookup'],  // also the tied MLM decoder (kernels size its sums)
@@ -194,7 +243,7 @@ export function tensorPlan(shape) {
   for (let i = 0; i < shape.layers; i++) {
     for (const [suffix, ...rest] of LAYER_TENSORS) plan.push([`bert.encoder.layer.${i}.${suffix}`, ...rest]);
   }
-  plan.push(
+  if (mlm) plan.push(
     ['cls.predictions.transform.dense.weight', 'matrix', 'hidden', 'hidden', 'multiplied', 'mlm'],
     ['cls.predictions.transform.dense.bias', 'f32', 'hidden', null, null, 'mlm'],
     ['cls.predictions.transform.LayerNorm.weight', 'f32', 'hidden', null, null, 'mlm'],
@@ -207,6 +256,35 @@ export function tensorPlan(shape) {
 }
 
 const IGNORED_TENSOR = /^(bert\.pooler\.|cls\.seq_relationship\.|bert\.embeddings\.position_ids$)/;
+const MLM_BIAS = 'cls.predictions.bias';
+const DECODER_BIAS = 'cls.predictions.decoder.bias';
+
+// The variants transformers loads, renamed to BertForMaskedLM's names: a BertModel's names
+// without the `bert.` prefix, LayerNorm `gamma`/`beta` (older exports), and an output bias
+// stored only as `cls.predictions.decoder.bias`. Returns { tensors, hasMlm, notes }.
+export function canonicalTensors(source) {
+  const notes = [];
+  const bare = ![...source.keys()].some((n) => n.startsWith('bert.'))
+    && [...source.keys()].some((n) => /^(embeddings|encoder)\./.test(n));
+  if (bare) notes.push('tensor names without the "bert." prefix (a BertModel checkpoint): read as bert.*');
+  const tensors = new Map();
+  let renamed = 0;
+  for (const [name, t] of source) {
+    let canonical = bare && /^(embeddings|encoder|pooler)\./.test(name) ? `bert.${name}` : name;
+    canonical = canonical.replace(/\.LayerNorm\.gamma$/, '.LayerNorm.weight').replace(/\.LayerNorm\.beta$/, '.LayerNorm.bias');
+    if (canonical !== name && !(bare && canonical === `bert.${name}`)) renamed++;
+    if (tensors.has(canonical)) fail(`model.safetensors has both ${tensors.get(canonical).sourceName} and ${name}, the same tensor ${canonical}`);
+    tensors.set(canonical, { ...t, sourceName: name });
+  }
+  if (renamed) notes.push(`${renamed} LayerNorm tensors named gamma/beta: read as weight/bias`);
+  if (!tensors.has(MLM_BIAS) && tensors.has(DECODER_BIAS)) {
+    tensors.set(MLM_BIAS, tensors.get(DECODER_BIAS));
+    notes.push(`no ${MLM_BIAS}: ${DECODER_BIAS} used as the output bias`);
+  }
+  const hasMlm = [...tensors.keys()].some((n) => n.startsWith('cls.predictions.'));
+  if (!hasMlm) notes.push('no masked-LM head (no cls.predictions.* tensors): attention works, [MASK] predictions are off');
+  return { tensors, hasMlm, notes };
+}
 
 // Every tensor of the plan present with its shape; returns the names of tensors not used.
 function checkTensorSet(tensors, plan, shape) {
@@ -214,8 +292,9 @@ function checkTensorSet(tensors, plan, shape) {
   for (const t of plan) {
     const found = tensors.get(t.name);
     if (!found) fail(`model.safetensors has no tensor ${t.name}`);
+    if (!DTYPE_BYTES[found.dtype]) fail(`tensor ${found.sourceName ?? t.name} has dtype ${found.dtype}; only F32, F16 and BF16 are read`);
     if (JSON.stringify(found.shape) !== JSON.stringify(t.hfShape)) {
-      fail(`tensor ${t.name} has shape [${found.shape}], config.json implies [${t.hfShape}]`);
+      fail(`tensor ${found.sourceName ?? t.name} has shape [${found.shape}], config.json implies [${t.hfShape}]`);
     }
   }
   const ignored = [];
@@ -461,7 +540,7 @@ export function buildFile(shape, vocab, card, tensors) {
 
 // What the page and the CLI tell about the model: from training.json (when the checkpoint has
 // one) and config.json; the converter adds the precision it chose.
-export function buildCard({ name, shape, training, precision }) {
+export function buildCard({ name, shape, training, precision, mlm = true }) {
   const card = {
     name,
     architecture: `BERT encoder (post-LayerNorm): ${shape.layers} layers × ${shape.heads} heads, hidden ${shape.hidden}, FFN ${shape.ffn}, vocabulary ${shape.vocab}, up to ${shape.maxPositions} tokens`,
@@ -476,6 +555,11 @@ export function buildCard({ name, shape, training, precision }) {
     if (Number.isFinite(accuracy)) card.heldout_mlm_accuracy = accuracy;
     if (Number.isFinite(loss)) card.heldout_mlm_loss = loss;
     if (native && typeof native.made_by === 'string') card.derived = native.made_by;
+  }
+  if (!mlm) {
+    card.limits = 'No masked-word head (the checkpoint has no cls.predictions.* tensors): attention only, no [MASK] predictions; '
+      + 'attention weights show where the model looks, not why it decides.';
+    return JSON.stringify(card);
   }
   card.limits = 'A small model: its masked-word guesses are often frequent words rather than the right one'
     + (Number.isFinite(card.heldout_mlm_accuracy) ? ` (top-1 right on ${(100 * card.heldout_mlm_accuracy).toFixed(1)}% of held-out masked words)` : '')

@@ -1,12 +1,17 @@
-/* attn: the engine on the command line, for course authors and tests.
+/* attn: the engine on the command line, for course authors and scripts.
  *
  *   attn "The cat sat on the mat." --layer 2 --head 1 --token cat
+ *   attn "The cat sat on the mat." --pair "It was tired." --token tired
  *   attn "The cat sat on the [MASK]." --mask
  *   attn "Some text" --tokenize [--json]
+ *   echo "Some text" | attn - --tokenize
  *
  * Layers and heads are numbered from 1, as the page shows them; --token takes a token's
- * text (its first occurrence) or its index in the token list ([CLS] is 0). */
+ * text (its first occurrence) or its index in the token list ([CLS] is 0). A number that is
+ * also a token of the text is read as that token (the CLI says so); #N is always an index.
+ * Exit status: 0 done, 1 the weights or the run failed, 2 a bad argument (the message names it). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +22,41 @@
 #define ATTN_DEFAULT_WEIGHTS "weights/bert-mini.int8.bin"
 #endif
 
+enum { EXIT_RUN_FAILED = 1, EXIT_BAD_ARGUMENT = 2 };
+enum { STDIN_LIMIT = 64 << 20 };  /* bytes read from standard input at most */
+
 typedef struct {
-    const char *text, *weights, *token;
-    int layer, head, json, tokenize, mask, info;
+    const char *text, *pair, *weights, *token;
+    size_t text_bytes, pair_bytes;
+    int layer, head, json, tokenize, mask, info, help;
+    int layer_given, head_given;
 } options;
 
-static int usage(void) {
-    fputs("usage: attn TEXT [--layer L] [--head H] [--token WORD|INDEX] [--json]\n"
-          "       attn TEXT --tokenize [--json]\n"
-          "       attn TEXT --mask [--json]       (top-5 predictions at each [MASK])\n"
-          "       attn --info [--json]            (the model: shape and model card)\n"
+/* shape[8] of attn_engine_shape, by name */
+enum { SHAPE_VOCAB, SHAPE_HIDDEN, SHAPE_LAYERS, SHAPE_HEADS, SHAPE_FFN, SHAPE_POSITIONS,
+       SHAPE_TYPES, SHAPE_HEAD_SIZE };
+
+static int usage(FILE *out) {
+    fputs("usage: attn TEXT [--pair TEXT_B] [--layer L] [--head H] [--token WORD|INDEX|#INDEX] [--json]\n"
+          "       attn TEXT [--pair TEXT_B] --tokenize [--json]\n"
+          "       attn TEXT [--pair TEXT_B] --mask [--json]   (top-5 predictions at each [MASK])\n"
+          "       attn --info [--json]                        (the model: shape and model card)\n"
           "       --weights FILE (default " ATTN_DEFAULT_WEIGHTS ")\n"
-          "layers and heads count from 1\n",
-          stderr);
-    return 2;
+          "TEXT or TEXT_B \"-\" is read from standard input; layers and heads count from 1,\n"
+          "tokens from 0 ([CLS]); --pair runs [CLS] TEXT [SEP] TEXT_B [SEP]\n",
+          out);
+    return out == stdout ? 0 : EXIT_BAD_ARGUMENT;
+}
+
+/* Prints "attn: <message>" and returns the bad-argument exit status. */
+static int bad_argument(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    fputs("attn: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    return EXIT_BAD_ARGUMENT;
 }
 
 static int parse_int(const char *s, int *out) {
@@ -42,26 +68,80 @@ static int parse_int(const char *s, int *out) {
     return 0;
 }
 
+static int parse_number_option(const char *flag, const char *value, int *out) {
+    if (parse_int(value, out)) return bad_argument("%s \"%s\" is not a whole number", flag, value);
+    return 0;
+}
+
+/* One option with its value; returns 1 when it took the value, 0 when it takes none, or a
+ * negative number after reporting a bad argument. */
+static int parse_option(const char *flag, const char *value, options *o) {
+    if (!strcmp(flag, "--json")) return o->json = 1, 0;
+    if (!strcmp(flag, "--tokenize")) return o->tokenize = 1, 0;
+    if (!strcmp(flag, "--mask")) return o->mask = 1, 0;
+    if (!strcmp(flag, "--info")) return o->info = 1, 0;
+    if (!strcmp(flag, "--help")) return o->help = 1, 0;
+    const int takes_value = !strcmp(flag, "--weights") || !strcmp(flag, "--token") ||
+                            !strcmp(flag, "--pair") || !strcmp(flag, "--layer") || !strcmp(flag, "--head");
+    if (!takes_value) {
+        bad_argument("unknown option \"%s\"", flag);
+        return -1;
+    }
+    if (!value) {
+        bad_argument("%s needs a value", flag);
+        return -1;
+    }
+    if (!strcmp(flag, "--weights")) o->weights = value;
+    else if (!strcmp(flag, "--token")) o->token = value;
+    else if (!strcmp(flag, "--pair")) {
+        if (o->pair) {
+            bad_argument("--pair given twice (\"%s\" and \"%s\"); a pair has one second segment", o->pair, value);
+            return -1;
+        }
+        o->pair = value;
+    } else if (!strcmp(flag, "--layer")) {
+        if (parse_number_option(flag, value, &o->layer)) return -1;
+        o->layer_given = 1;
+    } else {
+        if (parse_number_option(flag, value, &o->head)) return -1;
+        o->head_given = 1;
+    }
+    return 1;
+}
+
 static int parse_options(int argc, char **argv, options *o) {
-    *o = (options){NULL, ATTN_DEFAULT_WEIGHTS, NULL, 1, 1, 0, 0, 0, 0};
+    *o = (options){.weights = ATTN_DEFAULT_WEIGHTS, .layer = 1, .head = 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const int has_value = i + 1 < argc;
-        if (!strcmp(a, "--json")) o->json = 1;
-        else if (!strcmp(a, "--tokenize")) o->tokenize = 1;
-        else if (!strcmp(a, "--mask")) o->mask = 1;
-        else if (!strcmp(a, "--info")) o->info = 1;
-        else if (!strcmp(a, "--weights") && has_value) o->weights = argv[++i];
-        else if (!strcmp(a, "--token") && has_value) o->token = argv[++i];
-        else if (!strcmp(a, "--layer") && has_value) {
-            if (parse_int(argv[++i], &o->layer)) return -1;
-        } else if (!strcmp(a, "--head") && has_value) {
-            if (parse_int(argv[++i], &o->head)) return -1;
-        } else if (a[0] == '-' && a[1] == '-') return -1;
-        else if (!o->text) o->text = a;
-        else return -1;
+        if (a[0] == '-' && a[1] == '-') {
+            const int taken = parse_option(a, i + 1 < argc ? argv[i + 1] : NULL, o);
+            if (taken < 0) return EXIT_BAD_ARGUMENT;
+            i += taken;
+        } else if (!o->text) {
+            o->text = a;
+        } else {
+            return bad_argument("unexpected argument \"%s\" after the text \"%s\" (quote a sentence "
+                                "with spaces; give a second segment with --pair)", a, o->text);
+        }
     }
-    return o->text || o->info ? 0 : -1;
+    if (o->help) return 0;
+    if (!o->text && !o->info) return bad_argument("no text given (give TEXT, or - to read it from standard input)");
+    if (o->text && o->pair && !strcmp(o->text, "-") && !strcmp(o->pair, "-"))
+        return bad_argument("TEXT and --pair are both \"-\": standard input can be read only once");
+    if (o->tokenize && o->mask) return bad_argument("--tokenize and --mask are two different outputs: choose one");
+    return 0;
+}
+
+/* The options that the chosen output does not use, reported so that a script learns of it. */
+static void report_unused(const options *o) {
+    const char *mode = o->info ? "--info" : o->tokenize ? "--tokenize" : o->mask ? "--mask" : NULL;
+    if (!mode) return;
+    const struct { int given; const char *name; } unused[] = {
+        {o->layer_given, "--layer"}, {o->head_given, "--head"}, {o->token != NULL, "--token"},
+        {o->info && o->text != NULL, "TEXT"}, {o->info && o->pair != NULL, "--pair"},
+    };
+    for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
+        if (unused[i].given) fprintf(stderr, "attn: note: %s does not apply to %s (ignored)\n", unused[i].name, mode);
 }
 
 /* Reads a whole file into 16-byte aligned memory. */
@@ -86,6 +166,47 @@ static unsigned char *read_file(const char *path, size_t *size) {
     return data;
 }
 
+/* All of standard input (up to STDIN_LIMIT bytes), or NULL with a message. */
+static char *read_stdin(size_t *size) {
+    size_t capacity = 4096, length = 0;
+    char *text = malloc(capacity);
+    while (text) {
+        length += fread(text + length, 1, capacity - length, stdin);
+        if (ferror(stdin)) {
+            fprintf(stderr, "attn: cannot read standard input: %s\n", strerror(errno));
+            break;
+        }
+        if (feof(stdin)) {
+            *size = length;
+            return text;
+        }
+        if (capacity >= STDIN_LIMIT) {
+            fprintf(stderr, "attn: standard input is longer than %d MiB\n", STDIN_LIMIT >> 20);
+            break;
+        }
+        char *grown = realloc(text, capacity * 2);
+        if (!grown) fputs("attn: out of memory reading standard input\n", stderr);
+        else capacity *= 2;
+        if (!grown) break;
+        text = grown;
+    }
+    free(text);
+    return NULL;
+}
+
+/* Fills a text and its length from its argument; "-" reads standard input into *owned. */
+static int take_text(const char *argument, const char **text, size_t *bytes, char **owned) {
+    if (!argument) return 0;
+    if (strcmp(argument, "-")) {
+        *text = argument;
+        *bytes = strlen(argument);
+        return 0;
+    }
+    *owned = read_stdin(bytes);
+    *text = *owned;
+    return *owned ? 0 : -1;
+}
+
 static void print_json_string(const char *s) {
     putchar('"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -96,11 +217,24 @@ static void print_json_string(const char *s) {
     putchar('"');
 }
 
+static void print_shape_json(const int32_t *shape) {
+    printf("\"shape\":{\"vocab\":%d,\"hidden\":%d,\"layers\":%d,\"heads\":%d,\"ffn\":%d,"
+           "\"max_positions\":%d,\"type_vocab\":%d,\"head_size\":%d}",
+           shape[SHAPE_VOCAB], shape[SHAPE_HIDDEN], shape[SHAPE_LAYERS], shape[SHAPE_HEADS],
+           shape[SHAPE_FFN], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES], shape[SHAPE_HEAD_SIZE]);
+}
+
+static int is_pair(const attn_session *s) { return attn_session_segment_count(s) == 2; }
+
+/* The full length is a lower bound once the tokenizer stopped counting (attn.h). */
+static int counting_stopped(const attn_session *s) { return attn_session_full_length(s) >= ATTN_COUNT_LIMIT; }
+
 static void print_tokens_json(const attn_engine *e, const attn_session *s) {
     const int n = attn_session_length(s);
     const int32_t *ids = attn_session_ids(s);
-    printf("\"n\":%d,\"truncated\":%s,\"full_length\":%d,\"ids\":[", n,
-           attn_session_truncated(s) ? "true" : "false", attn_session_full_length(s));
+    printf("\"n\":%d,\"pair\":%s,\"truncated\":%s,\"full_length\":%d,\"full_length_exact\":%s,\"ids\":[", n,
+           is_pair(s) ? "true" : "false", attn_session_truncated(s) ? "true" : "false",
+           attn_session_full_length(s), counting_stopped(s) ? "false" : "true");
     for (int i = 0; i < n; i++) printf("%s%d", i ? "," : "", ids[i]);
     printf("],\"tokens\":[");
     for (int i = 0; i < n; i++) {
@@ -110,68 +244,126 @@ static void print_tokens_json(const attn_engine *e, const attn_session *s) {
     printf("],\"offsets\":[");
     for (int i = 0; i < n; i++)
         printf("%s[%d,%d]", i ? "," : "", attn_session_starts(s)[i], attn_session_ends(s)[i]);
+    printf("],\"type_ids\":[");
+    for (int i = 0; i < n; i++) printf("%s%d", i ? "," : "", attn_session_type_ids(s)[i]);
     putchar(']');
+}
+
+/* "A" or "B" after each token of a pair (whose text its offsets index), nothing otherwise. */
+static const char *segment_label(const attn_session *s, int token) {
+    if (!is_pair(s)) return "";
+    return attn_session_segment(s, token) == 0 ? "  A" : "  B";
+}
+
+static void print_truncation(const attn_session *s) {
+    if (!attn_session_truncated(s)) return;
+    const int n = attn_session_length(s), full = attn_session_full_length(s);
+    const char *at_least = counting_stopped(s) ? "at least " : "";
+    if (!is_pair(s)) {
+        printf("truncated: the text gives %s%d tokens, only the first %d are used\n", at_least, full, n);
+        return;
+    }
+    int first = 0;
+    while (first < n && attn_session_segment(s, first) == 0) first++;
+    printf("truncated: the pair gives %s%d tokens, cut longest-first to %d: A keeps %d pieces, B keeps %d\n",
+           at_least, full, n, first - 2, n - first - 1);
 }
 
 static void print_tokens_text(const attn_engine *e, const attn_session *s) {
     const int n = attn_session_length(s);
     for (int i = 0; i < n; i++) {
         const int32_t id = attn_session_ids(s)[i];
-        printf("%4d  %-16s id %-6d [%d, %d)\n", i, attn_engine_token(e, id), id,
-               attn_session_starts(s)[i], attn_session_ends(s)[i]);
+        printf("%4d  %-16s id %-6d [%d, %d)%s\n", i, attn_engine_token(e, id), id,
+               attn_session_starts(s)[i], attn_session_ends(s)[i], segment_label(s, i));
     }
-    if (attn_session_truncated(s))
-        printf("truncated: the text gives %d tokens, only the first %d are used\n",
-               attn_session_full_length(s), n);
+    print_truncation(s);
 }
 
-static int find_token(const attn_engine *e, const attn_session *s, const char *wanted) {
+static int find_word(const attn_engine *e, const attn_session *s, const char *wanted) {
     const int n = attn_session_length(s);
-    int index;
-    if (!parse_int(wanted, &index)) return index >= 0 && index < n ? index : -1;
     for (int i = 0; i < n; i++)
         if (!strcmp(attn_engine_token(e, attn_session_ids(s)[i]), wanted)) return i;
     return -1;
 }
 
-static int show_row(const attn_engine *e, const attn_session *s, const options *o) {
+/* The row --token names, or -1 after a message. A word wins over an index it could also be. */
+static int find_token(const attn_engine *e, const attn_session *s, const char *wanted) {
     const int n = attn_session_length(s);
-    const int row = o->token ? find_token(e, s, o->token) : 0;
-    if (row < 0) {
-        fprintf(stderr, "attn: no token \"%s\" in this text (try --tokenize)\n", o->token);
-        return 1;
+    int index;
+    if (wanted[0] == '#' && !parse_int(wanted + 1, &index)) {
+        if (index >= 0 && index < n) return index;
+        bad_argument("--token %s: this text has tokens 0–%d", wanted, n - 1);
+        return -1;
     }
-    double stats[7];
-    if (attn_session_row_stats(s, o->layer - 1, o->head - 1, row, stats) != ATTN_OK) {
-        fprintf(stderr, "attn: layer and head count from 1 (this model: see --json shape)\n");
-        return 1;
+    const int word = find_word(e, s, wanted);
+    const int numeric = !parse_int(wanted, &index);
+    if (word >= 0 && numeric) {
+        fprintf(stderr, "attn: note: --token %s is read as the word \"%s\" (token %d), not as index %d; "
+                "write #%d for the index\n", wanted, wanted, word, index, index);
     }
-    int32_t shape[8];
-    attn_engine_shape(e, shape);
-    const float *attention = attn_session_attention(s) +
-        (((size_t)(o->layer - 1) * (size_t)shape[3] + (size_t)(o->head - 1)) * (size_t)n + (size_t)row) * (size_t)n;
-    const char *word = attn_engine_token(e, attn_session_ids(s)[row]);
-    if (o->json) {
-        printf("{\"layer\":%d,\"head\":%d,\"token\":%d,", o->layer, o->head, row);
-        print_tokens_json(e, s);
-        printf(",\"row\":[");
-        for (int j = 0; j < n; j++) printf("%s%.9g", j ? "," : "", attention[j]);
-        printf("],\"sum\":%.9g,\"max\":%.9g,\"ratio\":%.9g,\"entropy\":%.9g,\"effective_tokens\":%.9g}\n",
-               stats[0], stats[1], stats[3], stats[4], stats[5]);
-        return 0;
+    if (word >= 0) return word;
+    if (numeric) {
+        if (index >= 0 && index < n) return index;
+        bad_argument("--token %s: this text has tokens 0–%d", wanted, n - 1);
+        return -1;
     }
-    printf("layer %d · head %d · token %d \"%s\" attends to:\n", o->layer, o->head, row, word);
+    bad_argument("--token \"%s\": no token \"%s\" in this text (see --tokenize for its tokens)", wanted, wanted);
+    return -1;
+}
+
+static int check_layer_and_head(const options *o, const int32_t *shape) {
+    if (o->layer < 1 || o->layer > shape[SHAPE_LAYERS])
+        return bad_argument("--layer %d: this model has layers 1–%d", o->layer, shape[SHAPE_LAYERS]);
+    if (o->head < 1 || o->head > shape[SHAPE_HEADS])
+        return bad_argument("--head %d: this model has heads 1–%d", o->head, shape[SHAPE_HEADS]);
+    return 0;
+}
+
+static void print_row_json(const attn_engine *e, const attn_session *s, const options *o, int row,
+                           const float *attention, const double *stats, const int32_t *shape) {
+    const int n = attn_session_length(s);
+    printf("{\"layer\":%d,\"head\":%d,\"token\":%d,", o->layer, o->head, row);
+    print_shape_json(shape);
+    putchar(',');
+    print_tokens_json(e, s);
+    printf(",\"row\":[");
+    for (int j = 0; j < n; j++) printf("%s%.9g", j ? "," : "", attention[j]);
+    printf("],\"sum\":%.9g,\"max\":%.9g,\"ratio\":%.9g,\"entropy\":%.9g,\"effective_tokens\":%.9g}\n",
+           stats[0], stats[1], stats[3], stats[4], stats[5]);
+}
+
+static void print_row_text(const attn_engine *e, const attn_session *s, const options *o, int row,
+                           const float *attention, const double *stats) {
+    const int n = attn_session_length(s);
+    printf("layer %d · head %d · token %d \"%s\"%s attends to:\n", o->layer, o->head, row,
+           attn_engine_token(e, attn_session_ids(s)[row]),
+           is_pair(s) ? (attn_session_segment(s, row) ? " (segment B)" : " (segment A)") : "");
     for (int j = 0; j < n; j++) {
         const int bar = (int)(attention[j] * 40 + 0.5f);
-        printf("%4d  %-16s %.4f  %.*s\n", j, attn_engine_token(e, attn_session_ids(s)[j]),
-               attention[j], bar, "########################################");
+        printf("%4d  %-16s %.4f%s  %.*s\n", j, attn_engine_token(e, attn_session_ids(s)[j]),
+               attention[j], segment_label(s, j), bar, "########################################");
     }
     printf("sum %.6f   uniform 1/n = %.4f   ratio to uniform %.2f (max %.4f × n %d)   "
            "effective tokens %.2f\n",
            stats[0], 1.0 / n, stats[3], stats[1], n, stats[5]);
-    if (attn_session_truncated(s))
-        printf("truncated: the text gives %d tokens, only the first %d are used\n",
-               attn_session_full_length(s), n);
+    print_truncation(s);
+}
+
+static int show_row(const attn_engine *e, const attn_session *s, const options *o) {
+    int32_t shape[8];
+    attn_engine_shape(e, shape);
+    const int n = attn_session_length(s);
+    const int row = o->token ? find_token(e, s, o->token) : 0;
+    if (row < 0) return EXIT_BAD_ARGUMENT;
+    double stats[7];
+    if (attn_session_row_stats(s, o->layer - 1, o->head - 1, row, stats) != ATTN_OK) {
+        fprintf(stderr, "attn: %s\n", attn_status_message(ATTN_ERR_ARGUMENT));
+        return EXIT_RUN_FAILED;
+    }
+    const float *attention = attn_session_attention(s) +
+        (((size_t)(o->layer - 1) * (size_t)shape[SHAPE_HEADS] + (size_t)(o->head - 1)) * (size_t)n + (size_t)row) * (size_t)n;
+    if (o->json) print_row_json(e, s, o, row, attention, stats, shape);
+    else print_row_text(e, s, o, row, attention, stats);
     return 0;
 }
 
@@ -179,14 +371,23 @@ static int show_masks(const attn_engine *e, const attn_session *s, int json) {
     const int n = attn_session_length(s);
     const int32_t mask = attn_engine_special_id(e, "[MASK]");
     int found = 0;
-    if (json) printf("{\"masks\":[");
+    if (json) {
+        int32_t shape[8];
+        attn_engine_shape(e, shape);
+        putchar('{');
+        print_shape_json(shape);
+        putchar(',');
+        print_tokens_json(e, s);
+        printf(",\"masks\":[");
+    }
     for (int i = 0; i < n; i++) {
         if (attn_session_ids(s)[i] != mask) continue;
         int32_t ids[5];
         float probs[5];
-        if (attn_session_mlm(s, i, 5, ids, probs) != ATTN_OK) return 1;
+        if (attn_session_mlm(s, i, 5, ids, probs) != ATTN_OK) return EXIT_RUN_FAILED;
         if (json) printf("%s{\"position\":%d,\"top\":[", found ? "," : "", i);
-        else printf("[MASK] at token %d:\n", i);
+        else printf("[MASK] at token %d%s:\n", i,
+                    is_pair(s) ? (attn_session_segment(s, i) ? " (segment B)" : " (segment A)") : "");
         for (int k = 0; k < 5; k++) {
             if (json) {
                 printf("%s[%d,", k ? "," : "", ids[k]);
@@ -199,7 +400,22 @@ static int show_masks(const attn_engine *e, const attn_session *s, int json) {
     }
     if (json) printf("]}\n");
     else if (!found) printf("no [MASK] in this text\n");
+    if (!json) print_truncation(s);
     return 0;
+}
+
+static void show_tokens(const attn_engine *e, const attn_session *s, int json) {
+    if (!json) {
+        print_tokens_text(e, s);
+        return;
+    }
+    int32_t shape[8];
+    attn_engine_shape(e, shape);
+    putchar('{');
+    print_shape_json(shape);
+    putchar(',');
+    print_tokens_json(e, s);
+    puts("}");
 }
 
 /* The model's shape and the card the converter stored (JSON; "{}" when the file has none). */
@@ -209,54 +425,77 @@ static int show_info(const attn_engine *engine, int json) {
     const char *card = attn_engine_card(engine);
     if (!card[0]) card = "{}";
     if (json) {
-        printf("{\"shape\":{\"vocab\":%d,\"hidden\":%d,\"layers\":%d,\"heads\":%d,\"ffn\":%d,"
-               "\"max_positions\":%d,\"type_vocab\":%d,\"head_size\":%d},\"card\":%s}\n",
-               shape[0], shape[1], shape[2], shape[3], shape[4], shape[5], shape[6], shape[7], card);
+        putchar('{');
+        print_shape_json(shape);
+        printf(",\"card\":%s}\n", card);
     } else {
-        printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens\nmodel card: %s\n",
-               shape[2], shape[3], shape[1], shape[4], shape[0], shape[5], card);
+        printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens, %d token types\n"
+               "model card: %s\n",
+               shape[SHAPE_LAYERS], shape[SHAPE_HEADS], shape[SHAPE_HIDDEN], shape[SHAPE_FFN],
+               shape[SHAPE_VOCAB], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES], card);
     }
     return 0;
 }
 
-int main(int argc, char **argv) {
-    options o;
-    if (parse_options(argc, argv, &o)) return usage();
+static int run_session(attn_session *s, const options *o) {
+    if (!s) return ATTN_ERR_NO_MEMORY;
+    if (o->pair) return attn_session_run_pair(s, o->text, o->text_bytes, o->pair, o->pair_bytes);
+    return attn_session_run_text(s, o->text, o->text_bytes);
+}
+
+/* Runs the text (or pair) and prints the chosen output. */
+static int show_run(const attn_engine *engine, const options *o) {
+    int32_t shape[8];
+    attn_engine_shape(engine, shape);
+    if (!o->tokenize && !o->mask && check_layer_and_head(o, shape)) return EXIT_BAD_ARGUMENT;
+    attn_session *session = attn_session_create(engine);
+    const int status = run_session(session, o);
+    int result = EXIT_RUN_FAILED;
+    if (status != ATTN_OK) fprintf(stderr, "attn: %s\n", attn_status_message(status));
+    else if (o->tokenize) {
+        show_tokens(engine, session, o->json);
+        result = 0;
+    } else if (o->mask) result = show_masks(engine, session, o->json);
+    else result = show_row(engine, session, o);
+    attn_session_destroy(session);
+    return result;
+}
+
+static int run_with_weights(options *o) {
     size_t size = 0;
-    unsigned char *bytes = read_file(o.weights, &size);
+    unsigned char *bytes = read_file(o->weights, &size);
     if (!bytes) {
-        fprintf(stderr, "attn: cannot read weights file %s: %s\n", o.weights, strerror(errno));
-        return 1;
+        fprintf(stderr, "attn: cannot read weights file %s: %s\n", o->weights, strerror(errno));
+        return EXIT_RUN_FAILED;
     }
     attn_engine *engine;
-    int status = attn_engine_create(bytes, size, &engine);
+    const int status = attn_engine_create(bytes, size, &engine);
     if (status != ATTN_OK) {
-        fprintf(stderr, "attn: %s: %s (error %d)\n", o.weights, attn_status_message(status), status);
+        fprintf(stderr, "attn: %s: %s (error %d)\n", o->weights, attn_status_message(status), status);
         attn_free(bytes);
-        return 1;
+        return EXIT_RUN_FAILED;
     }
-    if (o.info) {
-        const int shown = show_info(engine, o.json);
-        attn_engine_destroy(engine);
-        attn_free(bytes);
-        return shown;
-    }
-    attn_session *session = attn_session_create(engine);
-    status = session ? attn_session_run_text(session, o.text, strlen(o.text)) : ATTN_ERR_NO_MEMORY;
-    int result = 1;
-    if (status != ATTN_OK) fprintf(stderr, "attn: %s\n", attn_status_message(status));
-    else if (o.tokenize && o.json) {
-        putchar('{');
-        print_tokens_json(engine, session);
-        puts("}");
-        result = 0;
-    } else if (o.tokenize) {
-        print_tokens_text(engine, session);
-        result = 0;
-    } else if (o.mask) result = show_masks(engine, session, o.json);
-    else result = show_row(engine, session, &o);
-    attn_session_destroy(session);
+    const int result = o->info ? show_info(engine, o->json) : show_run(engine, o);
     attn_engine_destroy(engine);
     attn_free(bytes);
+    return result;
+}
+
+int main(int argc, char **argv) {
+    options o;
+    if (argc < 2) return usage(stderr);
+    if (parse_options(argc, argv, &o)) {
+        fputs("(attn --help lists the options)\n", stderr);
+        return EXIT_BAD_ARGUMENT;
+    }
+    if (o.help) return usage(stdout);
+    report_unused(&o);
+    char *owned_text = NULL, *owned_pair = NULL;
+    int result = EXIT_RUN_FAILED;
+    if (o.info || (!take_text(o.text, &o.text, &o.text_bytes, &owned_text) &&
+                   !take_text(o.pair, &o.pair, &o.pair_bytes, &owned_pair)))
+        result = run_with_weights(&o);
+    free(owned_text);
+    free(owned_pair);
     return result;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The native CLI as a course author uses it: rows, tokenization, [MASK], JSON and clear errors.
+# The native CLI as a course author or a script uses it: rows, tokenization, [MASK], sentence
+# pairs, standard input, JSON with the shape, and errors that name the bad argument.
 set -u
 attn=${1:-build/attn}
 passed=0 failed=0
@@ -25,9 +26,49 @@ check "tokenize json offsets" 0 '"offsets":\[\[0,0\],\[0,3\]' -- "$attn" "The ca
 check "json row" 0 '"sum":(1|0\.99999|1\.0000)' -- "$attn" "The cat sat." --json
 check "mask" 0 '\[MASK\] at token 6' -- "$attn" "The cat sat on the [MASK]." --mask
 check "truncation notice" 0 'truncated: the text gives 602 tokens' -- "$attn" "$(printf 'word %.0s' $(seq 600))" --tokenize
-check "unknown token" 1 'no token "dog"' -- "$attn" "The cat sat." --token dog
-check "layer out of range" 1 'count from 1' -- "$attn" "The cat sat." --layer 9
+check "unknown token" 2 'no token "dog"' -- "$attn" "The cat sat." --token dog
+check "layer out of range names the model's layers" 2 '^attn: --layer 9: this model has layers 1–4$' -- "$attn" "The cat sat." --layer 9
+check "head out of range names the model's heads" 2 '^attn: --head 0: this model has heads 1–4$' -- "$attn" "The cat sat." --head 0
+check "index out of range names the text's tokens" 2 '^attn: --token 7: this text has tokens 0–5$' -- "$attn" "The cat sat." --token 7
 check "usage" 2 'usage' -- "$attn"
+check "help" 0 '--pair TEXT_B' -- "$attn" --help
+check "unknown option named" 2 '^attn: unknown option "--colour"$' -- "$attn" "The cat" --colour
+check "missing value named" 2 '^attn: --head needs a value$' -- "$attn" "The cat" --head
+check "non-number named" 2 '^attn: --layer "two" is not a whole number$' -- "$attn" "The cat" --layer two
+check "second text named" 2 'unexpected argument "dog"' -- "$attn" "The cat" dog
+check "stdin read once" 2 'standard input can be read only once' -- "$attn" - --pair -
+
+# standard input
+check "text from stdin" 0 '"tokens":\["\[CLS\]","the","cat","\[SEP\]"\]' -- sh -c "printf 'The cat\n' | '$attn' - --tokenize --json"
+check "pair segment from stdin" 0 '"type_ids":\[0,0,0,0,1,1,1,1,1\]' -- sh -c "printf 'It was tired.' | '$attn' 'The cat' --pair - --tokenize --json"
+
+# a number that is also a word of the text
+check "numeric token read as the word" 0 'token 3 "2"' -- "$attn" "I have 2 cats" --token 2
+check "numeric token: says which" 0 'note: --token 2 is read as the word "2" \(token 3\), not as index 2' -- "$attn" "I have 2 cats" --token 2
+check "#N is an index" 0 'token 2 "have"' -- "$attn" "I have 2 cats" --token '#2'
+check "number not in the text is an index" 0 'token 4 "cats"' -- "$attn" "I have 2 cats" --token 4
+
+# options that do not apply
+check "unused option reported" 0 'note: --layer does not apply to --tokenize' -- "$attn" "The cat" --tokenize --layer 2
+check "unused token reported" 0 'note: --token does not apply to --mask' -- "$attn" "The [MASK] sat" --mask --token cat
+check "tokenize and mask refused" 2 'choose one' -- "$attn" "The cat" --tokenize --mask
+
+# --json carries the shape
+check "json row has the shape" 0 '"shape":\{"vocab":30522,"hidden":256,"layers":4,"heads":4,' -- "$attn" "The cat sat." --json
+check "json tokenize has the shape" 0 '^\{"shape":\{"vocab":30522' -- "$attn" "The cat" --tokenize --json
+check "json mask has the shape" 0 '^\{"shape":.*"masks":\[\{"position":2' -- "$attn" "The [MASK] sat." --mask --json
+
+# sentence pairs: [CLS] A [SEP] B [SEP], token type 1 for B, offsets into each segment
+pair=("The cat sat on the mat." --pair "It was tired.")
+check "pair tokens and types" 0 '"tokens":\["\[CLS\]","the","cat","sat","on","the","mat",".","\[SEP\]","it","was","tired",".","\[SEP\]"\].*"type_ids":\[0,0,0,0,0,0,0,0,0,1,1,1,1,1\]' -- "$attn" "${pair[@]}" --tokenize --json
+check "pair offsets per segment" 0 '"offsets":\[\[0,0\],\[0,3\],\[4,7\],\[8,11\],\[12,14\],\[15,18\],\[19,22\],\[22,23\],\[0,0\],\[0,2\],\[3,6\],\[7,12\],\[12,13\],\[0,0\]\]' -- "$attn" "${pair[@]}" --tokenize --json
+check "pair row shows both segments" 0 '9  it +[0-9.]+  B' -- "$attn" "${pair[@]}" --token tired
+check "pair row names the segment" 0 'token 11 "tired" \(segment B\)' -- "$attn" "${pair[@]}" --token tired
+check "pair tokenize labels segments" 0 '8  \[SEP\] .*  A$' -- "$attn" "${pair[@]}" --tokenize
+check "empty second segment" 0 '"tokens":\["\[CLS\]","one","\[SEP\]","\[SEP\]"\].*"type_ids":\[0,0,0,1\]' -- "$attn" "One" --pair "" --tokenize --json
+check "pair mask" 0 '\[MASK\] at token 11 \(segment B\)' -- "$attn" "${pair[@]/tired/[MASK]}" --mask
+check "pair truncated longest-first" 0 'the pair gives 903 tokens, cut longest-first to 512: A keeps 255 pieces, B keeps 254' -- "$attn" "$(printf 'word %.0s' $(seq 600))" --pair "$(printf 'cat %.0s' $(seq 300))" --tokenize
+check "truncation: at least N once counting stops" 0 'the text gives at least 8192 tokens, only the first 512' -- "$attn" "$(printf 'word %.0s' $(seq 9000))" --tokenize
 check "missing weights" 1 'cannot read weights file' -- "$attn" "x" --weights "$tmp/none.bin"
 head -c 1000 weights/bert-mini.int8.bin > "$tmp/short.bin"
 check "truncated weights" 1 'truncated|shorter' -- "$attn" "x" --weights "$tmp/short.bin"

@@ -610,21 +610,25 @@ tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t
 
 /* ---------- sentence pairs ---------- */
 
-/* The reference's longest-first truncation of two segments of a and b pieces to `room` pieces:
- * the shorter segment stays whole when the longer can have the rest; otherwise each keeps half
- * and the longer one the odd piece, except that when even the shorter alone passes `room`,
- * and on a tie, the second segment keeps it (measured against the reference). */
-static void longest_first(int a, int b, int room, int *keep_a, int *keep_b) {
+/* The reference's longest-first truncation of two segments of a and b pieces to `room` pieces
+ * (capacity − 3), as measured against it: each segment's count is first capped at `capacity`
+ * (the reference cuts every sequence to the model's length before it looks at the pair); then
+ * the shorter segment stays whole when the longer can have the rest, and otherwise the two
+ * share the room, the longer one (the second on a tie) keeping the odd piece. */
+static void longest_first(int a, int b, int capacity, int *keep_a, int *keep_b) {
+    const int room = capacity - 3;
+    if (a > capacity) a = capacity;
+    if (b > capacity) b = capacity;
     *keep_a = a;
     *keep_b = b;
-    if ((int64_t)a + b <= room) return;
+    if (a + b <= room) return;
     const int shorter = a < b ? a : b, half = room / 2;
     if (shorter <= room - shorter) {
         if (a <= b) *keep_b = room - a;
         else *keep_a = room - b;
         return;
     }
-    *keep_a = a > b && shorter <= room ? room - half : half;
+    *keep_a = a > b ? room - half : half;
     *keep_b = room - *keep_a;
 }
 
@@ -656,7 +660,7 @@ tokenizer_status tokenizer_encode_pair(const tokenizer *tok, const char *a, size
     if (status == TOKENIZER_OK) {
         const int a_pieces = pieces_of(out), b_pieces = pieces_of(&second);
         int keep_a, keep_b;
-        longest_first(a_pieces, b_pieces, capacity - 3, &keep_a, &keep_b);
+        longest_first(a_pieces, b_pieces, capacity, &keep_a, &keep_b);
         const int32_t sep = tok->special_ids[SPECIAL_SEP];
         put_token(out, keep_a + 1, sep, 0, 0);
         for (int i = 0; i < keep_b; i++)

@@ -7,13 +7,15 @@
  *           while every length 0 … 600 stays reachable (> 512 must be refused)
  *   u8      flags: bit 0 also run the rest of the input as text (its first 96 bytes unless
  *           bit 3 is set: long texts cost long runs); bit 1 call rollout (n <= 128); bit 2
- *           row_scaled without the division by sqrt(d)
+ *           row_scaled without the division by sqrt(d); bit 4 run the text also as a sentence
+ *           pair, split in the middle (A = first half, B = second half)
  *   u16 × n ids: v ≥ 0xFFF0 picks an out-of-range id (negative, vocab, INT32_MIN/MAX), else
  *           v mod vocab; once the input runs out, ids continue from a generator
  *   then    layer, head (i8), row, position (i16), k (u16), and the text (rest of input)
  * After every successful run the attention must be finite, in [0, 1], and every row must
  * sum to 1 within 1e-4; every analysis call must either succeed or return ATTN_ERR_ARGUMENT
- * exactly when one of its indices is out of range. */
+ * exactly when one of its indices is out of range. A pair run must give [CLS] A [SEP] B [SEP]:
+ * token type 0 up to and including the first [SEP], 1 after it, the last token [SEP]. */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include <math.h>
 
@@ -24,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum {
     MAX_REQUEST = 600, SHORT_REQUEST = 24, LONG_REQUEST_MARK = 0xF000, ROLLOUT_MAX_N = 128,
-    SHORT_TEXT = 96, FLAG_TEXT = 1, FLAG_ROLLOUT = 2, FLAG_UNSCALED = 4, FLAG_LONG_TEXT = 8,
+    SHORT_TEXT = 96, FLAG_TEXT = 1, FLAG_ROLLOUT = 2, FLAG_UNSCALED = 4, FLAG_LONG_TEXT = 8, FLAG_PAIR = 16,
 };
 
 static attn_engine *engine;
@@ -132,6 +134,34 @@ static void run_text(const uint8_t *text, size_t size) {
     check_attention(session);
 }
 
+/* Types 0 through the first [SEP], 1 from there to the closing [SEP]. */
+static void check_pair_layout(const attn_session *s) {
+    const int n = attn_session_length(s);
+    const int32_t *ids = attn_session_ids(s), *types = attn_session_type_ids(s);
+    const int32_t cls = attn_engine_special_id(engine, "[CLS]"), sep = attn_engine_special_id(engine, "[SEP]");
+    FUZZ_REQUIRE(n >= 3 && attn_session_segment_count(s) == 2);
+    FUZZ_REQUIRE(ids[0] == cls && ids[n - 1] == sep && types[0] == 0 && types[n - 1] == 1);
+    int first = 0;
+    while (first < n && types[first] == 0) first++;
+    FUZZ_REQUIRE(first >= 2 && ids[first - 1] == sep);
+    for (int t = 0; t < n; t++) {
+        FUZZ_REQUIRE(types[t] == (t >= first) && attn_session_segment(s, t) == types[t]);
+        FUZZ_REQUIRE(attn_session_starts(s)[t] <= attn_session_ends(s)[t]);
+    }
+    FUZZ_REQUIRE(attn_session_segment(s, -1) == -1 && attn_session_segment(s, n) == -1);
+}
+
+static void run_pair(const uint8_t *text, size_t size) {
+    const size_t half = size / 2;
+    FUZZ_REQUIRE(attn_session_run_pair(session, (const char *)text, half, (const char *)text + half,
+                                       size - half) == ATTN_OK);
+    const int n = attn_session_length(session);
+    FUZZ_REQUIRE(n <= shape[5] && attn_session_full_length(session) >= n);
+    FUZZ_REQUIRE(attn_session_truncated(session) == (attn_session_full_length(session) > n));
+    check_pair_layout(session);
+    check_attention(session);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_reader r = {data, size, 0};
     const int requested = requested_length(&r);
@@ -139,7 +169,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_ids(&r, requested, flags);
     if (flags & FLAG_TEXT) {
         const size_t text_size = size - r.at;
-        run_text(data + r.at, (flags & FLAG_LONG_TEXT) || text_size < SHORT_TEXT ? text_size : SHORT_TEXT);
+        const size_t used = (flags & FLAG_LONG_TEXT) || text_size < SHORT_TEXT ? text_size : SHORT_TEXT;
+        run_text(data + r.at, used);
+        if (flags & FLAG_PAIR) run_pair(data + r.at, used);
         fuzz_reader rest = {data, size, 3};
         run_analyses(&rest, flags);
     }

@@ -371,6 +371,10 @@ static int show_masks(const attn_engine *e, const attn_session *s, int json) {
     const int n = attn_session_length(s);
     const int32_t mask = attn_engine_special_id(e, "[MASK]");
     int found = 0;
+    if (!attn_engine_has_mlm(e)) {
+        fprintf(stderr, "attn: --mask: %s\n", attn_status_message(ATTN_ERR_NO_MLM));
+        return EXIT_RUN_FAILED;
+    }
     if (json) {
         int32_t shape[8];
         attn_engine_shape(e, shape);

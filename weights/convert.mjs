@@ -140,6 +140,9 @@ function choosePrecisions(shape, vocab, matrices, floats, options, log) {
   }
   const lossy = matrices.filter((t) => !(precisions.get(t.name) === 'int8' && onGrid.has(t.name) && options.group === 'row'));
   if (lossy.length === 0) return { precisions, predicted: 0, onGrid, version };
+  // Every precision forced and no prediction wanted: skip the float64 calibration passes,
+  // which take minutes on a 12-layer model.
+  if (open.length === 0 && options.predict === false) return { precisions, predicted: NaN, onGrid, version };
   const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab);
   const versions = new Map(matrices.map((t) => [t.name, {
     get int8() { return version(t, 'int8').dequantized; },
@@ -213,7 +216,7 @@ function printSummary({ bytes, tensors, predicted, target }, outPath) {
     return `  ${t.name.padEnd(50)} ${t.precision.padEnd(5)} [${t.rows}x${t.cols}]`.padEnd(72)
       + ` ${String(size).padStart(9)} bytes  ${t.onGrid && t.precision === 'int8' ? 'exact (on the int8 grid)' : `max|err| ${t.maxError.toExponential(2)}`}`;
   });
-  const verdict = predicted <= target ? `within the target ${target}` : `WARNING: over the target ${target}`;
+  const verdict = Number.isNaN(predicted) ? 'not predicted' : predicted <= target ? `within the target ${target}` : `WARNING: over the target ${target}`;
   process.stderr.write(`${lines.join('\n')}\n`
     + `predicted attention max |Δ| (float64 reference with the engine's rounding, calibration text): ${predicted.toExponential(2)}, ${verdict}\n`
     + `wrote ${outPath}: ${bytes.length} bytes (${(bytes.length / 1e6).toFixed(2)} MB), ${tensors.length} tensors\n`);

@@ -1,0 +1,105 @@
+// The compact-BERT shapes, from tiny (2 layers × 2 heads, hidden 128) to base (12 × 12, hidden
+// 768, FFN 3072): random-weight checkpoints built here, converted (int8 and int16), run by the
+// wasm engine and held against the float64 reference forward pass (weights/reference.mjs) at
+// the parity bar. The weights lie on the int8 grid, so the reference runs on the very values the
+// engine holds after an int8 conversion; int16 adds its own half-step rounding.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { convert } from '../weights/convert.mjs';
+import { referenceForward, maxAttentionDelta } from '../weights/reference.mjs';
+import { createEngine } from '../web/src/engine.mjs';
+import { compactConfig, randomTensors, writeCheckpoint, referenceModel, vocabLines, SENTENCES } from './lib/checkpoints.mjs';
+import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
+
+const BAR = 1e-3;
+// int16 matrices keep 13 bits of each activation row (c/kernels.c), int8 ones 15: through 12
+// layers of sharp random attention that measured 2.1e-3 (int8 on the same weights: 5.2e-4).
+// A float-trained 12-layer checkpoint needs the precision search, not int16 everywhere.
+const INT16_DEEP_BAR = 3e-3;
+const wasm = new WebAssembly.Module(fs.readFileSync(defaultWasm));
+const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-shapes-'));
+process.on('exit', () => fs.rmSync(tempRoot, { recursive: true, force: true }));
+
+const SHAPES = [
+  { name: '2x128 (2 heads)', layers: 2, hidden: 128, dtype: 'F32' },
+  { name: '4x256 (4 heads)', layers: 4, hidden: 256, dtype: 'F32' },
+  { name: '4x512 (8 heads)', layers: 4, hidden: 512, dtype: 'BF16' },
+  { name: '12x768 (12 heads, FFN 3072)', layers: 12, hidden: 768, dtype: 'BF16' },
+];
+
+// The engine's attention for `ids` against the reference's on the checkpoint's own values.
+function compare(session, model, ids) {
+  session.runIds(ids);
+  const engine = session.attention();
+  const reference = referenceForward(model, ids).attention;
+  return maxAttentionDelta(engine, reference);
+}
+
+// The values the weights file holds, w = q·scale per row (weights/FORMAT.md): equal to the
+// checkpoint's on the int8 grid, rounded to the int16 grid otherwise. The reference then runs on
+// what the engine multiplies, and the difference measured is the engine's arithmetic.
+function storedValues(original, fileTensors) {
+  const values = new Map(original);
+  for (const t of fileTensors) {
+    if (t.kind !== 'matrix') continue;
+    const perRow = t.cols / t.group;
+    const w = new Float32Array(t.rows * t.cols);
+    for (let i = 0; i < w.length; i++) w[i] = t.data[i] * t.scales[Math.floor(i / t.cols) * perRow + Math.floor((i % t.cols) / t.group)];
+    values.set(t.name, w);
+  }
+  return values;
+}
+
+for (const spec of SHAPES) {
+  test(`shape ${spec.name}: converted, run by the engine, attention within ${BAR} of the float64 reference`, async () => {
+    const config = compactConfig(spec);
+    const { tensors, shapes } = randomTensors(config, spec.layers * 1000 + spec.hidden);
+    const dir = writeCheckpoint(path.join(tempRoot, spec.name.split(' ')[0]), { config, tensors, shapes, dtype: spec.dtype });
+    for (const precision of ['int8', 'int16']) {
+      const converted = convert({ checkpointDir: dir, precision, predict: false });
+      const { bytes } = converted;
+      const model = referenceModel(config, storedValues(tensors, converted.tensors));
+      const engine = await createEngine({ wasm, weights: bytes });
+      assert.deepEqual(
+        [engine.shape.layers, engine.shape.heads, engine.shape.hidden, engine.shape.ffn, engine.shape.maxPositions, engine.shape.headSize],
+        [config.num_hidden_layers, config.num_attention_heads, config.hidden_size, config.intermediate_size, 128, 64]);
+      const session = engine.createSession();
+      const worst = [];
+      for (const text of SENTENCES) {
+        const { ids } = session.runText(text);
+        assert.ok(!ids.includes(1), `"${text}" tokenizes without [UNK]`);
+        worst.push(compare(session, model, ids));
+      }
+      if (spec.layers * spec.hidden <= 1024) {  // every position once, on the small shapes
+        const ids = Array.from({ length: 128 }, (_, i) => (i * 37 + 5) % config.vocab_size);
+        worst.push(compare(session, model, ids));
+      }
+      const delta = Math.max(...worst);
+      console.log(`shape ${spec.name} ${precision}: ${(bytes.length / 1e6).toFixed(1)} MB, attention max |Δ| ${delta.toExponential(2)}`);
+      const bar = precision === 'int16' && spec.layers > 4 ? INT16_DEEP_BAR : BAR;
+      assert.ok(delta <= bar, `${spec.name} ${precision}: attention max |Δ| ${delta} over ${bar}`);
+      if (precision === 'int8') assert.ok(session.mlm(1, 3).length === 3, 'the MLM head answers');
+      session.destroy?.();
+      engine.destroy();
+    }
+  });
+}
+
+test('the CLI reads the shape from the weights file (2x128: layers 1-2, heads 1-2)', () => {
+  const config = compactConfig({ layers: 2, hidden: 128 });
+  const { tensors, shapes } = randomTensors(config, 7);
+  const dir = writeCheckpoint(path.join(tempRoot, 'cli'), { config, tensors, shapes });
+  const out = path.join(tempRoot, 'cli.bin');
+  execFileSync('node', [path.join(repoRoot, 'weights/convert.mjs'), dir, out, '--precision', 'int8'], { stdio: 'pipe' });
+  const cli = path.join(repoRoot, 'build/attn');
+  if (!fs.existsSync(cli)) return;  // built by `make native`; the wasm engine is tested above
+  const json = JSON.parse(execFileSync(cli, ['--weights', out, 'the cat sat.', '--json'], { encoding: 'utf8', env: { ...process.env, ATTN_WEIGHTS: out } }));
+  const text = JSON.stringify(json);
+  assert.match(text, /"layers":\s*2/);
+  assert.match(text, /"heads":\s*2/);
+  assert.equal(vocabLines(config.vocab_size).length, 1000);
+});

@@ -279,10 +279,19 @@ static void print_tokens_text(const attn_engine *e, const attn_session *s) {
     print_truncation(s);
 }
 
+/* The first token whose text is `wanted`, or else the first that is the one piece the
+ * tokenizer makes of it (so "Cat" and "Café" find "cat" and "cafe"); -1 when none. */
 static int find_word(const attn_engine *e, const attn_session *s, const char *wanted) {
     const int n = attn_session_length(s);
+    const int32_t *ids = attn_session_ids(s);
     for (int i = 0; i < n; i++)
-        if (!strcmp(attn_engine_token(e, attn_session_ids(s)[i]), wanted)) return i;
+        if (!strcmp(attn_engine_token(e, ids[i]), wanted)) return i;
+    int32_t pieces[3], starts[3], ends[3], counts[2];
+    if (attn_engine_tokenize(e, wanted, strlen(wanted), 3, pieces, starts, ends, counts) != ATTN_OK ||
+        counts[1] != 3)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (ids[i] == pieces[1]) return i;
     return -1;
 }
 

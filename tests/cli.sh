@@ -45,6 +45,7 @@ check "pair segment from stdin" 0 '"type_ids":\[0,0,0,0,1,1,1,1,1\]' -- sh -c "p
 # a number that is also a word of the text
 check "numeric token read as the word" 0 'token 3 "2"' -- "$attn" "I have 2 cats" --token 2
 check "numeric token: says which" 0 'note: --token 2 is read as the word "2" \(token 3\), not as index 2' -- "$attn" "I have 2 cats" --token 2
+check "a word as typed finds its token" 0 'token 6 "cafe"' -- "$attn" "The Cat sat in the café." --token Café
 check "#N is an index" 0 'token 2 "have"' -- "$attn" "I have 2 cats" --token '#2'
 check "number not in the text is an index" 0 'token 4 "cats"' -- "$attn" "I have 2 cats" --token 4
 

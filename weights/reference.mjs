@@ -281,7 +281,7 @@ function roundedInputs(model, matrixName, x, n, width) {
   return out;
 }
 
-function encoderLayer(model, layer, x, n, attention) {
+function encoderLayer(model, layer, x, n, attention, record) {
   const { hidden, heads, ffn, lnEps } = model.shape;
   const name = (suffix) => tensor(model, `bert.encoder.layer.${layer}.${suffix}`);
   const project = (input, inputs, prefix, outputs) => linear(
@@ -292,6 +292,7 @@ function encoderLayer(model, layer, x, n, attention) {
   const k = project(x, hidden, 'attention.self.key', hidden);
   const v = project(x, hidden, 'attention.self.value', hidden);
   const context = selfAttention(q, k, v, n, model.shape, attention, layer * heads * n * n);
+  record?.push({ input: x, query: q, key: k, value: v, context });
   const attended = addInto(project(context, hidden, 'attention.output.dense', hidden), x);
   layerNorm(attended, n, hidden, name('attention.output.LayerNorm.weight'), name('attention.output.LayerNorm.bias'), lnEps);
 
@@ -321,6 +322,32 @@ export function referenceForward(model, ids, { typeIds, keepHidden = false } = {
   const result = { n, attention, embeddingOutput, lastHidden: x };
   if (keepHidden) result.hidden = hidden;
   return result;
+}
+
+/**
+ * referenceForward with the inside of every layer kept: `layers[l]` holds the layer's input,
+ * its query, key and value projections (biases added) and the heads' context before W_O, each
+ * [n][hidden]; `hidden` is as with keepHidden.
+ */
+export function referenceInternals(model, ids, { typeIds } = {}) {
+  const { shape } = model;
+  const types = typeIds ?? new Array(ids.length).fill(0);
+  checkInputs(shape, ids, types);
+  const n = ids.length;
+  const attention = new Float64Array(shape.layers * shape.heads * n * n);
+  const embeddingOutput = embed(model, ids, types);
+  const hidden = [embeddingOutput], layers = [];
+  let x = embeddingOutput;
+  for (let layer = 0; layer < shape.layers; layer++) {
+    x = encoderLayer(model, layer, x, n, attention, layers);
+    hidden.push(x);
+  }
+  return { n, attention, embeddingOutput, lastHidden: x, hidden, layers };
+}
+
+/** A tensor of the model by its Hugging Face name (Float32Array or Float64Array). */
+export function modelTensor(model, name) {
+  return tensor(model, name);
 }
 
 // ---------------------------------------------------------------- masked-LM head

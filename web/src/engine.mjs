@@ -4,7 +4,7 @@
 // once: status codes, the shape, row statistics, head roles and the walkthrough's parts.
 
 /** Status codes of c/attn.h (1 … 19 are the weights file's own checks). */
-export const STATUS = Object.freeze({ OK: 0, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23 });
+export const STATUS = Object.freeze({ OK: 0, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23, NO_MLM: 24 });
 
 /** attn_engine_shape's int32[8], in order. */
 const SHAPE_FIELDS = ['vocab', 'hidden', 'layers', 'heads', 'ffn', 'maxPositions', 'typeVocab', 'headSize'];

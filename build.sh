@@ -14,7 +14,7 @@ build_wasm() {
   mkdir -p web/dist build
   emcc -O3 -msimd128 -std=c11 -Wall -Wextra -Werror "${ENGINE[@]}" -o build/attn.raw.wasm \
     --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB \
-    -sMAXIMUM_MEMORY=256MB -sTOTAL_STACK=1MB -sEXPORTED_FUNCTIONS="$EXPORTS" -sFILESYSTEM=0
+    -sMAXIMUM_MEMORY=1GB -sTOTAL_STACK=1MB -sEXPORTED_FUNCTIONS="$EXPORTS" -sFILESYSTEM=0
   wasm-opt -O3 --enable-simd --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
     build/attn.raw.wasm -o web/dist/attn.wasm
   echo "web/dist/attn.wasm: $(stat -c %s web/dist/attn.wasm) bytes"

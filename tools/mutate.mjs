@@ -1,0 +1,182 @@
+// Mutation check: applies each product mutation below to a scratch copy of the repository
+// (never the working tree), rebuilds what it touches, runs the tests that should notice, and
+// prints whether they did. Ends with "mutations: N caught, M survived"; exits 1 when a mutation
+// that is not a proven equivalent survives, or when the unmutated copy fails its tests.
+//
+//   node tools/mutate.mjs [--list] [NAME_SUBSTRING...]      (make mutate)
+//
+// The scratch copy is the working tree's files (tracked and new, not ignored) under a fresh
+// directory in $TMPDIR, with node_modules and ../shared linked, removed at the end.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const PARITY = ['node', 'tests/parity.mjs'];
+const MLM_ONLY = ['node', 'tests/parity.mjs', '--mlm'];
+const analysis = (pattern) => ['node', '--test', `--test-name-pattern=${pattern}`, 'tests/analysis.test.mjs'];
+const ENGINE = ['node', '--test', 'tests/engine.test.mjs'];
+const FUZZ_REGRESSIONS = ['make', '--no-print-directory', 'test-fuzz-regressions'];
+
+// Each: what it breaks, the edits (exact text, found once), what to rebuild, the tests to run.
+// `equivalent` says why no test can see the mutation (it then does not count as a failure).
+const MUTATIONS = [
+  { name: 'GELU by its tanh approximation', build: 'wasm', tests: [PARITY],
+    edits: [['c/kernels.c', `    int i = 0;
+    for (; i + 4 <= count; i += 4) f4_store(x + i, f4_gelu(f4_load(x + i)));
+    for (; i < count; i++) x[i] = gelu_scalar(x[i]);`, `    for (int i = 0; i < count; i++)
+        x[i] = 0.5f * x[i] * (1.0f + tanhf(0.7978845608f * (x[i] + 0.044715f * x[i] * x[i] * x[i])));`]] },
+  { name: 'attention scores 2% larger (MLM check alone)', build: 'wasm', tests: [MLM_ONLY],
+    edits: [['c/forward.c', '1.0f / sqrtf((float)size), probs, n)', '1.02f / sqrtf((float)size), probs, n)']] },
+  { name: 'a NaN in one attention weight (13-token inputs)', build: 'wasm', tests: [PARITY],
+    edits: [['c/kernels.c', '    for (; i < count; i++) x[i] *= f4_lane(inv, 0);\n',
+      '    for (; i < count; i++) x[i] *= f4_lane(inv, 0);\n    if (count == 13) x[count - 1] = NAN;\n']] },
+  { name: 'tokenizer keeps accents (tokenization mismatch)', build: 'wasm', tests: [PARITY],
+    edits: [['c/tokenizer.c', 'if (!is_nonspacing_mark(c)) lowercase_char(e, c, origin);', 'lowercase_char(e, c, origin);']] },
+  { name: 'tokenizer full count one short (fuzz invariant on the seeds)', build: 'none', tests: [FUZZ_REGRESSIONS],
+    edits: [['c/tokenizer.c', 'out->full_count = total < e->count_limit ? (int)total : e->count_limit;',
+      'out->full_count = total < e->count_limit ? (int)total - 1 : e->count_limit;']] },
+  { name: 'head roles: CLS sink reads the [SEP] mass', build: 'wasm', tests: [analysis('head roles')],
+    edits: [['c/analysis.c', 'if (mass[1] / n >= 0.5) roles |= ROLE_CLS_SINK;', 'if (mass[2] / n >= 0.5) roles |= ROLE_CLS_SINK;']] },
+  { name: 'head roles: "broad" from 0.8 instead of 0.9', build: 'wasm', tests: [analysis('head roles')],
+    edits: [['c/analysis.c', 'normalized / n >= 0.9) roles |= ROLE_BROAD;', 'normalized / n >= 0.8) roles |= ROLE_BROAD;']] },
+  { name: 'contributions: head 1\'s W_O slice for every head', build: 'wasm', tests: [analysis('contributions')],
+    edits: [['c/analysis.c', 'projected_norm(&m->layer[layer].attn_out, offset, v, size, buffer)',
+      'projected_norm(&m->layer[layer].attn_out, 0, v, size, buffer)']] },
+  { name: 'entropy in bits', build: 'wasm', tests: [analysis('row statistics')],
+    edits: [['c/analysis.c', 'r.entropy -= p * log(p);', 'r.entropy -= p * log2(p);']] },
+  { name: 'ratio to uniform as max·(n − 1)', build: 'wasm', tests: [analysis('row statistics')],
+    edits: [['c/analysis.c', 'r.ratio = r.max * n;', 'r.ratio = r.max * (n - 1);']] },
+  { name: 'rollout without the identity', build: 'wasm', tests: [analysis('rollout')],
+    edits: [['c/analysis.c', '(i == j ? 0.5f : 0.0f)', '(i == j ? 0.0f : 0.0f)']] },
+  { name: '√d what-if divides when asked not to', build: 'wasm', tests: [analysis('what-if')],
+    edits: [['c/analysis.c', 'divide_by_sqrt_d ? 1.0f / sqrtf((float)size) : 1.0f', 'divide_by_sqrt_d ? 1.0f / sqrtf((float)size) : 0.5f']] },
+  { name: 'inside a layer: residual from the wrong dimension', build: 'wasm', tests: [analysis('inside a layer')],
+    edits: [['c/analysis.c', 'residual[i] = projected[i] + x[i];', 'residual[i] = projected[i] + x[(i + 1) % hidden];']] },
+  { name: 'softmax without subtracting the row maximum', build: 'wasm', tests: [PARITY, analysis('what-if')],
+    edits: [['c/kernels.c', 'const f4 vmax = f4_splat(max);', 'const f4 vmax = f4_splat(0.0f);'],
+      ['c/kernels.c', 'x[i] = exp_scalar(x[i] - max);', 'x[i] = exp_scalar(x[i]);']] },
+  { name: 'LayerNorm epsilon 1e-5 instead of the model\'s 1e-12', build: 'wasm', tests: [PARITY],
+    edits: [['c/kernels.c', 'const float inv = 1.0f / sqrtf(var + eps);', 'const float inv = 1.0f / sqrtf(var + eps * 1e7f);']] },
+  { name: 'LayerNorm epsilon dropped', build: 'wasm', tests: [PARITY, analysis('inside a layer')],
+    equivalent: 'the model\'s eps is 1e-12; a float32 sum var + 1e-12 equals var for every var above 1.7e-5 ' +
+      '(1e-12 is under half an ulp), and no LayerNorm input row of the model has a variance near that',
+    edits: [['c/kernels.c', 'const float inv = 1.0f / sqrtf(var + eps);', 'const float inv = 1.0f / sqrtf(var + eps * 0.0f);']] },
+  { name: 'an empty golden file (mlm-more.json holds no cases)', build: 'none', tests: [PARITY],
+    edits: [['tests/fixtures/bert-mini-int8/mlm-more.json', null, '[]\n']] },
+];
+
+function run(command, cwd, { quiet = true } = {}) {
+  const started = Date.now();
+  const result = spawnSync(command[0], command.slice(1), {
+    cwd, encoding: 'utf8', maxBuffer: 1 << 28, timeout: 20 * 60 * 1000,
+    env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },
+  });
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+  if (!quiet) process.stdout.write(output);
+  return { ok: result.status === 0, output, seconds: Math.round((Date.now() - started) / 1000), status: result.status };
+}
+
+function scratchCopy() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-mutate-'));
+  const repo = path.join(dir, 'repo');
+  const listed = run(['git', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], root);
+  if (!listed.ok) throw new Error(`git ls-files: ${listed.output}`);
+  for (const file of listed.output.split('\0').filter(Boolean)) {
+    const from = path.join(root, file);
+    if (!fs.existsSync(from)) continue;   // deleted in the working tree
+    fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+    fs.copyFileSync(from, path.join(repo, file));
+  }
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(repo, 'node_modules'));
+  fs.symlinkSync(path.resolve(root, '../shared'), path.join(dir, 'shared'));
+  return { dir, repo };
+}
+
+function build(kind, repo) {
+  if (kind === 'wasm') return run(['./build.sh', 'wasm'], repo);
+  return { ok: true, output: '' };
+}
+
+/** Runs the tests in order; the first that fails catches the mutation. */
+function firstFailure(tests, repo) {
+  for (const test of tests) {
+    const result = run(test, repo);
+    if (!result.ok) return { test, result };
+  }
+  return null;
+}
+
+function lastLines(text, count) {
+  return text.trimEnd().split('\n').slice(-count).map((l) => `      ${l}`).join('\n');
+}
+
+function applyEdits(repo, edits) {
+  const originals = new Map();
+  for (const [file, from, to] of edits) {
+    const target = path.join(repo, file);
+    const text = fs.readFileSync(target, 'utf8');
+    if (!originals.has(file)) originals.set(file, text);
+    if (from === null) { fs.writeFileSync(target, to); continue; }
+    const at = text.indexOf(from);
+    if (at < 0 || text.indexOf(from, at + 1) >= 0) {
+      throw new Error(`${file}: the text to mutate is ${at < 0 ? 'missing' : 'there more than once'}: ${JSON.stringify(from.slice(0, 60))}`);
+    }
+    fs.writeFileSync(target, text.slice(0, at) + to + text.slice(at + from.length));
+  }
+  return () => { for (const [file, text] of originals) fs.writeFileSync(path.join(repo, file), text); };
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  if (args.includes('--list')) {
+    for (const m of MUTATIONS) console.log(`${m.name}${m.equivalent ? ' (equivalent)' : ''}`);
+    return 0;
+  }
+  const chosen = args.length ? MUTATIONS.filter((m) => args.some((a) => m.name.includes(a))) : MUTATIONS;
+  if (chosen.length === 0) { console.error('mutate: no mutation matches'); return 2; }
+  const { dir, repo } = scratchCopy();
+  try {
+    console.log(`scratch copy: ${repo}`);
+    const baseline = build('wasm', repo);
+    if (!baseline.ok) { console.log(`mutate: the unmutated copy does not build\n${lastLines(baseline.output, 20)}`); return 1; }
+    const allTests = [...new Map(chosen.flatMap((m) => m.tests).map((t) => [t.join(' '), t])).values()];
+    for (const test of allTests) {
+      const result = run(test, repo);
+      console.log(`baseline: ${test.join(' ')} — ${result.ok ? 'passes' : 'FAILS'} (${result.seconds} s)`);
+      if (!result.ok) { console.log(lastLines(result.output, 20)); return 1; }
+    }
+    let caught = 0, survived = 0, unexplained = 0;
+    const equivalents = [];
+    for (const m of chosen) {
+      const restore = applyEdits(repo, m.edits);
+      let line;
+      try {
+        const built = build(m.build, repo);
+        if (!built.ok) throw new Error(`${m.name}: the mutated copy does not build\n${lastLines(built.output, 10)}`);
+        const failure = firstFailure(m.tests, repo);
+        if (failure) {
+          caught++;
+          line = `caught    ${m.name} — by ${failure.test.join(' ')}\n${lastLines(failure.result.output.replace(/\n# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) .*/g, ''), 3)}`;
+        } else {
+          survived++;
+          if (m.equivalent) equivalents.push(m.name); else unexplained++;
+          line = `${m.equivalent ? 'survived' : 'SURVIVED'}  ${m.name}${m.equivalent ? ` — equivalent: ${m.equivalent}` : ''}`;
+        }
+      } finally {
+        restore();
+      }
+      console.log(line);
+    }
+    if (equivalents.length) console.log(`equivalent mutants: ${equivalents.join('; ')}`);
+    console.log(`mutations: ${caught} caught, ${survived} survived`);
+    return unexplained ? 1 : 0;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = main();

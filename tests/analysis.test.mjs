@@ -10,29 +10,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadCheckpoint } from '../weights/reference.mjs';
-import { analyseSentence, ROLE_NAMES } from './lib/analysis-reference.mjs';
+import { analyseSentence, ANALYSIS_BARS as BARS, ROLE_NAMES } from './lib/analysis-reference.mjs';
 import { loadEngine, repoRoot } from './lib/node-engine.mjs';
 import { runFixtureSentence } from './lib/pairs.mjs';
 
 const CHECKPOINT = process.env.ATTN_CHECKPOINT ?? `${repoRoot}../shared/checkpoints/bert-mini-int8`;
 const FIXTURE = `${repoRoot}tests/fixtures/bert-mini-int8/attention.json`;
-
-// Largest |engine − reference| allowed, per reading (measured maxima in the comments:
-// `node --test tests/analysis.test.mjs` prints them).
-export const BARS = Object.freeze({
-  rowMax: 2e-4,            // max of a row (attention itself is within 5e-5)
-  ratio: 2e-4,             // ratio to uniform / n, i.e. the max again
-  entropy: 2e-3,           // nats
-  effective: 2e-3,         // relative
-  normalized: 5e-4,
-  rollout: 2e-4,
-  mass: 2e-4,              // mean mass on a token kind
-  contributions: 2e-3,     // relative to the row's largest contribution
-  scaled: 2e-4,            // what-if row, divided by √d
-  unscaled: 2e-3,          // what-if row, not divided: the scores are 8× larger
-  walkthrough: 2e-3,       // relative to the step's largest |value|
-  roleBorderline: 1e-2,    // a role reading this close to its threshold is not compared
-});
 
 const missing = existsSync(`${CHECKPOINT}/model.safetensors`) ? null : `${CHECKPOINT} is missing`;
 const allowMissing = process.env.ATTN_ALLOW_MISSING_SHARED === '1';

@@ -12,6 +12,25 @@
 // Layers, heads, rows and tokens count from 0, as in web/src/engine.mjs.
 import { modelTensor, referenceInternals } from '../../weights/reference.mjs';
 
+// Largest |engine − reference| allowed per reading, for the int8-native default: a few times
+// the largest difference measured on the fixtures' sentences (`node --test
+// tests/analysis.test.mjs` prints each beside its bar). A page test comparing what a view draws
+// with these values uses the same bars.
+export const ANALYSIS_BARS = Object.freeze({
+  rowMax: 2e-4,            // max of a row (attention itself is within 5e-5)
+  ratio: 2e-4,             // ratio to uniform / n, i.e. the max again
+  entropy: 2e-3,           // nats
+  effective: 2e-3,         // relative
+  normalized: 5e-4,
+  rollout: 2e-4,
+  mass: 2e-4,              // mean mass on a token kind
+  contributions: 2e-3,     // relative to the row's largest contribution
+  scaled: 2e-4,            // what-if row, divided by √d
+  unscaled: 2e-3,          // what-if row, not divided: the scores are 8× larger
+  walkthrough: 2e-3,       // relative to the step's largest |value|
+  roleBorderline: 1e-2,    // a role reading this close to its threshold is not compared
+});
+
 /** Role names in the order of web/src/engine.mjs, and the rules that define them. */
 export const ROLE_NAMES = ['previous', 'next', 'cls-sink', 'sep-sink', 'punct-sink', 'broad'];
 export const ROLE_RULES = Object.freeze({

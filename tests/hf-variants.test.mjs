@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { referenceForward, maxAttentionDelta } from '../weights/reference.mjs';
+import { convertCheckpoint } from '../weights/convert-core.mjs';
 import { createEngine, EngineError } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, writeCheckpoint, referenceModel, vocabLines } from './lib/checkpoints.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
@@ -144,4 +145,22 @@ test('pytorch_model.bin only, a bad output path: a message saying what to do, no
   assert.equal(r.status, 1);
   assert.match(r.stderr, /folder .*no-such-folder does not exist/);
   assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
+
+test('the converter core: bytes in, bytes out, no file system (what the page runs); the CLI is a wrapper', () => {
+  const core = fs.readFileSync(path.join(repoRoot, 'weights/convert-core.mjs'), 'utf8');
+  assert.doesNotMatch(core, /^import|\bimport\(|require\(/m, 'convert-core.mjs imports nothing');
+  const dir = checkpoint();
+  const read = (name) => new Uint8Array(fs.readFileSync(path.join(dir, name)));
+  const files = { name: 'model', config: new TextDecoder().decode(read('config.json')), vocab: read('vocab.txt'), safetensors: read('model.safetensors'), training: null };
+  const lines = [];
+  const { bytes } = convertCheckpoint(files, { precision: 'int8', log: (line) => lines.push(line) });
+  assert.ok(Buffer.from(bytes).equals(canonical));
+  assert.equal(convertCheckpoint(files, { precision: 'auto' }).bytes.length, canonical.length, 'on the grid: no search needed');
+  const offGrid = new Map(tensors);
+  offGrid.set('bert.encoder.layer.0.intermediate.dense.weight', tensors.get('bert.encoder.layer.0.intermediate.dense.weight').map((v) => v * 1.001 + 1e-6));
+  const off = checkpoint({ tensors: offGrid });
+  const offFiles = { ...files, safetensors: new Uint8Array(fs.readFileSync(path.join(off, 'model.safetensors'))) };
+  assert.throws(() => convertCheckpoint(offFiles, { precision: 'auto' }), /1 matrices are not on the int8 grid[^]*choose precision int8 or int16/);
+  assert.ok(convertCheckpoint(offFiles, { precision: 'int16' }).bytes.length > canonical.length);
 });

@@ -566,3 +566,124 @@ export function buildCard({ name, shape, training, precision, mlm = true }) {
     + '; attention weights show where the model looks, not why it decides.';
   return JSON.stringify(card);
 }
+
+// ---------------------------------------------------------------- precision
+
+function forcedPrecision(name, options) {
+  let forced = null;
+  for (const o of options.precisionFor) if (name.includes(o.substring)) forced = o.precision;
+  return forced;
+}
+
+// Map name → { int8, int16 } quantized versions (computed on demand).
+function quantizedVersions(matrices, floats, options) {
+  const cache = new Map();
+  const version = (t, precision) => {
+    const key = `${t.name}/${precision}`;
+    if (!cache.has(key)) {
+      const group = precision === 'int8' && options.group !== 'row' ? options.group : t.cols;
+      cache.set(key, quantizeMatrix(t, floats.get(t.name), precision, group));
+    }
+    return cache.get(key);
+  };
+  return version;
+}
+
+// Decides every matrix's precision; returns { precisions: Map, predicted, onGrid: Set, log }.
+function choosePrecisions(shape, vocab, matrices, floats, options, log) {
+  const version = quantizedVersions(matrices, floats, options);
+  const onGrid = new Set(matrices.filter((t) => onInt8Grid(floats.get(t.name), t.rows, t.cols)).map((t) => t.name));
+  const precisions = new Map();
+  const open = [];
+  for (const t of matrices) {
+    const forced = forcedPrecision(t.name, options) ?? (options.precision === 'auto' ? null : options.precision);
+    if (forced) precisions.set(t.name, forced);
+    else if (onGrid.has(t.name) && options.group === 'row') precisions.set(t.name, 'int8');
+    else open.push(t.name);
+  }
+  const lossy = matrices.filter((t) => !(precisions.get(t.name) === 'int8' && onGrid.has(t.name) && options.group === 'row'));
+  if (lossy.length === 0) return { precisions, predicted: 0, onGrid, version };
+  // Every precision forced and no prediction wanted: skip the float64 calibration passes,
+  // which take minutes on a 12-layer model.
+  if (open.length === 0 && (options.predict === false || !options.searchPrecision)) return { precisions, predicted: NaN, onGrid, version };
+  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab);
+  const versions = new Map(matrices.map((t) => [t.name, {
+    get int8() { return version(t, 'int8').dequantized; },
+    get int16() { return version(t, 'int16').dequantized; },
+  }]));
+  const fixed = new Map([...precisions].filter(([name, p]) => !(p === 'int8' && onGrid.has(name) && options.group === 'row')));
+  if (!options.searchPrecision) {
+    fail(`${open.length} matrices are not on the int8 grid and --precision auto must search where to spend precision: `
+      + 'choose precision int8 or int16, or convert with node weights/convert.mjs');
+  }
+  const result = options.searchPrecision({ shape, floats, vocabLines, matrices, candidates: open, versions, fixed, target: options.target, log });
+  for (const [name, p] of result.choice) precisions.set(name, p);
+  return { precisions, predicted: result.predicted, onGrid, version };
+}
+
+// ---------------------------------------------------------------- convert
+
+function vocabNotes({ lines, paddingRows, addedNewline, repeats }, shape) {
+  const notes = [];
+  if (addedNewline) notes.push('note: vocab.txt has no final newline: one added');
+  if (paddingRows) {
+    notes.push(`note: vocab.txt has ${lines} lines, config.json vocab_size is ${shape.vocab}: rows ${lines}…${shape.vocab - 1} `
+      + `are padding, stored as ${paddingEntry(lines)}… (the tokenizer never produces them)`);
+  }
+  for (const [line, earlier, entry] of repeats.slice(0, 5)) {
+    notes.push(`note: vocab.txt line ${line} repeats line ${earlier} (${JSON.stringify(entry)}): the later id is used, as Hugging Face does`);
+  }
+  if (repeats.length > 5) notes.push(`note: vocab.txt repeats ${repeats.length} entries in all`);
+  return notes;
+}
+
+function checkGroup(plan, group) {
+  if (group === 'row') return;
+  const misfit = plan.find((t) => t.kind === 'matrix' && t.cols % group !== 0);
+  if (misfit) fail(`--group ${group} does not divide the ${misfit.cols} columns of ${misfit.name}`);
+}
+
+const fileContent = (value) => (typeof value === 'function' ? value() : value);
+
+function parseTraining(text) {
+  if (!text) return null;
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+/**
+ * A checkpoint's files in, the weights file out; no file system. files: { name, config (text),
+ * vocab (bytes), safetensors (bytes), training (text or null) }, each a value or a function that
+ * gives it (read only when needed: a refusal stops before the next file is read). options:
+ * precision 'auto'|'int8'|'int16', precisionFor [{substring, precision}], target, group 'row'|N,
+ * predict, log(line), searchPrecision (weights/precision-search.mjs; without it a checkpoint off
+ * the int8 grid needs a forced precision). Returns { bytes, tensors, predicted, target }.
+ */
+export function convertCheckpoint(files, givenOptions = {}) {
+  const options = { precision: 'auto', precisionFor: [], target: 1e-3, group: 'row', ...givenOptions };
+  const log = options.log ?? (() => {});
+  const { shape, defaulted } = parseConfig(fileContent(files.config));
+  if (defaulted.length) log(`config.json: ${defaulted.join(', ')} not given: BertConfig's defaults used`);
+  const parsedVocab = parseVocab(fileContent(files.vocab), shape);
+  for (const line of vocabNotes(parsedVocab, shape)) log(line);
+  const vocab = parsedVocab.bytes;
+  const { tensors: source, hasMlm, notes } = canonicalTensors(parseSafetensors(fileContent(files.safetensors)));
+  for (const line of notes) log(`note: ${line}`);
+  const plan = tensorPlan(shape, { mlm: hasMlm });
+  checkGroup(plan, options.group);
+  const { floats, ignored } = readPlanFloats(source, plan, shape);
+  for (const name of ignored) log(`note: ignoring tensor ${name}`);
+  const matrices = plan.filter((t) => t.kind === 'matrix');
+  const { precisions, predicted, onGrid, version } = choosePrecisions(shape, vocab, matrices, floats, options, log);
+  const tensors = plan.map((t) => {
+    if (t.kind === 'f32') return { ...t, data: floats.get(t.name) };
+    const q = version(t, precisions.get(t.name));
+    return { ...t, data: q.q, scales: q.scales, precision: q.precision, group: q.group, qmax: q.qmax,
+      maxError: q.maxError, onGrid: onGrid.has(t.name) };
+  });
+  const int16 = tensors.filter((t) => t.precision === 'int16').length;
+  const precisionText = int16 === 0 ? 'every matrix int8 (one float scale per row)'
+    : `${matrices.length - int16} matrices int8, ${int16} int16 (one float scale per row)`;
+  const card = buildCard({ name: files.name ?? 'checkpoint', shape, training: parseTraining(fileContent(files.training)), precision: precisionText, mlm: hasMlm });
+  const bytes = buildFile(shape, vocab, card, tensors);
+  return { bytes, tensors, predicted, target: options.target };
+}

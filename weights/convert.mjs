@@ -15,8 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  ConvertError, fail, parseConfig, parseVocab, parseSafetensors, floatsOf, tensorPlan, readPlanFloats,
-  quantizeMatrix, onInt8Grid, buildFile, buildCard, canonicalTensors, paddingEntry, WORD_EMBEDDINGS,
+  ConvertError, fail, parseConfig, parseSafetensors, floatsOf, tensorPlan, convertCheckpoint,
 } from './convert-core.mjs';
 import { searchPrecision } from './precision-search.mjs';
 
@@ -86,6 +85,10 @@ export function readConfig(dir) {
 }
 
 export function readSafetensors(file) {
+  return parseSafetensors(readSafetensorsBytes(file), path.basename(file));
+}
+
+function readSafetensorsBytes(file) {
   let buf;
   try { buf = fs.readFileSync(file); } catch (e) {
     const dir = path.dirname(file);
@@ -95,117 +98,25 @@ export function readSafetensors(file) {
     }
     fail(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   }
-  return parseSafetensors(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), path.basename(file));
-}
-
-function readTraining(dir) {
-  const bytes = readFile(dir, 'training.json', { optional: true });
-  if (!bytes) return null;
-  try { return JSON.parse(bytes.toString('utf8')); } catch { return null; }
-}
-
-// ---------------------------------------------------------------- precision
-
-function forcedPrecision(name, options) {
-  let forced = null;
-  for (const o of options.precisionFor) if (name.includes(o.substring)) forced = o.precision;
-  return forced;
-}
-
-// Map name → { int8, int16 } quantized versions (computed on demand).
-function quantizedVersions(matrices, floats, options) {
-  const cache = new Map();
-  const version = (t, precision) => {
-    const key = `${t.name}/${precision}`;
-    if (!cache.has(key)) {
-      const group = precision === 'int8' && options.group !== 'row' ? options.group : t.cols;
-      cache.set(key, quantizeMatrix(t, floats.get(t.name), precision, group));
-    }
-    return cache.get(key);
-  };
-  return version;
-}
-
-// Decides every matrix's precision; returns { precisions: Map, predicted, onGrid: Set, log }.
-function choosePrecisions(shape, vocab, matrices, floats, options, log) {
-  const version = quantizedVersions(matrices, floats, options);
-  const onGrid = new Set(matrices.filter((t) => onInt8Grid(floats.get(t.name), t.rows, t.cols)).map((t) => t.name));
-  const precisions = new Map();
-  const open = [];
-  for (const t of matrices) {
-    const forced = forcedPrecision(t.name, options) ?? (options.precision === 'auto' ? null : options.precision);
-    if (forced) precisions.set(t.name, forced);
-    else if (onGrid.has(t.name) && options.group === 'row') precisions.set(t.name, 'int8');
-    else open.push(t.name);
-  }
-  const lossy = matrices.filter((t) => !(precisions.get(t.name) === 'int8' && onGrid.has(t.name) && options.group === 'row'));
-  if (lossy.length === 0) return { precisions, predicted: 0, onGrid, version };
-  // Every precision forced and no prediction wanted: skip the float64 calibration passes,
-  // which take minutes on a 12-layer model.
-  if (open.length === 0 && options.predict === false) return { precisions, predicted: NaN, onGrid, version };
-  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab);
-  const versions = new Map(matrices.map((t) => [t.name, {
-    get int8() { return version(t, 'int8').dequantized; },
-    get int16() { return version(t, 'int16').dequantized; },
-  }]));
-  const fixed = new Map([...precisions].filter(([name, p]) => !(p === 'int8' && onGrid.has(name) && options.group === 'row')));
-  const result = searchPrecision({ shape, floats, vocabLines, matrices, candidates: open, versions, fixed, target: options.target, log });
-  for (const [name, p] of result.choice) precisions.set(name, p);
-  return { precisions, predicted: result.predicted, onGrid, version };
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
 // ---------------------------------------------------------------- convert
 
-function vocabNotes({ lines, paddingRows, addedNewline, repeats }, shape) {
-  const notes = [];
-  if (addedNewline) notes.push('note: vocab.txt has no final newline: one added');
-  if (paddingRows) {
-    notes.push(`note: vocab.txt has ${lines} lines, config.json vocab_size is ${shape.vocab}: rows ${lines}…${shape.vocab - 1} `
-      + `are padding, stored as ${paddingEntry(lines)}… (the tokenizer never produces them)`);
-  }
-  for (const [line, earlier, entry] of repeats.slice(0, 5)) {
-    notes.push(`note: vocab.txt line ${line} repeats line ${earlier} (${JSON.stringify(entry)}): the later id is used, as Hugging Face does`);
-  }
-  if (repeats.length > 5) notes.push(`note: vocab.txt repeats ${repeats.length} entries in all`);
-  return notes;
-}
-
-function checkGroup(plan, group) {
-  if (group === 'row') return;
-  const misfit = plan.find((t) => t.kind === 'matrix' && t.cols % group !== 0);
-  if (misfit) fail(`--group ${group} does not divide the ${misfit.cols} columns of ${misfit.name}`);
-}
-
+// Reads the checkpoint directory (each file when the core asks for it) and converts it with the
+// core (convert-core.mjs), which the page runs on dropped files.
 export function convert(givenOptions) {
   const options = { ...defaultOptions(), ...givenOptions };
-  const log = options.log ?? (() => {});
   const dir = options.checkpointDir;
-  const { shape, defaulted } = parseConfig(readFile(dir, 'config.json').toString('utf8'));
-  if (defaulted.length) log(`config.json: ${defaulted.join(', ')} not given: BertConfig's defaults used`);
-  const vocabFile = readFile(dir, 'vocab.txt');
-  const parsedVocab = parseVocab(new Uint8Array(vocabFile.buffer, vocabFile.byteOffset, vocabFile.byteLength), shape);
-  for (const line of vocabNotes(parsedVocab, shape)) log(line);
-  const vocab = parsedVocab.bytes;
-  const { tensors: source, hasMlm, notes } = canonicalTensors(readSafetensors(path.join(dir, 'model.safetensors')));
-  for (const line of notes) log(`note: ${line}`);
-  const plan = tensorPlan(shape, { mlm: hasMlm });
-  checkGroup(plan, options.group);
-  const { floats, ignored } = readPlanFloats(source, plan, shape);
-  for (const name of ignored) log(`note: ignoring tensor ${name}`);
-  const matrices = plan.filter((t) => t.kind === 'matrix');
-  const { precisions, predicted, onGrid, version } = choosePrecisions(shape, vocab, matrices, floats, options, log);
-  const tensors = plan.map((t) => {
-    if (t.kind === 'f32') return { ...t, data: floats.get(t.name) };
-    const q = version(t, precisions.get(t.name));
-    return { ...t, data: q.q, scales: q.scales, precision: q.precision, group: q.group, qmax: q.qmax,
-      maxError: q.maxError, onGrid: onGrid.has(t.name) };
-  });
-  const int16 = tensors.filter((t) => t.precision === 'int16').length;
-  const precisionText = int16 === 0 ? 'every matrix int8 (one float scale per row)'
-    : `${matrices.length - int16} matrices int8, ${int16} int16 (one float scale per row)`;
-  const card = buildCard({ name: path.basename(path.resolve(dir)), shape, training: readTraining(dir), precision: precisionText, mlm: hasMlm });
-  const bytes = buildFile(shape, vocab, card, tensors);
-  return { bytes, tensors, predicted, target: options.target };
+  const asBytes = (buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const files = {
+    name: path.basename(path.resolve(dir)),
+    config: () => readFile(dir, 'config.json').toString('utf8'),
+    vocab: () => asBytes(readFile(dir, 'vocab.txt')),
+    safetensors: () => readSafetensorsBytes(path.join(dir, 'model.safetensors')),
+    training: () => readFile(dir, 'training.json', { optional: true })?.toString('utf8') ?? null,
+  };
+  return convertCheckpoint(files, { ...options, searchPrecision });
 }
 
 // ---------------------------------------------------------------- main

@@ -78,7 +78,7 @@ export function parseConfig(text) {
   atMost(shape.typeVocab, LIMITS.typeVocab, 'type_vocab_size');
   if (shape.hidden % shape.heads !== 0) fail(`config.json: hidden_size ${shape.hidden} is not a multiple of num_attention_heads ${shape.heads}`);
   const eps = shape.lnEps;
-  if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || !(Math.fround(eps) > 0)) {
+  if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || !(Math.fround(eps) > 0) || !Number.isFinite(Math.fround(eps))) {
     fail(`config.json: layer_norm_eps must be a positive number that float32 can hold, got ${JSON.stringify(eps)}`);
   }
   return { shape, defaulted };
@@ -180,7 +180,8 @@ export function parseSafetensors(buf, label = 'model.safetensors') {
   const tensors = new Map();
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') continue;
-    const [begin, end] = info?.data_offsets ?? [];
+    const offsets = info?.data_offsets;
+    const [begin, end] = Array.isArray(offsets) && offsets.length === 2 ? offsets : [];
     const dims = Array.isArray(info?.shape) ? info.shape : null;
     if (!dims || !dims.every((d) => Number.isInteger(d) && d >= 0)) fail(`${label}: tensor ${name} has no valid shape`);
     const elements = dims.reduce((a, b) => a * b, 1);

@@ -130,6 +130,8 @@ function rowMassMoved(ours, theirs, oursStart, theirsStart, n) {
 /** The larger of two figures, NaN winning (Math.max already does; named for the reader). */
 const worse = (a, b) => (Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.max(a, b));
 const within = (value, bar) => value <= bar;   // false for NaN
+/** Whether `d` replaces the running worst `current`: a NaN, once seen, stays the worst. */
+const replaces = (d, current) => !Number.isNaN(current) && (Number.isNaN(d) || d > current);
 
 /** Prints the first few tokenization differences between the engine and a fixture text. */
 function reportMismatch(count, sentence, run) {
@@ -169,8 +171,8 @@ function checkAttention(engine, prefix) {
           sentenceWorst = worse(sentenceWorst, d);
           sentenceMoved = worse(sentenceMoved, m);
           const where = { layer: l + 1, head: h + 1, sentence: index, row };
-          if (!(d <= worst.delta)) worst = { delta: d, ...where };
-          if (!(m <= moved.delta)) moved = { delta: m, ...where };
+          if (replaces(d, worst.delta)) worst = { delta: d, ...where };
+          if (replaces(m, moved.delta)) moved = { delta: m, ...where };
         });
       }
     }
@@ -369,7 +371,7 @@ async function checkCheckpoint(defaultEngine, dir, options) {
         sentenceMoved = worse(sentenceMoved, rowMassMoved(ours, reference.attention, start + row * n, start + row * n, n));
       }
       sentenceWorst = worse(sentenceWorst, d);
-      if (!(d <= worst.delta)) worst = { delta: d, layer: Math.floor(head / heads) + 1, head: (head % heads) + 1, sentence: index };
+      if (replaces(d, worst.delta)) worst = { delta: d, layer: Math.floor(head / heads) + 1, head: (head % heads) + 1, sentence: index };
     }
     const hiddenDelta = maxAttentionDelta(session.hidden(), reference.lastHidden);
     hiddenWorst = worse(hiddenWorst, hiddenDelta);

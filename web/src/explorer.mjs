@@ -321,14 +321,16 @@ export class AttentionExplorer extends HTMLElement {
         const fallback = Math.min(1, tokens.length - 1);
         this.reportProblems([{ name: 'token', given, source, used: `token ${fallback} \u201c${tokens[fallback]}\u201d (not in this ${tokens.length}-token sentence)` }]);
       }
+      if (index !== null) this.tokenIdentity = tokenSpecOf(index, tokens);
     } else if (this.tokenIdentity) {
       index = findSameToken(this.tokenIdentity, tokens);
     } else if (this.state.token < tokens.length) {
       index = this.state.token;
+      this.tokenIdentity = tokenSpecOf(index, tokens);
     }
-    if (index === null) index = Math.min(1, tokens.length - 1);
-    this.state.token = index;
-    this.tokenIdentity = tokenSpecOf(index, tokens);
+    // A token that is gone (for now: it may come back as the reader types) is remembered;
+    // meanwhile the first word is shown.
+    this.state.token = index ?? Math.min(1, tokens.length - 1);
   }
 
   compareText() {

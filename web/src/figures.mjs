@@ -364,7 +364,10 @@ export function headTableFigure({ width, theme, title, subtitle, layers, heads, 
     for (let h = 0; h < heads; h++) {
       const x = FIGURE_PAD + labelWidth + h * cellWidth;
       const rgb = sequentialRgb(shade(l, h), theme);
-      root.append(svg('rect', { x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, fill: `rgb(${rgb.join(',')})` }));
+      root.append(svg('rect', {
+        x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, fill: `rgb(${rgb.join(',')})`,
+        class: 'table-cell', dataset: { layer: String(l + 1), head: String(h + 1), value: text(l, h), shade: String(shade(l, h)) },
+      }));
       if (l === selected.layer && h === selected.head) {
         root.append(svg('rect', { x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, class: 'table-chosen' }));
       }

@@ -875,13 +875,22 @@ async function testMatrixTouch() {
   await page.context().close();
 }
 
+/** The files (`dist/…` rows of its table) and the HTML snippet of a README's embedding section. */
+function embeddingRecipe(file, heading) {
+  const section = readFileSync(path.join(ROOT, file), 'utf8').split(/^## /m).find((s) => s.startsWith(heading)) ?? '';
+  return {
+    files: [...section.matchAll(/^\| `(dist\/[\w.-]+)` \|/gm)].map((m) => m[1]),
+    snippet: /```html\n([\s\S]*?)```/.exec(section)?.[1],
+  };
+}
+
 /** The README's embedding section, followed literally: copy its files, paste its HTML, serve it, load it. */
 async function testCopyTheFiles() {
-  const readme = readFileSync(path.join(ROOT, 'web/README.md'), 'utf8');
-  const section = readme.split(/^## /m).find((s) => s.startsWith('Putting an explorer in a course page'));
-  const files = [...section.matchAll(/^\| `(dist\/[\w.-]+)` \|/gm)].map((m) => m[1]);
-  const snippet = /```html\n([\s\S]*?)```/.exec(section)?.[1];
+  const { files, snippet } = embeddingRecipe('README.md', 'Put an explorer in a course page');
+  const web = embeddingRecipe('web/README.md', 'Putting an explorer in a course page');
   if (!check(`copy the files: the README lists ${files.length} files and one HTML snippet`, files.length >= 4 && !!snippet)) return;
+  check('copy the files: web/README.md gives the same files and snippet as README.md',
+    web.snippet === snippet && web.files.join() === files.join(), `${web.files} / ${files}`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-course-'));
   await mkdir(path.join(dir, 'dist'));
   for (const file of files) await writeFile(path.join(dir, file), readFileSync(path.join(ROOT, 'web', file)));

@@ -241,7 +241,9 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
     root.append(svg('text', { x: left - 4, y: cy, 'text-anchor': 'end', 'dominant-baseline': 'central', class: 'tok-index', text: String(i) }));
   }
   const cells = svg('g', { class: 'matrix-cells' });
-  const valueSize = Math.min(11, cell * 0.42);
+  // Long inputs spread weights thin (1/n each): three decimals keep them apart.
+  const decimals = n > 50 ? 3 : 2;
+  const valueSize = Math.min(11, cell * (decimals === 3 ? 0.36 : 0.42));
   for (let r = 0; r < size; r++) {
     const i = rowStart + r;
     const stats = rowStats(i);
@@ -252,7 +254,7 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
       rowGroup.append(svg('rect', { x: left + c * cell, y: top + r * cell, width: cell + 0.3, height: cell + 0.3, fill: `rgb(${rgb.join(',')})` }));
       rowGroup.append(svg('text', {
         x: left + c * cell + cell / 2, y: top + r * cell + cell / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central',
-        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: v >= 0.995 ? '1' : v.toFixed(2).replace(/^0/, ''),
+        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: v >= 1 - 0.5 * 10 ** -decimals ? '1' : v.toFixed(decimals).replace(/^0/, ''),
       }));
     }
     cells.append(rowGroup);

@@ -90,7 +90,7 @@ textarea {
 .view-control { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; width: 100%; }
 .toggle { display: inline-flex; align-items: center; gap: 8px; cursor: pointer; font-size: 14.5px; }
 .toggle input { width: 18px; height: 18px; accent-color: var(--accent); }
-.whatif-tag { font-size: 12px; font-weight: 700; letter-spacing: .04em; padding: 1px 6px; border-radius: 4px; background: var(--warn-bg); border: 1px solid var(--warn-line); }
+.whatif-tag { white-space: nowrap; font-size: 12px; font-weight: 700; letter-spacing: .04em; padding: 1px 6px; border-radius: 4px; background: var(--warn-bg); border: 1px solid var(--warn-line); }
 .compare-box { width: 100%; }
 .figure-box { width: 100%; overflow-x: auto; overflow-y: auto; max-height: min(80vh, 1400px); }
 .figure-box svg { display: block; max-width: none; }

@@ -19,6 +19,7 @@ const OBSERVED = [...CONTROL_NAMES, 'theme'];
 const HEAVY_RUN_MS = 45;       // runs slower than this wait for a pause in typing
 const HEAVY_TOKENS = 96;       // so do runs on longer texts
 const TYPING_PAUSE_MS = 220;
+const LONG_FIGURE_TOKENS = 40;
 let firstRowMarked = false;
 let sharedSheet = null;
 
@@ -58,7 +59,7 @@ export class AttentionExplorer extends HTMLElement {
     super();
     this.uid = `ae${++explorerCount}`;
     this.state = {
-      sentence: DEFAULT_SENTENCE, layer: 0, head: 0, token: 1, view: 'row', rolloutLayer: null, whatIf: false,
+      sentence: DEFAULT_SENTENCE, layer: 0, head: 0, token: 1, view: VIEWS[0].id, rolloutLayer: null, whatIf: false,
       compareSentence: null, matrixCursor: null, scale: 'auto', hideSpecial: false,
     };
     this.tokenSpec = null;       // a token asked for by an attribute or the hash, resolved after the run
@@ -452,10 +453,12 @@ export class AttentionExplorer extends HTMLElement {
     }
     this.currentFigure = result.figure;
     result.figure.dataset.view = view.id;
+    // Long inputs give figures taller than a screen: they scroll inside their box.
+    this.parts.figureBox.classList.toggle('long', this.run.n > LONG_FIGURE_TOKENS);
     replaceChildrenOf(this.parts.figureBox, result.figure);
     replaceChildrenOf(this.parts.notes, result.notes);
     this.parts.hoverReadout.textContent = '';
-    this.parts.hoverReadout.hidden = view.id !== 'matrix';
+    this.parts.hoverReadout.hidden = !view.readout;
     result.wire?.(result.figure, this);
     this.scrollChosenIntoView(result.figure);
     this.parts.which.replaceChildren(
@@ -682,7 +685,7 @@ export class AttentionExplorer extends HTMLElement {
 
   selectView(view, focusTab = false) {
     this.state.view = view;
-    if (view === 'compare') this.compareRun = null;
+    if (viewById(view)?.needsCompare) this.compareRun = null;
     this.setSelection({}, focusTab ? 'tab' : null);
   }
 

@@ -92,7 +92,8 @@ textarea {
 .toggle input { width: 18px; height: 18px; accent-color: var(--accent); }
 .whatif-tag { white-space: nowrap; font-size: 12px; font-weight: 700; letter-spacing: .04em; padding: 1px 6px; border-radius: 4px; background: var(--warn-bg); border: 1px solid var(--warn-line); }
 .compare-box { width: 100%; }
-.figure-box { width: 100%; overflow-x: auto; overflow-y: auto; max-height: min(80vh, 1400px); }
+.figure-box { width: 100%; overflow-x: auto; }
+.figure-box.long { overflow-y: auto; max-height: min(80vh, 1400px); }
 .figure-box svg { display: block; max-width: none; }
 .figure-box svg:focus { outline: none; }
 .figure-box svg:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }

@@ -9,6 +9,7 @@ export const matrixView = {
   id: 'matrix',
   label: 'Matrix',
   controls: [],
+  readout: true,
   render(ctx) {
     const { session, run, state, width, theme } = ctx;
     const { layer, head, token } = state;

@@ -208,6 +208,7 @@ export class Session {
   /** A failed run leaves the session empty (n = 0), so nothing reads the previous run. */
   finishRun(status) {
     this.rollouts = new Map();
+    this.rolloutRows = new Map();
     this.n = this.x.attn_session_length(this.pointer);
     check(this.engine, status);
     return this.tokens();
@@ -266,6 +267,22 @@ export class Session {
       (this.rollouts ??= new Map()).set(lastLayer, matrix);
     }
     return matrix;
+  }
+
+  /**
+   * Row `row` of the rollout through `lastLayer`, [n], computed by the engine in
+   * O(layers · heads · n²) once per run, layer and row, then kept (shared: do not change it).
+   */
+  rolloutRow(lastLayer, row) {
+    const key = `${lastLayer}:${row}`;
+    let values = this.rolloutRows?.get(key);
+    if (!values) {
+      const started = performance.now();
+      values = this.floats(this.n, (p) => this.x.attn_session_rollout_row(this.pointer, lastLayer, row, p));
+      this.lastRolloutMs = performance.now() - started;
+      (this.rolloutRows ??= new Map()).set(key, values);
+    }
+    return values;
   }
 
   headRoles(layer, head) {

@@ -29,7 +29,7 @@ function section(results, { full }) {
   const lines = [];
   for (const [title, r, label] of results) {
     lines.push(`**${title}** (${about(r)}):`, '', markdownSpeed(r), '');
-    if (full) lines.push('```', goalsLine(r).replace(/^goals:/, `goals${label}:`), speedupLine(r, `speedup${label}`), '```', '');
+    if (full) lines.push('```', ...(r.agreement ? [r.agreement] : []), goalsLine(r).replace(/^goals:/, `goals${label}:`), speedupLine(r, `speedup${label}`), '```', '');
   }
   const [, first] = results[0];
   lines.push(`What each engine's speed buys: attention error against the float64 fixtures of its checkpoint (${first.errors.ours.sentences} sentences, ${results[0][0]}):`,

@@ -871,6 +871,19 @@ async function testMatrixTouch() {
   check(`matrix, 512 tokens at 390 px: a window of ${cells} rows with a value in every cell, beside an overview of the whole matrix`,
     cells >= 8 && values === cells * cells && overview === 1 && (await explorer(page).locator('.matrix-row[data-token="300"]').count()) === 1);
   await shot(page, 'phone-matrix-512');
+  // Zoom out step by step to the whole matrix, checking the layout at every step, then back in by key.
+  const steps = [];
+  for (let k = 0; k < 12 && await explorer(page).locator('.zoom-out').isEnabled(); k++) {
+    await andRedraw(page, () => explorer(page).locator('.zoom-out').tap());
+    const problems = await page.evaluate(layoutProblemsInPage, 0);
+    steps.push(`${(await explorer(page).locator('.zoom-state').textContent()).split(' of ')[0]}${problems.length ? ' ' + problems[0] : ''}`);
+  }
+  const whole = (await explorer(page).locator('.zoom-state').textContent()).startsWith('512 \u00d7 512 of 512');
+  check(`matrix, 512 tokens: zooming out shows ${steps.join(' → ')} with no overlapping or cut text`, whole && steps.every((s) => !s.includes('"')), steps.join(' | '));
+  await shot(page, 'phone-matrix-512-whole');
+  await explorer(page).locator('.figure-box svg').focus();
+  await andRedraw(page, () => page.keyboard.press('+'));
+  check('matrix: the + key zooms back in', (await explorer(page).locator('.zoom-state').textContent()) !== `512 \u00d7 512 of 512 \u00d7 512 tokens, values on tap or hover`);
   check('matrix touch: no page errors', page.problems.length === 0, page.problems.join('; '));
   await page.context().close();
 }

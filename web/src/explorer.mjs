@@ -60,7 +60,7 @@ export class AttentionExplorer extends HTMLElement {
     this.uid = `ae${++explorerCount}`;
     this.state = {
       sentence: DEFAULT_SENTENCE, layer: 0, head: 0, token: 1, view: VIEWS[0].id, rolloutLayer: null, whatIf: false,
-      compareSentence: null, matrixCursor: null, scale: 'auto', hideSpecial: false,
+      compareSentence: null, matrixCursor: null, matrixZoom: 0, scale: 'auto', hideSpecial: false,
     };
     this.tokenSpec = null;       // a token asked for by an attribute or the hash, resolved after the run
     this.tokenIdentity = null;   // the chosen token's text and occurrence, kept across edits
@@ -241,7 +241,7 @@ export class AttentionExplorer extends HTMLElement {
       cell: '.head-cell.selected', rollout: '.rollout-picker [aria-checked="true"]', matrix: '.figure-box svg',
       lines: '.hv-left[tabindex="0"]',
     };
-    root.querySelector(selectors[target])?.focus();
+    root.querySelector(selectors[target] ?? target)?.focus();
   }
 
   /** Keeps the URL hash in step, a moment after the last change (replaceState is slow). */

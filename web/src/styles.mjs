@@ -114,6 +114,8 @@ textarea {
   border: 1px solid var(--line-strong); background: var(--bg); border-radius: 8px; padding: 4px 12px; cursor: pointer; font-size: 14px;
 }
 .actions button:hover, .small-button:hover { background: var(--plot); }
+.small-button:disabled { opacity: .5; cursor: default; }
+.zoom-state { color: var(--muted); font-size: 13.5px; }
 @media (max-width: 560px) {
   .explorer { padding: 12px 10px 14px; border-radius: 10px; }
 }
@@ -165,10 +167,9 @@ textarea {
 .badge-text-previous, .badge-text-next { fill: var(--badge-positional-ink); }
 .badge-text-cls-sink, .badge-text-sep-sink, .badge-text-punct-sink { fill: var(--badge-sink-ink); }
 .badge-text-broad { fill: var(--badge-broad-ink); }
-.matrix-col { font-size: 12px; }
+.tok-sized { fill: var(--ink); }
 .matrix-chosen { fill: none; stroke: var(--accent); stroke-width: 2; }
 .matrix-cursor { fill: none; stroke: var(--focus); stroke-width: 2.5; }
-.cell-value { font-size: 10.5px; }
 .table-value { font-size: 13px; font-weight: 600; }
 .table-chosen { fill: none; stroke: var(--ink); stroke-width: 3; }
 .val-none { fill: var(--muted); }

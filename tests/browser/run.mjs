@@ -750,7 +750,7 @@ async function testAttributes() {
   await mkdir(OUT, { recursive: true });
   await writeFile(path.join(OUT, 'attributes.html'), '<!doctype html><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>\n' +
     '<attention-explorer sentence="It was late and it was cold." token="it#2" layer="0" head="5" view="heads"></attention-explorer>\n' +
-    '<attention-explorer sentence="The cat sat on the mat." token="dog" whatif="maybe"></attention-explorer>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." token="dog" whatif="maybe" theme="blue"></attention-explorer>\n' +
     '<attention-explorer sentence="The cat sat on the mat." token="cat" layer="2" head="3" view="lines"></attention-explorer>\n');
   const page = await newPage();
   const warnings = [];
@@ -770,11 +770,12 @@ async function testAttributes() {
   check('attributes: a visible notice names each invalid attribute and what is used instead',
     /layer=.*\u201c0\u201d.*layer 1/.test(notice) && /head=.*\u201c5\u201d.*head 1/.test(notice) && /view=.*\u201cheads\u201d.*row view/.test(notice), notice);
   const noticeSecond = (await explorer(page, 1).locator('.problems').textContent()).replace(/\s+/g, ' ');
-  check('attributes: token="dog" (not in the sentence) and whatif="maybe" are named, with what is shown instead',
-    /token=.*\u201cdog\u201d.*token 1 \u201cthe\u201d/.test(noticeSecond) && /whatif=.*\u201cmaybe\u201d/.test(noticeSecond) && second.token === 1, noticeSecond);
+  check('attributes: token="dog" (not in the sentence), whatif="maybe" and theme="blue" are named, with what is shown instead',
+    /token=.*\u201cdog\u201d.*token 1 \u201cthe\u201d/.test(noticeSecond) && /whatif=.*\u201cmaybe\u201d/.test(noticeSecond) &&
+    /theme=.*\u201cblue\u201d.*system setting/.test(noticeSecond) && second.token === 1, noticeSecond);
   check('attributes: the third explorer (all valid) shows no notice', await explorer(page, 2).locator('.problems').isHidden());
-  const named = ['layer=', 'head=', 'view=', 'token=', 'whatif='].filter((name) => warnings.some((w) => w.includes(name)));
-  check(`attributes: a console warning for each invalid attribute (${named.join(' ')})`, named.length === 5, warnings.join(' | '));
+  const named = ['layer=', 'head=', 'view=', 'token=', 'whatif=', 'theme='].filter((name) => warnings.some((w) => w.includes(name)));
+  check(`attributes: a console warning for each invalid attribute (${named.join(' ')})`, named.length === 6, warnings.join(' | '));
   check('attributes: no page errors', page.problems.length === 0, page.problems.join('; '));
   await page.context().close();
 }

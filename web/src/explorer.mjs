@@ -111,7 +111,7 @@ export class AttentionExplorer extends HTMLElement {
 
   attributeChangedCallback(name, old, value) {
     if (!this.parts || !this.engine || old === value) return;
-    if (name === 'theme') { this.renderView(); return; }
+    if (name === 'theme') { this.checkTheme(); this.renderView(); return; }
     if (value === null) return;
     this.applyControls({ [name]: value }, 'attribute');
     this.refresh();
@@ -141,6 +141,7 @@ export class AttentionExplorer extends HTMLElement {
     if (!this.controlsBuilt) this.buildShapeControls();
     for (const { raw, source } of this.pendingControls || []) this.applyControls(raw, source);
     this.pendingControls = [];
+    this.checkTheme();
     this.parts.status.hidden = true;
     this.parts.main.hidden = false;
     this.syncControls();
@@ -412,6 +413,13 @@ export class AttentionExplorer extends HTMLElement {
   }
 
   // ---- views ---------------------------------------------------------------------------
+
+  checkTheme() {
+    const given = this.getAttribute('theme');
+    if (given !== null && given !== 'light' && given !== 'dark') {
+      this.reportProblems([{ name: 'theme', given, source: 'attribute', used: `the reader\u2019s system setting (${this.theme()}; use light or dark)` }]);
+    }
+  }
 
   theme() {
     const forced = this.getAttribute('theme');

@@ -209,6 +209,7 @@ export class Session {
   finishRun(status) {
     this.rollouts = new Map();
     this.rolloutRows = new Map();
+    this.roleCache = new Map();
     this.n = this.x.attn_session_length(this.pointer);
     check(this.engine, status);
     return this.tokens();
@@ -285,7 +286,18 @@ export class Session {
     return values;
   }
 
+  /** A head's roles over the whole run ({roles, mass}), computed once per run and head. */
   headRoles(layer, head) {
+    const key = `${layer}:${head}`;
+    let result = this.roleCache?.get(key);
+    if (!result) {
+      result = this.computeHeadRoles(layer, head);
+      (this.roleCache ??= new Map()).set(key, result);
+    }
+    return result;
+  }
+
+  computeHeadRoles(layer, head) {
     let roles = 0;
     const mass = this.heap.withBuffer(4 * MASS_FIELDS.length, (p) => {
       roles = this.x.attn_session_head_roles(this.pointer, layer, head, p);

@@ -129,9 +129,11 @@ async function main() {
     seed: opts.seed, peak, errorLimit: opts.errors, log });
   log(`end: ${loadLine()}`);
 
-  const previous = existsSync(opts.out) ? JSON.parse(readFileSync(opts.out, 'utf8')) : null;
+  const saved0 = existsSync(opts.out) ? JSON.parse(readFileSync(opts.out, 'utf8')) : null;
+  const previous = saved0?.weights === rel(opts.weights) ? saved0 : null;  // same weights only
+  const agreement = agreementLine(result, previous);
   const saved = { date: new Date().toISOString(), environment: `Node ${process.version}`, machine: cpus()[0]?.model,
-    load: loadavg(), weights: rel(opts.weights), ...result };
+    load: loadavg(), weights: rel(opts.weights), agreement, ...result };
   mkdirSync(new URL('.', `file://${opts.out}`), { recursive: true });
   writeFileSync(opts.out, JSON.stringify(saved, null, 1));
 
@@ -139,7 +141,7 @@ async function main() {
   log(tables(result, { markdown: opts.markdown }));
   log('');
   log(`Ratios are medians of per-round ratios [95% bootstrap interval]; attention error over ${result.errors.ours?.sentences ?? 0} fixture sentences.`);
-  log(agreementLine(result, previous));
+  log(agreement);
   log(goalsLine(result));
   log(speedupLine(result));
 }

@@ -88,14 +88,16 @@ async function main() {
     const result = await page.evaluate((o) => window.benchmark(o), options);
     console.log(`end: ${loadLine()}; highest 1-minute load during the run ${maxLoad.value.toFixed(2)}`);
 
-    const previous = existsSync(opts.out) ? JSON.parse(readFileSync(opts.out, 'utf8')) : null;
+    const saved = existsSync(opts.out) ? JSON.parse(readFileSync(opts.out, 'utf8')) : null;
+    const previous = saved?.weights === options.weights ? saved : null;  // same weights only
     mkdirSync(path.dirname(opts.out), { recursive: true });
+    const agreement = agreementLine(result, previous);
     writeFileSync(opts.out, JSON.stringify({ date: new Date().toISOString(), environment: `Chromium ${browser.version()}`,
-      machine: cpus()[0]?.model, load: loadavg(), maxLoad: maxLoad.value, weights: served(opts.weights), ...result }, null, 1));
+      machine: cpus()[0]?.model, load: loadavg(), maxLoad: maxLoad.value, weights: options.weights, agreement, ...result }, null, 1));
     console.log('');
     console.log(tables(result, { markdown: opts.markdown }));
     console.log('');
-    console.log(agreementLine(result, previous));
+    console.log(agreement);
     console.log(goalsLine(result).replace(/^goals:/, 'goals (chromium):'));
     console.log(speedupLine(result, 'speedup (chromium)'));
   } finally {

@@ -22,17 +22,17 @@ function load(dir, name) {
 
 const loadText = (r) => `load average ${r.load.map((x) => x.toFixed(2)).join(' ')} at the end` +
   (r.maxLoad ? `, highest 1-minute load ${r.maxLoad.toFixed(2)} during the run` : '');
-const about = (r) => `${r.environment}, ${r.machine} × 2, ${r.date.slice(0, 16).replace('T', ' ')} UTC, ` +
+const about = (r) => `${r.environment}, ${r.machine}, ${r.date.slice(0, 16).replace('T', ' ')} UTC, ` +
   `weights \`${r.weights.replace(/^\//, '')}\`, ${loadText(r)}, seed ${r.seed}`;
 
 function section(results, { full }) {
   const lines = [];
   for (const [title, r, label] of results) {
     lines.push(`**${title}** (${about(r)}):`, '', markdownSpeed(r), '');
-    if (full) lines.push('```', goalsLine(r).replace(/^goals:/, `goals${label}:`), speedupLine(r, `speedup${label}`), '```', '');
+    if (full) lines.push('```', ...(r.agreement ? [r.agreement] : []), goalsLine(r).replace(/^goals:/, `goals${label}:`), speedupLine(r, `speedup${label}`), '```', '');
   }
   const [, first] = results[0];
-  lines.push(`What each engine's speed buys: attention error against the float64 fixtures of its checkpoint (${first.errors.ours.sentences} sentences, ${results[0][0]}):`,
+  lines.push(`What each engine's speed buys: attention error against the float64 fixtures of its checkpoint (all ${first.errors.ours.sentences} sentences of \`attention.json\`, measured ${results[0][0].replace(/^In/, 'in')}):`,
     '', markdownAccuracy(first));
   return lines.join('\n');
 }

@@ -75,6 +75,43 @@ int attention_rollout(const bert_state *s, int last_layer, float *out) {
     return 0;
 }
 
+/* One row of the rollout: e_row · M_last · … · M_0, one vector-matrix product per layer
+ * (O(layers · heads · n²)), with M_l's rows formed on the fly exactly as mixed_layer forms them. */
+int attention_rollout_row(const bert_state *s, int last_layer, int row, float *out) {
+    if (!valid_head(s, last_layer, 0) || row < 0 || row >= s->n) return -1;
+    const int n = s->n, heads = s->model->heads;
+    float *v = calloc((size_t)n, sizeof *v), *next = malloc((size_t)n * sizeof *next);
+    if (!v || !next) {
+        free(v), free(next);
+        return -1;
+    }
+    v[row] = 1;
+    for (int l = last_layer; l >= 0; l--) {
+        memset(next, 0, (size_t)n * sizeof *next);
+        for (int i = 0; i < n; i++) {
+            if (v[i] == 0) continue;
+            float total = 0;
+            for (int h = 0; h < heads; h++) {
+                const float *a = s->attention + attention_index(s, l, h, i);
+                for (int j = 0; j < n; j++) total += a[j];
+            }
+            total = 0.5f * total / (float)heads + 0.5f;
+            const float weight = v[i] * 0.5f / (float)heads / total;
+            for (int h = 0; h < heads; h++) {
+                const float *a = s->attention + attention_index(s, l, h, i);
+                for (int j = 0; j < n; j++) next[j] += weight * a[j];
+            }
+            next[i] += v[i] * 0.5f / total;
+        }
+        float *t = v;
+        v = next;
+        next = t;
+    }
+    memcpy(out, v, (size_t)n * sizeof *out);
+    free(v), free(next);
+    return 0;
+}
+
 static int share_at_least(int hits, int total, double share) {
     return total > 0 && hits >= share * total;
 }

@@ -19,6 +19,8 @@ row_stats analyse_row(const float *row, int n);
 /* Attention rollout (Abnar & Zuidema 2020): per layer ½·mean over heads + ½·I, rows
  * renormalised, multiplied from the first layer up to `last_layer`. out[n][n]. */
 int attention_rollout(const bert_state *s, int last_layer, float *out);
+/* Row `row` of the same rollout, out[n], in O(layers · heads · n²): what the Rollout view shows. */
+int attention_rollout_row(const bert_state *s, int last_layer, int row, float *out);
 
 /* Fewer tokens than this give too few rows to call a head positional ([CLS] [SEP] alone
  * would always look like a "previous token" head). */

@@ -283,3 +283,8 @@ int attn_session_mlm(const attn_session *s, int position, int k, int32_t *ids, f
     return r < 0 ? (k < 1 || k > s->engine->model.vocab_size ? ATTN_ERR_ARGUMENT : ATTN_ERR_NO_MEMORY)
                  : ATTN_OK;
 }
+
+int attn_session_rollout_row(const attn_session *s, int last_layer, int row, float *out) {
+    if (!valid(s, last_layer, 0, row)) return ATTN_ERR_ARGUMENT;
+    return attention_rollout_row(&s->state, last_layer, row, out) < 0 ? ATTN_ERR_NO_MEMORY : ATTN_OK;
+}

@@ -108,4 +108,8 @@ int attn_session_walkthrough(const attn_session *session, int layer, int token, 
  * ATTN_ERR_NO_MLM when the model has no masked-LM head. */
 int attn_session_mlm(const attn_session *session, int position, int k, int32_t *ids, float *probs);
 
+/* Row `row` of attn_session_rollout's matrix, out[n]: one vector-matrix product per layer
+ * instead of n × n matrix products, for a view that shows one token's rollout. */
+int attn_session_rollout_row(const attn_session *session, int last_layer, int row, float *out);
+
 #endif

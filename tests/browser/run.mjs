@@ -17,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createEngine } from '../../web/src/engine.mjs';
 import { corruptWeightsCases, MESSAGES } from '../lib/corrupt-weights.mjs';
+import { layoutProblemsInPage } from './layout.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test-output');
@@ -556,17 +557,56 @@ async function testTiming() {
   const file = await firstRowTimes(FILE, 5);
   const web = await firstRowTimes(HTTP, 5);
   const keys = await keystrokeTimes(24);
+  const rolloutMs = await rolloutTiming();
   check(`timing: ${file.times.length} file:// loads, ${web.times.length} http loads, ${keys.times.length} keystrokes (${keys.n}-token sentence) measured`,
     file.times.length >= 5 && web.times.length >= 5 && keys.times.length >= 20);
   console.log(`timing detail: file:// first row ${file.times.map(Math.round).join(', ')} ms (last load: ${JSON.stringify(file.parts)})`);
   console.log(`timing detail: http first row ${web.times.map(Math.round).join(', ')} ms (last load: ${JSON.stringify(web.parts)})`);
   console.log(`timing detail: keystrokes ${keys.times.map((t) => t.toFixed(1)).join(', ')} ms`);
   console.log(`timing (http): first_row_ms=${Math.round(median(web.times))} keystroke_ms=${median(keys.times).toFixed(1)}`);
-  console.log(`timing: first_row_ms=${Math.round(median(file.times))} keystroke_ms=${median(keys.times).toFixed(1)}`);
+  console.log(`timing: first_row_ms=${Math.round(median(file.times))} keystroke_ms=${median(keys.times).toFixed(1)} rollout_512_ms=${rolloutMs.toFixed(1)}`);
+}
+
+
+const VIEW_IDS = ['row', 'grid', 'lines', 'rollout', 'matrix', 'entropy', 'contributions', 'mlm', 'compare', 'layer', 'scaling'];
+const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
+
+/**
+ * Every view at 390 and 1280 px, light and dark, for 3, 12 and 512 tokens: no two text boxes
+ * of a figure intersect, none is cut by the figure or its box, nothing scrolls sideways.
+ * Screenshots of every view at 390 px go to test-output/screenshots/phone-*.png.
+ */
+async function testLayout() {
+  const sentences = [['3 tokens', 'Hello'], ['12 tokens', 'The cat sat on the mat because it was tired.'], ['512 tokens', LONG_TEXT]];
+  for (const scheme of ['light', 'dark']) {
+    const page = await newPage({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
+    await page.goto(url(FILE, 'index.html') + '#view=row');
+    await waitDrawn(page);
+    for (const [label, sentence] of sentences) {
+      await typeSentence(page, sentence);
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 844 });
+        await page.waitForTimeout(150);
+        const failures = [];
+        for (const view of VIEW_IDS) {
+          await selectView(page, view);
+          if (view === 'scaling' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
+            await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+          }
+          const problems = await page.evaluate(layoutProblemsInPage, 0);
+          if (problems.length) failures.push(`${view}: ${problems.slice(0, 3).join('; ')}`);
+          if (width === 390 && label === '12 tokens') await shot(page, `phone-${scheme}-${String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0')}-${view}`);
+        }
+        check(`layout ${width} px, ${scheme}, ${label}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
+      }
+    }
+    check(`layout ${scheme}: no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  }
 }
 
 async function testScreenshots() {
-  const views = ['row', 'grid', 'rollout', 'matrix', 'entropy', 'contributions', 'mlm', 'compare', 'layer', 'scaling'];
+  const views = VIEW_IDS;
   for (const scheme of ['light', 'dark']) {
     const page = await newPage({ colorScheme: scheme });
     await page.goto(url(FILE, 'index.html') + '#sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.') + '&layer=2&head=3&token=8&view=row');
@@ -593,9 +633,373 @@ async function testScreenshots() {
   await phone.context().close();
 }
 
+// ---- honest readings, attributes, hash, head view, copying the files, model card -------------
+
+/** The reading the page must give for a row: normalised entropy < 0.4 focused, ≥ 0.85 uniform-like. */
+function expectedReading(stats) {
+  return stats.normalized < 0.4 ? 'focused' : stats.normalized >= 0.85 ? 'uniform-like' : 'spread';
+}
+
+async function gotoHash(page, params) {
+  const hash = new URLSearchParams(params).toString().replace(/\+/g, '%20');
+  await page.goto('about:blank');
+  await page.goto(url(FILE, 'index.html') + '#' + hash);
+  await waitDrawn(page);
+}
+
+async function testReadings() {
+  const page = await newPage();
+  const sentence = 'The cat sat on the mat because it was tired.';
+  // Every head of layer 1 for "it": the reading follows the one definition.
+  await gotoHash(page, { sentence, layer: 1, head: 1, token: 8, view: 'row' });
+  const run = reference.runText(sentence);
+  let readingsOk = true;
+  const seen = [];
+  for (let head = 1; head <= 4; head++) {
+    await andRedraw(page, () => explorer(page).locator('.head-picker button').nth(head - 1).click());
+    const shown = await explorer(page).locator('.bar-column.attention-row').getAttribute('data-reading');
+    const expected = expectedReading(reference.rowStats(0, head - 1, 8));
+    seen.push(`${shown}/${expected}`);
+    if (shown !== expected) readingsOk = false;
+  }
+  check(`readings: the row's reading follows normalised entropy for every head (${seen.join(', ')})`, readingsOk);
+  const why = await explorer(page).locator('.why-sum').textContent();
+  const definition = await explorer(page).locator('.definition').textContent();
+  check('readings: one sentence near the row says why Σ = 1 (a softmax) and what the ratio compares with (1/n)',
+    /softmax/.test(why) && /1\/n/.test(why) && /\u03a3 = 1/.test(why), why);
+  check('readings: the definition of focused / spread / uniform-like is stated on the page', /0\.4/.test(definition) && /0\.85/.test(definition) && /whatever the number of tokens/.test(definition), definition);
+  // Fixed 0–1 scale: the axis ends at 1 for every head.
+  await andRedraw(page, () => explorer(page).locator('.scale-toggle').check());
+  const axisEnds = [];
+  for (let head = 1; head <= 2; head++) {
+    await andRedraw(page, () => explorer(page).locator('.head-picker button').nth(head - 1).click());
+    axisEnds.push(await explorer(page).locator('.attention-row text.axis').last().textContent());
+  }
+  check(`readings: the fixed scale option puts every head on one 0–1 axis (${axisEnds.join(', ')})`, axisEnds.every((t) => t === '1'));
+  const hash = await page.waitForFunction(() => location.hash.includes('scale=fixed'), null, { timeout: 3000 }).then(() => true, () => false);
+  check('readings: the fixed scale is kept in the URL hash', hash);
+  // Entropy view: darker means more concentrated, as everywhere.
+  await selectView(page, 'entropy');
+  const cells = await explorer(page).locator('.table-cell').evaluateAll((all) => all.slice(0, 16).map((c) => ({ value: Number(c.dataset.value), fill: c.getAttribute('fill') })));
+  const luminance = (fill) => { const [r, g, b] = fill.match(/\d+/g).map(Number); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const mostFocused = cells.reduce((a, b) => (b.value < a.value ? b : a));
+  const broadest = cells.reduce((a, b) => (b.value > a.value ? b : a));
+  check(`readings: entropy table, the head with fewest effective tokens (${mostFocused.value}) is darker than the broadest (${broadest.value})`,
+    luminance(mostFocused.fill) < luminance(broadest.fill));
+  // A long row that is not concentrated is not called focused, whatever its ratio.
+  reference.runText(LONG_TEXT);
+  let target = null;
+  for (let l = 0; l < 4 && !target; l++) {
+    for (let h = 0; h < 4 && !target; h++) {
+      for (let t = 1; t < 512 && !target; t += 7) {
+        const stats = reference.rowStats(l, h, t);
+        if (stats.ratio >= 2.5 && stats.normalized >= 0.4) target = { l, h, t, stats };
+      }
+    }
+  }
+  if (check('readings: the 512-token text has a row with ratio ≥ 2.5 that is not concentrated', !!target)) {
+    await gotoHash(page, { sentence: LONG_TEXT, layer: target.l + 1, head: target.h + 1, token: target.t, view: 'row' });
+    const shown = await explorer(page).locator('.reading').textContent();
+    const kind = await explorer(page).locator('.reading').getAttribute('data-reading');
+    check(`readings: 512 tokens, ratio ${target.stats.ratio.toFixed(1)}, ${target.stats.effective.toFixed(1)} effective tokens: "${kind}", not "focused"`,
+      kind === expectedReading(target.stats) && kind !== 'focused' && shown.includes(`${target.stats.effective.toFixed(1)} effective tokens of 512`), shown);
+  }
+  // Empty input: [CLS] [SEP] alone is no positional head.
+  await gotoHash(page, { sentence: '', view: 'row' });
+  const warnings = await explorer(page).locator('.notes .warning').count();
+  await selectView(page, 'grid');
+  const positional = await explorer(page).locator('.head-cell[data-roles*="previous"], .head-cell[data-roles*="next"]').count();
+  check('readings: empty input shows no positional-head warning and no positional badge', warnings === 0 && positional === 0, `${warnings} warnings, ${positional} badges`);
+  check('readings: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testCompareAlignment() {
+  const page = await newPage();
+  const a = 'The cat sat on the mat because it was tired.';
+  const b = 'The old black cat sat on the mat because it was tired.';
+  await gotoHash(page, { sentence: a, compare: b, layer: 2, head: 1, token: 'it', view: 'compare' });
+  const itA = reference.runText(a).tokens.indexOf('it');
+  const bTokens = reference.runText(b).tokens;
+  const itB = bTokens.indexOf('it');
+  const columns = await explorer(page).locator('.compare-row').evaluateAll((all) => all.map((g) => ({ ...g.dataset })));
+  check(`compare: "it" (A token ${itA}) is compared with "it" (B token ${itB}), not with B token ${itA} ("${bTokens[itA]}")`,
+    columns.length === 2 && columns[0].token === String(itA) && columns[1].token === String(itB), JSON.stringify(columns.map((c) => c.token)));
+  const difference = await explorer(page).locator('.difference-row .bar').evaluateAll((all) => all.map((r) => Number(r.dataset.value)));
+  reference.runText(a);
+  const rowA = reference.row(1, 0, itA);
+  reference.runText(b);
+  const rowB = reference.row(1, 0, itB);
+  const expected = rowA.map((v, i) => rowB[i + (i >= 2 ? 2 : 0)] - v).filter((d) => Math.abs(d) >= 1e-3);
+  check(`compare: differences are B − A of aligned words (${difference.length} drawn, ${expected.length} expected ≥ 1e-3)`,
+    difference.length === expected.length && difference.every((d, k) => close(d, expected[k], 1e-5)));
+  const notice = await explorer(page).locator('.notes').textContent();
+  check('compare: the note names the words only in B and blames no tokenizer', /Only in B: .*old.*black/.test(notice) && !/WordPiece/.test(notice), notice);
+  // The same sentence twice: every difference is below the parity bar, drawn as "=".
+  await gotoHash(page, { sentence: a, compare: a, layer: 2, head: 1, token: 'it', view: 'compare' });
+  const bars = await explorer(page).locator('.difference-row rect.bar').count();
+  const equals = await explorer(page).locator('.difference-row .val-none').count();
+  const axis = await explorer(page).locator('.difference-row text.axis').allTextContents();
+  check(`compare: no difference is drawn as "=" on the fixed ±1 axis (${bars} bars, ${equals} "=", axis ${axis.join(' ')})`,
+    bars === 0 && equals === reference.runText(a).n && axis[0] === '\u22121' && axis.at(-1) === '+1');
+  check('compare: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testAttributes() {
+  await mkdir(OUT, { recursive: true });
+  await writeFile(path.join(OUT, 'attributes.html'), '<!doctype html><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>\n' +
+    '<attention-explorer sentence="It was late and it was cold." token="it#2" layer="0" head="5" view="heads"></attention-explorer>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." token="dog" whatif="maybe" theme="blue"></attention-explorer>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." token="cat" layer="2" head="3" view="lines"></attention-explorer>\n');
+  const page = await newPage();
+  const warnings = [];
+  page.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); });
+  await page.goto(`${FILE}/test-output/attributes.html`);
+  await waitDrawn(page);
+  const first = await pageState(page, 0);
+  const second = await pageState(page, 1);
+  const third = await pageState(page, 2);
+  const tokensFirst = reference.runText('It was late and it was cold.').tokens;
+  const secondIt = tokensFirst.findIndex((t, i) => t === 'it' && i > tokensFirst.indexOf('it'));
+  check(`attributes: token="it#2" picks the second "it" (token ${secondIt})`, first.token === secondIt, `${first.token}`);
+  check('attributes: token="cat" picks the word "cat"; layer, head and view="lines" are used', third.token === 2 && third.layer === 1 && third.head === 2 && third.view === 'lines',
+    JSON.stringify({ token: third.token, layer: third.layer, head: third.head, view: third.view }));
+  check('attributes: invalid layer="0", head="5", view="heads" fall back to layer 1, head 1, the row view', first.layer === 0 && first.head === 0 && first.view === 'row');
+  const notice = (await explorer(page, 0).locator('.problems').textContent()).replace(/\s+/g, ' ');
+  check('attributes: a visible notice names each invalid attribute and what is used instead',
+    /layer=.*\u201c0\u201d.*layer 1/.test(notice) && /head=.*\u201c5\u201d.*head 1/.test(notice) && /view=.*\u201cheads\u201d.*row view/.test(notice), notice);
+  const noticeSecond = (await explorer(page, 1).locator('.problems').textContent()).replace(/\s+/g, ' ');
+  check('attributes: token="dog" (not in the sentence), whatif="maybe" and theme="blue" are named, with what is shown instead',
+    /token=.*\u201cdog\u201d.*token 1 \u201cthe\u201d/.test(noticeSecond) && /whatif=.*\u201cmaybe\u201d/.test(noticeSecond) &&
+    /theme=.*\u201cblue\u201d.*system setting/.test(noticeSecond) && second.token === 1, noticeSecond);
+  check('attributes: the third explorer (all valid) shows no notice', await explorer(page, 2).locator('.problems').isHidden());
+  const named = ['layer=', 'head=', 'view=', 'token=', 'whatif=', 'theme='].filter((name) => warnings.some((w) => w.includes(name)));
+  check(`attributes: a console warning for each invalid attribute (${named.join(' ')})`, named.length === 6, warnings.join(' | '));
+  check('attributes: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testHashRestore() {
+  const page = await newPage();
+  const params = {
+    sentence: 'The trophy did not fit in the suitcase because it was too big.', compare: 'The trophy did not fit in the suitcase because it was too small.',
+    layer: '3', head: '2', token: 'it', view: 'scaling', rollout: '2', whatif: 'on', scale: 'fixed', special: 'hide',
+  };
+  await gotoHash(page, params);
+  const state = await pageState(page);
+  const itIndex = reference.runText(params.sentence).tokens.indexOf('it');
+  const restored = state.sentence === params.sentence && state.compareSentence === params.compare && state.layer === 2 && state.head === 1 &&
+    state.token === itIndex && state.view === 'scaling' && state.rolloutLayer === 1 && state.whatIf === true && state.scale === 'fixed' && state.hideSpecial === true;
+  check('hash: every control (sentence, compare, layer, head, token as a word, view, rollout, whatif, scale, special) is restored', restored, JSON.stringify(state));
+  check('hash: the what-if toggle is drawn on', await explorer(page).locator('.whatif-toggle').isChecked() && (await explorer(page).locator('.whatif-row').count()) === 1);
+  await selectView(page, 'rollout');
+  check('hash: the rollout layer picker shows layer 2', (await explorer(page).locator('.rollout-picker [aria-checked="true"]').textContent()) === '2');
+  await andRedraw(page, () => explorer(page).locator('.rollout-picker button').nth(3).click());
+  await page.waitForFunction(() => location.hash.includes('rollout=4'), null, { timeout: 3000 }).catch(() => {});
+  const hash = await page.evaluate(() => location.hash);
+  const written = ['compare=', 'rollout=4', 'whatif=on', 'scale=fixed', 'special=hide', 'view=rollout', `token=${itIndex}`].filter((p) => !hash.includes(p));
+  check('hash: the URL keeps every control as it changes', written.length === 0, `missing ${written.join(', ')} in ${hash}`);
+  // A new sentence keeps the chosen word when it is still there, not its index.
+  await gotoHash(page, { sentence: 'The cat sat on the mat because it was tired.', token: 'it', view: 'row' });
+  await typeSentence(page, 'Yesterday the old cat sat on the mat because it was tired.');
+  const moved = await pageState(page);
+  check('hash: after a new sentence the chosen word ("it") stays chosen, at its new index', moved.tokens[moved.token] === 'it', `${moved.token} ${moved.tokens[moved.token]}`);
+  check('hash restore: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testHeadView() {
+  const page = await newPage();
+  const sentence = 'The cat sat on the mat because it was tired.';
+  await gotoHash(page, { sentence, layer: 2, head: 1, token: 8, view: 'lines' });
+  const run = reference.runText(sentence);
+  const n = run.n;
+  let expected = 0;
+  for (let h = 0; h < 4; h++) for (let i = 0; i < n; i++) for (const w of reference.row(1, h, i)) if (w >= 0.02) expected++;
+  const lines = await explorer(page).locator('.hv-line').evaluateAll((all) => all.map((l) => ({ head: l.dataset.head, to: l.dataset.to, weight: Number(l.dataset.weight), from: l.parentNode.dataset.from, colour: l.getAttribute('stroke') })));
+  const weightsOk = lines.every((l) => close(l.weight, reference.row(1, Number(l.head) - 1, Number(l.from))[Number(l.to)], 1e-6));
+  check(`head view: ${lines.length} lines, one per weight ≥ 0.02 of the layer's 4 heads (${expected}), each with the engine's weight`, lines.length === expected && weightsOk);
+  check('head view: each head has its own colour', new Set(lines.map((l) => `${l.head}:${l.colour}`)).size === new Set(lines.map((l) => l.colour)).size && new Set(lines.map((l) => l.colour)).size === 4);
+  const visibleFrom = () => explorer(page).locator('.hv-from').evaluateAll((all) => all.filter((g) => getComputedStyle(g).display !== 'none').map((g) => g.dataset.from));
+  await explorer(page).locator('.hv-left[data-index="3"]').hover();
+  const hovered = await visibleFrom();
+  check('head view: hovering a token isolates its lines', hovered.length === 1 && hovered[0] === '3', hovered.join(','));
+  await explorer(page).locator('.hv-left[data-index="8"]').focus();
+  await page.keyboard.press('ArrowDown');
+  const focusedIndex = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.dataset.index);
+  const focusedLines = await visibleFrom();
+  check('head view: ArrowDown moves the keyboard focus to the next token and isolates its lines', focusedIndex === '9' && focusedLines.join(',') === '9', `${focusedIndex}: ${focusedLines}`);
+  await andRedraw(page, () => page.keyboard.press('Enter'));
+  check('head view: Enter picks the focused token', (await pageState(page)).token === 9);
+  // Hide [CLS]/[SEP]: gone from both columns; the row view's bars are the renormalised row.
+  await andRedraw(page, () => explorer(page).locator('.special-toggle').check());
+  const labels = await explorer(page).locator('.hv-left').allTextContents();
+  const hiddenTargets = await explorer(page).locator('.hv-line').evaluateAll((all) => all.filter((l) => l.dataset.to === '0').length);
+  check('head view: hiding [CLS]/[SEP] removes them from the columns', !labels.includes('[CLS]') && !labels.includes('[SEP]') && hiddenTargets === 0);
+  check('head view: the page says the shown weights are renormalised', /renormalised/.test(await explorer(page).locator('.notes').textContent()));
+  await selectView(page, 'row');
+  const bars = await explorer(page).locator('.attention-row rect.bar').evaluateAll((all) => all.map((r) => Number(r.dataset.value)));
+  const raw = reference.row(1, 0, 9);
+  const kept = raw[0] + raw[n - 1];
+  const renormalisedOk = bars.length === n - 2 && bars.every((v, k) => close(v, raw[k + 1] / (1 - kept), 1e-5)) && Math.abs(bars.reduce((s, v) => s + v, 0) - 1) < 1e-5;
+  check(`row view with [CLS]/[SEP] hidden: ${bars.length} bars, the engine's row divided by 1 − ([CLS] + [SEP]) = ${(1 - kept).toFixed(3)}, summing to 1`, renormalisedOk);
+  check('row view with [CLS]/[SEP] hidden: a warning says the numbers are renormalised', (await explorer(page).locator('.renormalised').count()) === 1);
+  check('head view: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+/** The matrix on a touch screen: tapping a cell shows its value; a 512-token matrix shows a readable window. */
+async function testMatrixTouch() {
+  const page = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const sentence = 'The cat sat on the mat because it was tired.';
+  await gotoHash(page, { sentence, layer: 1, head: 2, token: 2, view: 'matrix' });
+  const geometry = await explorer(page).evaluate((e) => {
+    const cell = e.shadowRoot.querySelector('.matrix-row[data-token="5"] rect:nth-of-type(3)');
+    cell.scrollIntoView({ block: 'center' });
+    const box = cell.getBoundingClientRect();
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2, column: 2 };
+  });
+  await andRedraw(page, () => page.touchscreen.tap(geometry.x, geometry.y));
+  const readout = await explorer(page).locator('.hover-readout').textContent();
+  reference.runText(sentence);
+  const value = reference.row(0, 1, 5)[2];
+  check(`matrix: a tap on a cell shows its value ("${readout}")`, readout.includes('row 5') && readout.includes('column 2') && readout.includes(value.toFixed(3)), `${value}`);
+  await gotoHash(page, { sentence: LONG_TEXT, layer: 1, head: 1, token: 300, view: 'matrix' });
+  const cells = await explorer(page).locator('.matrix-row').count();
+  const values = await explorer(page).locator('.cell-value').count();
+  const overview = await explorer(page).locator('.matrix-image').count();
+  check(`matrix, 512 tokens at 390 px: a window of ${cells} rows with a value in every cell, beside an overview of the whole matrix`,
+    cells >= 8 && values === cells * cells && overview === 1 && (await explorer(page).locator('.matrix-row[data-token="300"]').count()) === 1);
+  await shot(page, 'phone-matrix-512');
+  // Zoom out step by step to the whole matrix, checking the layout at every step, then back in by key.
+  const steps = [];
+  for (let k = 0; k < 12 && await explorer(page).locator('.zoom-out').isEnabled(); k++) {
+    await andRedraw(page, () => explorer(page).locator('.zoom-out').tap());
+    const problems = await page.evaluate(layoutProblemsInPage, 0);
+    steps.push(`${(await explorer(page).locator('.zoom-state').textContent()).split(' of ')[0]}${problems.length ? ' ' + problems[0] : ''}`);
+  }
+  const whole = (await explorer(page).locator('.zoom-state').textContent()).startsWith('512 \u00d7 512 of 512');
+  check(`matrix, 512 tokens: zooming out shows ${steps.join(' → ')} with no overlapping or cut text`, whole && steps.every((s) => !s.includes('"')), steps.join(' | '));
+  await shot(page, 'phone-matrix-512-whole');
+  await explorer(page).locator('.figure-box svg').focus();
+  await andRedraw(page, () => page.keyboard.press('+'));
+  check('matrix: the + key zooms back in', (await explorer(page).locator('.zoom-state').textContent()) !== `512 \u00d7 512 of 512 \u00d7 512 tokens, values on tap or hover`);
+  check('matrix touch: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+/** The files (`dist/…` rows of its table) and the HTML snippet of a README's embedding section. */
+function embeddingRecipe(file, heading) {
+  const section = readFileSync(path.join(ROOT, file), 'utf8').split(/^## /m).find((s) => s.startsWith(heading)) ?? '';
+  return {
+    files: [...section.matchAll(/^\| `(dist\/[\w.-]+)` \|/gm)].map((m) => m[1]),
+    snippet: /```html\n([\s\S]*?)```/.exec(section)?.[1],
+  };
+}
+
+/** The README's embedding section, followed literally: copy its files, paste its HTML, serve it, load it. */
+async function testCopyTheFiles() {
+  const { files, snippet } = embeddingRecipe('README.md', 'Put an explorer in a course page');
+  const web = embeddingRecipe('web/README.md', 'Putting an explorer in a course page');
+  if (!check(`copy the files: the README lists ${files.length} files and one HTML snippet`, files.length >= 4 && !!snippet)) return;
+  check('copy the files: web/README.md gives the same files and snippet as README.md',
+    web.snippet === snippet && web.files.join() === files.join(), `${web.files} / ${files}`);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-course-'));
+  await mkdir(path.join(dir, 'dist'));
+  for (const file of files) await writeFile(path.join(dir, file), readFileSync(path.join(ROOT, 'web', file)));
+  await writeFile(path.join(dir, 'lesson.html'), `<!doctype html>\n<meta charset="utf-8">\n<title>a course page</title>\n${snippet}`);
+  const prefix = `/course-${path.basename(dir)}/`;
+  SERVED.set(prefix, dir);
+  try {
+    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(path.join(dir, 'lesson.html')).href]]) {
+      const page = await newPage();
+      const failed = [];
+      page.on('requestfailed', (request) => failed.push(`${request.url()} (${request.failure()?.errorText})`));
+      page.on('response', (response) => { if (response.status() >= 400) failed.push(`${response.url()} ${response.status()}`); });
+      await page.goto(address);
+      await waitDrawn(page);
+      const drawn = await explorer(page).locator('.attention-row').count();
+      const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
+      check(`copy the files (${label}): the README's ${files.length} files and snippet give a drawn explorer with no failed request`,
+        drawn === 1 && failed.length === 0, `${failed.join(', ')}; drawn ${drawn}`);
+      if (label === 'http') {
+        check('copy the files (http): the weights come from the .bin next to the script, not from the base64 script',
+          loaded.includes('bert-mini.int8.bin') && !loaded.includes('bert-mini.weights.js'), loaded.join(', '));
+      }
+      check(`copy the files (${label}): no page errors`, page.problems.length === 0, page.problems.join('; '));
+      await page.context().close();
+    }
+  } finally {
+    SERVED.delete(prefix);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function testModelCard() {
+  const page = await newPage();
+  await gotoHash(page, { sentence: 'The cat sat on the [MASK].', view: 'mlm' });
+  const caveat = await explorer(page).locator('.mlm-caveat').textContent();
+  check('model card: the [MASK] view says the predictions are mostly frequency guesses', /frequency guesses/.test(caveat), caveat);
+  const hasCard = await explorer(page).evaluate((e) => e.engine.modelCard() !== null);
+  const panel = await explorer(page).locator('.model-card').evaluate((d) => ({ card: d.dataset.card, text: d.textContent }));
+  check(`model card: the page shows ${hasCard ? 'the card' : 'an honest note that the weights file has no card'}`,
+    hasCard ? panel.card === 'present' && /Held-out masked-word accuracy/.test(panel.text) : panel.card === 'none' && /no model card/.test(panel.text) && /4 layers \u00d7 4 heads/.test(panel.text),
+    panel.text);
+  // A card as the converter writes it is shown field by field.
+  const shown = await explorer(page).evaluate((e) => {
+    e.engine.card = { name: 'bert-mini (test card)', source: 'a checkpoint', trained_on: 'some text', heldout_mlm_accuracy: 0.142, heldout_mlm_loss: 4.9, limits: ['no long-range reasoning'] };
+    e.buildShapeControls();
+    return e.shadowRoot.querySelector('.model-card').textContent;
+  });
+  check('model card: name, training data, held-out accuracy and limits are shown when the file has a card',
+    ['bert-mini (test card)', 'some text', '14% top-1', 'no long-range reasoning'].every((t) => shown.includes(t)), shown);
+  check('model card: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+/**
+ * Rollout at 512 tokens, timed in the browser around the engine call. The Rollout view asks
+ * the engine for the chosen token's row (one vector-matrix product per layer); it is computed
+ * once per sentence, layer range and token. The timing line's rollout_512_ms is the page's
+ * first computation; the full 512 × 512 matrix (n × n products) is timed for the detail line,
+ * and the row must equal the matrix's row.
+ */
+async function rolloutTiming() {
+  const page = await newPage();
+  await gotoHash(page, { sentence: LONG_TEXT, view: 'rollout', layer: 1, head: 1, token: 5 });
+  const first = await explorer(page).evaluate((e) => ({ ms: e.session.lastRolloutMs, n: e.run.n }));
+  await andRedraw(page, () => explorer(page).locator('.head-picker button').nth(2).click());
+  await andRedraw(page, () => explorer(page).locator('.layer-picker button').nth(1).click());
+  const after = await explorer(page).evaluate((e) => e.session.lastRolloutMs);
+  check(`rollout: ${first.n} tokens, the view's row in ${first.ms.toFixed(1)} ms (≤ 50), not recomputed when the head or layer changes`,
+    first.n === 512 && first.ms <= 50 && after === first.ms, `${first.ms} then ${after}`);
+  const full = await explorer(page).evaluate((e) => {
+    const s = e.session, last = e.engine.shape.layers - 1, n = e.run.n;
+    const times = [];
+    let matrix;
+    for (let k = 0; k < 3; k++) {
+      s.rollouts = new Map();
+      matrix = s.rollout(last);
+      times.push(s.lastRolloutMs);
+    }
+    let worst = 0;
+    for (const t of [0, 5, 255, 511]) {
+      const row = s.rolloutRow(last, t);
+      for (let j = 0; j < n; j++) worst = Math.max(worst, Math.abs(row[j] - matrix[t * n + j]));
+    }
+    return { times, worst };
+  });
+  check(`rollout: the row the view shows equals the row of the full matrix (max |Δ| ${full.worst.toExponential(1)})`, full.worst <= 1e-6);
+  console.log(`timing detail: rollout 512 tokens, the view's row ${first.ms.toFixed(1)} ms; the full 512 × 512 matrix ${full.times.map((t) => t.toFixed(1)).join(', ')} ms`);
+  await page.context().close();
+  return first.ms;
+}
+
 const TESTS = { testFileIndex, testHttpIndex, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testExport,
-  testScreenshots, testTiming };
+  testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
+  testCopyTheFiles, testModelCard, testTiming };
 
 await mkdir(SHOTS, { recursive: true });
 try {

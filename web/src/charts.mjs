@@ -183,9 +183,10 @@ function drawSignedColumn(group, column, geometry) {
   });
   group.append(svg('line', { x1: middle, x2: middle, y1: top - 4, y2: top + n * rowHeight + 4, class: 'zero-line' }));
   const axisY = top + n * rowHeight;
-  for (const [tx, label, anchor] of [[x, -limit, 'start'], [middle, 0, 'middle'], [x + barWidth, limit, 'end']]) {
+  const ticks = [[x, -limit, 'start'], [middle, 0, 'middle'], [x + barWidth, limit, 'end']];
+  for (const [tx, label, anchor] of barWidth >= 90 ? ticks : [ticks[0], ticks[2]]) {
     group.append(svg('line', { x1: tx, x2: tx, y1: axisY, y2: axisY + 4, class: 'axis-line' }));
-    group.append(svg('text', { x: tx, y: axisY + 16, 'text-anchor': anchor, class: 'axis', text: (label > 0 ? '+' : '') + fixed(label, 1) }));
+    group.append(svg('text', { x: tx, y: axisY + 16, 'text-anchor': anchor, class: 'axis', text: (label > 0 ? '+' : '') + fixed(label, Number.isInteger(label) ? 0 : 1) }));
   }
 }
 

@@ -244,6 +244,8 @@ export class Session {
   /** A failed run leaves the session empty (n = 0), so nothing reads the previous run. */
   finishRun(status) {
     this.rollouts = new Map();
+    this.rolloutRows = new Map();
+    this.roleCache = new Map();
     this.n = this.x.attn_session_length(this.pointer);
     check(this.engine, status);
     return this.tokens();
@@ -304,7 +306,34 @@ export class Session {
     return matrix;
   }
 
+  /**
+   * Row `row` of the rollout through `lastLayer`, [n], computed by the engine in
+   * O(layers · heads · n²) once per run, layer and row, then kept (shared: do not change it).
+   */
+  rolloutRow(lastLayer, row) {
+    const key = `${lastLayer}:${row}`;
+    let values = this.rolloutRows?.get(key);
+    if (!values) {
+      const started = performance.now();
+      values = this.floats(this.n, (p) => this.x.attn_session_rollout_row(this.pointer, lastLayer, row, p));
+      this.lastRolloutMs = performance.now() - started;
+      (this.rolloutRows ??= new Map()).set(key, values);
+    }
+    return values;
+  }
+
+  /** A head's roles over the whole run ({roles, mass}), computed once per run and head. */
   headRoles(layer, head) {
+    const key = `${layer}:${head}`;
+    let result = this.roleCache?.get(key);
+    if (!result) {
+      result = this.computeHeadRoles(layer, head);
+      (this.roleCache ??= new Map()).set(key, result);
+    }
+    return result;
+  }
+
+  computeHeadRoles(layer, head) {
     let roles = 0;
     const mass = this.heap.withBuffer(4 * MASS_FIELDS.length, (p) => {
       roles = this.x.attn_session_head_roles(this.pointer, layer, head, p);

@@ -19,6 +19,7 @@ const OBSERVED = [...CONTROL_NAMES, 'theme'];
 const HEAVY_RUN_MS = 45;       // runs slower than this wait for a pause in typing
 const HEAVY_TOKENS = 96;       // so do runs on longer texts
 const TYPING_PAUSE_MS = 220;
+const LONG_FIGURE_TOKENS = 40;
 let firstRowMarked = false;
 let sharedSheet = null;
 
@@ -58,8 +59,8 @@ export class AttentionExplorer extends HTMLElement {
     super();
     this.uid = `ae${++explorerCount}`;
     this.state = {
-      sentence: DEFAULT_SENTENCE, layer: 0, head: 0, token: 1, view: 'row', rolloutLayer: null, whatIf: false,
-      compareSentence: null, matrixCursor: null, scale: 'auto', hideSpecial: false,
+      sentence: DEFAULT_SENTENCE, layer: 0, head: 0, token: 1, view: VIEWS[0].id, rolloutLayer: null, whatIf: false,
+      compareSentence: null, matrixCursor: null, matrixZoom: 0, scale: 'auto', hideSpecial: false,
     };
     this.tokenSpec = null;       // a token asked for by an attribute or the hash, resolved after the run
     this.tokenIdentity = null;   // the chosen token's text and occurrence, kept across edits
@@ -110,7 +111,7 @@ export class AttentionExplorer extends HTMLElement {
 
   attributeChangedCallback(name, old, value) {
     if (!this.parts || !this.engine || old === value) return;
-    if (name === 'theme') { this.renderView(); return; }
+    if (name === 'theme') { this.checkTheme(); this.renderView(); return; }
     if (value === null) return;
     this.applyControls({ [name]: value }, 'attribute');
     this.refresh();
@@ -140,6 +141,7 @@ export class AttentionExplorer extends HTMLElement {
     if (!this.controlsBuilt) this.buildShapeControls();
     for (const { raw, source } of this.pendingControls || []) this.applyControls(raw, source);
     this.pendingControls = [];
+    this.checkTheme();
     this.parts.status.hidden = true;
     this.parts.main.hidden = false;
     this.syncControls();
@@ -240,7 +242,7 @@ export class AttentionExplorer extends HTMLElement {
       cell: '.head-cell.selected', rollout: '.rollout-picker [aria-checked="true"]', matrix: '.figure-box svg',
       lines: '.hv-left[tabindex="0"]',
     };
-    root.querySelector(selectors[target])?.focus();
+    root.querySelector(selectors[target] ?? target)?.focus();
   }
 
   /** Keeps the URL hash in step, a moment after the last change (replaceState is slow). */
@@ -321,14 +323,16 @@ export class AttentionExplorer extends HTMLElement {
         const fallback = Math.min(1, tokens.length - 1);
         this.reportProblems([{ name: 'token', given, source, used: `token ${fallback} \u201c${tokens[fallback]}\u201d (not in this ${tokens.length}-token sentence)` }]);
       }
+      if (index !== null) this.tokenIdentity = tokenSpecOf(index, tokens);
     } else if (this.tokenIdentity) {
       index = findSameToken(this.tokenIdentity, tokens);
     } else if (this.state.token < tokens.length) {
       index = this.state.token;
+      this.tokenIdentity = tokenSpecOf(index, tokens);
     }
-    if (index === null) index = Math.min(1, tokens.length - 1);
-    this.state.token = index;
-    this.tokenIdentity = tokenSpecOf(index, tokens);
+    // A token that is gone (for now: it may come back as the reader types) is remembered;
+    // meanwhile the first word is shown.
+    this.state.token = index ?? Math.min(1, tokens.length - 1);
   }
 
   compareText() {
@@ -410,6 +414,13 @@ export class AttentionExplorer extends HTMLElement {
 
   // ---- views ---------------------------------------------------------------------------
 
+  checkTheme() {
+    const given = this.getAttribute('theme');
+    if (given !== null && given !== 'light' && given !== 'dark') {
+      this.reportProblems([{ name: 'theme', given, source: 'attribute', used: `the reader\u2019s system setting (${this.theme()}; use light or dark)` }]);
+    }
+  }
+
   theme() {
     const forced = this.getAttribute('theme');
     if (forced === 'dark' || forced === 'light') return forced;
@@ -450,10 +461,12 @@ export class AttentionExplorer extends HTMLElement {
     }
     this.currentFigure = result.figure;
     result.figure.dataset.view = view.id;
+    // Long inputs give figures taller than a screen: they scroll inside their box.
+    this.parts.figureBox.classList.toggle('long', this.run.n > LONG_FIGURE_TOKENS);
     replaceChildrenOf(this.parts.figureBox, result.figure);
     replaceChildrenOf(this.parts.notes, result.notes);
     this.parts.hoverReadout.textContent = '';
-    this.parts.hoverReadout.hidden = view.id !== 'matrix';
+    this.parts.hoverReadout.hidden = !view.readout;
     result.wire?.(result.figure, this);
     this.scrollChosenIntoView(result.figure);
     this.parts.which.replaceChildren(
@@ -680,7 +693,7 @@ export class AttentionExplorer extends HTMLElement {
 
   selectView(view, focusTab = false) {
     this.state.view = view;
-    if (view === 'compare') this.compareRun = null;
+    if (viewById(view)?.needsCompare) this.compareRun = null;
     this.setSelection({}, focusTab ? 'tab' : null);
   }
 

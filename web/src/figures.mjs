@@ -175,7 +175,7 @@ const MATRIX_LABEL_SPACE = 70;
  * whole matrix does not fit with readable cells, a window of it is drawn (around `cursor`)
  * beside an overview image of the whole matrix with the window outlined.
  */
-export function matrixFigure({ width, theme, title, subtitle, tokens, rows, selected, cursor, rowStats }) {
+export function matrixFigure({ width, theme, title, subtitle, tokens, rows, selected, cursor, rowStats, zoomOut = 0 }) {
   const n = tokens.length;
   const root = figureRoot(width, 1, title);
   const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
@@ -189,8 +189,18 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
   const indexWidth = textWidth(String(n - 1), 11) + 8;
   const labelWidth = Math.min(Math.round(width * 0.3), Math.ceil(widest + indexWidth + 16));
   const available = width - 2 * FIGURE_PAD - labelWidth;
-  const size = Math.min(n, Math.max(4, Math.floor(available / MATRIX_VALUE_CELL)));
+  // Zoom: the readable cell (with its value) halves at each step out, down to the whole matrix.
+  const fitCell = available / n;
+  const maxZoomOut = fitCell >= MATRIX_VALUE_CELL ? 0 : Math.ceil(Math.log2(MATRIX_VALUE_CELL / fitCell));
+  const zoom = Math.max(0, Math.min(maxZoomOut, zoomOut));
+  const wanted = Math.max(fitCell, MATRIX_VALUE_CELL / 2 ** zoom);
+  const size = Math.min(n, Math.max(4, Math.floor(available / wanted + 1e-9)));
   const cell = Math.min(34, available / size);
+  const showValues = cell >= MATRIX_VALUE_CELL - 0.5;
+  const labelSize = Math.max(9, Math.min(12, cell - 4));
+  const labelEvery = Math.max(1, Math.ceil((labelSize * 1.3 + 1) / cell));
+  // Sampled labels keep an even step that passes through the chosen token.
+  const labelled = (index) => (((index - selected) % labelEvery) + labelEvery) % labelEvery === 0;
   const windowed = size < n;
   const half = Math.floor(size / 2);
   const rowStart = Math.max(0, Math.min(n - size, cursor[0] - half));
@@ -220,29 +230,40 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
   }
   const left = FIGURE_PAD + labelWidth;
   const top = y + MATRIX_LABEL_SPACE;
-  const labelSize = Math.min(12, cell - 2);
   for (let c = 0; c < size; c++) {
     const j = colStart + c, token = tokens[j];
+    if (!labelled(j)) continue;
     const cx = left + c * cell + cell / 2;
     root.append(svg('text', {
       x: cx, y: top - 6, transform: `rotate(-90 ${cx} ${top - 6})`, 'dominant-baseline': 'central',
-      class: `tok matrix-col${isSpecialToken(token) ? ' tok-special' : ''}`, 'font-size': labelSize,
+      class: `tok-sized matrix-col${isSpecialToken(token) ? ' tok-special' : ''}`, 'font-size': labelSize,
       text: fitText(token, MATRIX_LABEL_SPACE - 10, labelSize),
     }));
   }
   for (let r = 0; r < size; r++) {
     const i = rowStart + r, token = tokens[i];
+    if (!labelled(i)) continue;
     const cy = top + r * cell + cell / 2;
     root.append(svg('text', {
       x: left - indexWidth - 4, y: cy, 'text-anchor': 'end', 'dominant-baseline': 'central',
-      class: `tok${isSpecialToken(token) ? ' tok-special' : ''}${i === selected ? ' tok-chosen' : ''}`, 'font-size': labelSize,
+      class: `tok-sized${isSpecialToken(token) ? ' tok-special' : ''}${i === selected ? ' tok-chosen' : ''}`, 'font-size': labelSize,
       text: fitText(token, labelWidth - indexWidth - 10, labelSize, i === selected ? 750 : 400),
     }));
     root.append(svg('text', { x: left - 4, y: cy, 'text-anchor': 'end', 'dominant-baseline': 'central', class: 'tok-index', text: String(i) }));
   }
   const cells = svg('g', { class: 'matrix-cells' });
-  const valueSize = Math.min(11, cell * 0.42);
-  for (let r = 0; r < size; r++) {
+  // Long inputs spread weights thin (1/n each): three decimals keep them apart.
+  const decimals = n > 50 ? 3 : 2;
+  const valueSize = Math.min(11, cell * (decimals === 3 ? 0.36 : 0.42));
+  if (!showValues && size > 64) {
+    const part = [];
+    for (let r = 0; r < size; r++) part.push(rows[rowStart + r].subarray(colStart, colStart + size));
+    cells.append(svg('image', {
+      x: left, y: top, width: cell * size, height: cell * size, href: matrixImage(part, peak, theme),
+      preserveAspectRatio: 'none', class: 'matrix-image',
+    }));
+  }
+  for (let r = 0; r < size && (showValues || size <= 64); r++) {
     const i = rowStart + r;
     const stats = rowStats(i);
     const rowGroup = svg('g', { class: 'matrix-row', dataset: { token: String(i), sum: String(stats.sum), ratio: String(stats.ratio) } });
@@ -250,9 +271,9 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
       const j = colStart + c, v = rows[i][j];
       const rgb = matrixRgb(v, peak, theme);
       rowGroup.append(svg('rect', { x: left + c * cell, y: top + r * cell, width: cell + 0.3, height: cell + 0.3, fill: `rgb(${rgb.join(',')})` }));
-      rowGroup.append(svg('text', {
+      if (showValues) rowGroup.append(svg('text', {
         x: left + c * cell + cell / 2, y: top + r * cell + cell / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central',
-        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: v >= 0.995 ? '1' : v.toFixed(2).replace(/^0/, ''),
+        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: v >= 1 - 0.5 * 10 ** -decimals ? '1' : v.toFixed(decimals).replace(/^0/, ''),
       }));
     }
     cells.append(rowGroup);
@@ -274,7 +295,7 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
   root.setAttribute('height', height);
   root.setAttribute('viewBox', `0 0 ${width} ${height}`);
   background.setAttribute('height', height);
-  return { root, geometry: { left, top, cell, n, rowStart, colStart, size, overview }, cursorRect, cursor };
+  return { root, geometry: { left, top, cell, n, rowStart, colStart, size, overview }, cursorRect, cursor, zoom: { level: zoom, max: maxZoomOut, showValues } };
 }
 
 function matrixImage(rows, peak, theme) {
@@ -364,7 +385,10 @@ export function headTableFigure({ width, theme, title, subtitle, layers, heads, 
     for (let h = 0; h < heads; h++) {
       const x = FIGURE_PAD + labelWidth + h * cellWidth;
       const rgb = sequentialRgb(shade(l, h), theme);
-      root.append(svg('rect', { x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, fill: `rgb(${rgb.join(',')})` }));
+      root.append(svg('rect', {
+        x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, fill: `rgb(${rgb.join(',')})`,
+        class: 'table-cell', dataset: { layer: String(l + 1), head: String(h + 1), value: text(l, h), shade: String(shade(l, h)) },
+      }));
       if (l === selected.layer && h === selected.head) {
         root.append(svg('rect', { x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, class: 'table-chosen' }));
       }

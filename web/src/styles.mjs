@@ -90,9 +90,10 @@ textarea {
 .view-control { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; width: 100%; }
 .toggle { display: inline-flex; align-items: center; gap: 8px; cursor: pointer; font-size: 14.5px; }
 .toggle input { width: 18px; height: 18px; accent-color: var(--accent); }
-.whatif-tag { font-size: 12px; font-weight: 700; letter-spacing: .04em; padding: 1px 6px; border-radius: 4px; background: var(--warn-bg); border: 1px solid var(--warn-line); }
+.whatif-tag { white-space: nowrap; font-size: 12px; font-weight: 700; letter-spacing: .04em; padding: 1px 6px; border-radius: 4px; background: var(--warn-bg); border: 1px solid var(--warn-line); }
 .compare-box { width: 100%; }
-.figure-box { width: 100%; overflow-x: auto; overflow-y: auto; max-height: min(80vh, 1400px); }
+.figure-box { width: 100%; overflow-x: auto; }
+.figure-box.long { overflow-y: auto; max-height: min(80vh, 1400px); }
 .figure-box svg { display: block; max-width: none; }
 .figure-box svg:focus { outline: none; }
 .figure-box svg:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
@@ -113,6 +114,8 @@ textarea {
   border: 1px solid var(--line-strong); background: var(--bg); border-radius: 8px; padding: 4px 12px; cursor: pointer; font-size: 14px;
 }
 .actions button:hover, .small-button:hover { background: var(--plot); }
+.small-button:disabled { opacity: .5; cursor: default; }
+.zoom-state { color: var(--muted); font-size: 13.5px; }
 @media (max-width: 560px) {
   .explorer { padding: 12px 10px 14px; border-radius: 10px; }
 }
@@ -164,10 +167,9 @@ textarea {
 .badge-text-previous, .badge-text-next { fill: var(--badge-positional-ink); }
 .badge-text-cls-sink, .badge-text-sep-sink, .badge-text-punct-sink { fill: var(--badge-sink-ink); }
 .badge-text-broad { fill: var(--badge-broad-ink); }
-.matrix-col { font-size: 12px; }
+.tok-sized { fill: var(--ink); }
 .matrix-chosen { fill: none; stroke: var(--accent); stroke-width: 2; }
 .matrix-cursor { fill: none; stroke: var(--focus); stroke-width: 2.5; }
-.cell-value { font-size: 10.5px; }
 .table-value { font-size: 13px; font-weight: 600; }
 .table-chosen { fill: none; stroke: var(--ink); stroke-width: 3; }
 .val-none { fill: var(--muted); }

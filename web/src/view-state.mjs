@@ -8,7 +8,7 @@ export const MAX_SENTENCE_CHARS = 20000;
 export const DEFAULT_SENTENCE = 'The cat sat on the mat because it was tired.';
 
 /** Every control an attribute or the hash can set. */
-export const CONTROL_NAMES = ['sentence', 'compare', 'layer', 'head', 'token', 'view', 'rollout', 'whatif', 'scale', 'special'];
+export const CONTROL_NAMES = ['sentence', 'compare', 'layer', 'head', 'token', 'view', 'rollout', 'whatif', 'scale', 'special', 'zoom'];
 const SCALES = ['auto', 'fixed'];
 const SPECIAL_MODES = ['show', 'hide'];
 const SWITCH = { on: true, off: false, 1: true, 0: false, true: true, false: false };
@@ -80,6 +80,10 @@ export function resolveControls(raw, { layers, heads, viewIds, current }) {
   if ('special' in raw) {
     if (SPECIAL_MODES.includes(raw.special)) settings.hideSpecial = raw.special === 'hide';
     else problem('special', `[CLS]/[SEP] ${current.hideSpecial ? 'hidden' : 'shown'} (use show or hide)`);
+  }
+  if ('zoom' in raw) {
+    if (/^\d{1,2}$/.test(raw.zoom.trim())) settings.matrixZoom = Number(raw.zoom);
+    else problem('zoom', `zoom ${current.matrixZoom} (steps out from readable cells: 0, 1, 2, \u2026)`);
   }
   if ('token' in raw) settings.tokenSpec = raw.token;
   return { settings, problems };
@@ -154,5 +158,6 @@ export function writeHash(state) {
   if (state.whatIf) params.set('whatif', 'on');
   if (state.scale !== 'auto') params.set('scale', state.scale);
   if (state.hideSpecial) params.set('special', 'hide');
+  if (state.matrixZoom) params.set('zoom', String(state.matrixZoom));
   return '#' + params.toString().replace(/\+/g, '%20');
 }

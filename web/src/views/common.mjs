@@ -2,7 +2,6 @@
 // rows of the "hide [CLS]/[SEP]" option.
 
 import { html } from '../dom.mjs';
-import { isSpecialToken } from '../format.mjs';
 
 export function capitalise(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -45,7 +44,3 @@ export function renormalised(row, kept) {
 export const RENORMALISED_NOTE =
   '[CLS] and [SEP] are hidden and each row\u2019s remaining weights are renormalised to sum to 1: ' +
   'the numbers shown are not the model\u2019s raw attention, which also gives weight to [CLS] and [SEP].';
-
-export function hasSpecialTokens(tokens) {
-  return tokens.some((t) => isSpecialToken(t));
-}

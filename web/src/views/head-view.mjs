@@ -62,7 +62,7 @@ export const headView = {
           if (w < MIN_LINE_WEIGHT) return;
           group.append(svg('line', {
             x1: xLeft, y1: rowY(k), x2: xRight, y2: rowY(t), stroke: headColour(h, heads, theme),
-            'stroke-width': 2, 'stroke-opacity': Math.min(1, 0.15 + w).toFixed(3), class: 'hv-line',
+            'stroke-width': 2, 'stroke-opacity': Math.max(0.08, Math.min(1, w)).toFixed(3), class: 'hv-line',
             dataset: { head: String(h + 1), to: String(kept[t]), weight: String(w) },
           }));
         });

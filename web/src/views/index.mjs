@@ -1,5 +1,7 @@
 // The views, in tab order. A view is one module exporting {id, label, controls, render}
-// (and optionally needsCompare): adding a view is adding its file and one line here.
+// (optionally needsCompare: it reads sentence B's run; readout: it writes the line under the
+// figure): adding a view is adding its file and one line here. render(ctx) returns
+// {figure, notes, wire?(figure, explorer)}.
 // controls name the shared controls it shows: 'rollout', 'whatif', 'compare', 'scale', 'special'.
 
 import { rowView } from './row.mjs';

@@ -1,6 +1,7 @@
 // Matrix: one head's n × n attention. Long inputs show a readable window of cells with
 // their values beside an overview of the whole matrix; tap, click or the arrow keys move it.
 
+import { html } from '../dom.mjs';
 import { matrixFigure } from '../figures.mjs';
 import { headName, probability } from '../format.mjs';
 import { capitalise } from './common.mjs';
@@ -9,6 +10,7 @@ export const matrixView = {
   id: 'matrix',
   label: 'Matrix',
   controls: [],
+  readout: true,
   render(ctx) {
     const { session, run, state, width, theme } = ctx;
     const { layer, head, token } = state;
@@ -17,13 +19,23 @@ export const matrixView = {
     for (let i = 0; i < n; i++) rows.push(session.row(layer, head, i));
     const cursor = validCursor(state.matrixCursor, n) ?? [token, token];
     const matrix = matrixFigure({
-      width, theme, tokens: run.tokens, rows, selected: token, cursor,
+      width, theme, tokens: run.tokens, rows, selected: token, cursor, zoomOut: state.matrixZoom,
       rowStats: (i) => session.rowStats(layer, head, i),
       title: `${capitalise(headName(layer, head))} \u2014 the full ${n} \u00d7 ${n} attention matrix`,
       subtitle: 'Row i: how token i spreads its attention over the columns; every row sums to 1 (a softmax). ' +
-        'Darker = more weight. Tap, click or hover a cell for its value; the arrow keys move, Enter picks the row\u2019s token.',
+        'Darker = more weight. Tap, click or hover a cell for its value; the arrow keys move, Enter picks the row\u2019s token, + and \u2212 zoom.',
     });
-    return { figure: matrix.root, notes: [], wire: (figure, explorer) => wireMatrix(figure, explorer, matrix, rows) };
+    const { level, max, showValues } = matrix.zoom;
+    const { size } = matrix.geometry;
+    const zoomButton = (className, text, to, disabled) => html('button', {
+      type: 'button', class: `small-button ${className}`, text, disabled, dataset: { zoom: String(to) },
+    });
+    const notes = max > 0 ? [html('p', { class: 'zoom-controls' }, [
+      zoomButton('zoom-in', 'Zoom in (+)', level - 1, level === 0), ' ',
+      zoomButton('zoom-out', 'Zoom out (\u2212)', level + 1, level === max), ' ',
+      html('span', { class: 'zoom-state', text: `${size} \u00d7 ${size} of ${n} \u00d7 ${n} tokens` + (showValues ? ', with values' : ', values on tap or hover') }),
+    ])] : [];
+    return { figure: matrix.root, notes, wire: (figure, explorer) => wireMatrix(figure, explorer, matrix, rows) };
   },
 };
 
@@ -66,7 +78,16 @@ function wireMatrix(figure, explorer, matrix, rows) {
     if (Array.isArray(hit)) moveCursor(hit[0], hit[1], hit[0]);
     else if (hit?.overview) moveCursor(hit.overview[0], hit.overview[1]);
   });
+  const zoomTo = (level, focus) => explorer.setSelection({ matrixZoom: Math.max(0, Math.min(matrix.zoom.max, level)) }, focus);
+  for (const button of explorer.parts.notes.querySelectorAll('[data-zoom]')) {
+    button.addEventListener('click', () => zoomTo(Number(button.dataset.zoom), button.classList.contains('zoom-in') ? '.zoom-in' : '.zoom-out'));
+  }
   figure.addEventListener('keydown', (event) => {
+    if (event.key === '+' || event.key === '=' || event.key === '-') {
+      event.preventDefault();
+      zoomTo(matrix.zoom.level + (event.key === '-' ? 1 : -1), 'matrix');
+      return;
+    }
     const [i, j] = explorer.state.matrixCursor ?? [explorer.state.token, explorer.state.token];
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();

@@ -17,7 +17,7 @@ export const rolloutView = {
     const headsAveraged = (last + 1) * engine.shape.heads;
     const values = session.row(layer, head, token);
     const stats = session.rowStats(layer, head, token);
-    const rollout = session.rollout(last).slice(token * n, token * n + n);
+    const rollout = session.rolloutRow(last, token);
     const rolloutMax = largest(rollout);
     const rolloutStats = { sum: total(rollout), max: rolloutMax.value, ratio: rolloutMax.value * n };
     const colours = seriesColours(theme);
@@ -53,7 +53,7 @@ export const rolloutView = {
       ]),
       note(`Rollout mixes every head of layers 1\u2013${last + 1} and adds the residual path (\u00bd\u00b7I) at every layer, ` +
         `so it reads differently from any single head. Neither column is \u201cthe\u201d attention: each is one reading. ` +
-        'It is computed once per sentence and layer range and kept, so changing head or token does not recompute it.'),
+        'Each token\u2019s rollout row is computed once per sentence and layer range and kept, so changing the head does not recompute it.'),
     ];
     return { figure, notes };
   },

@@ -35,7 +35,9 @@ export const rowView = {
       columns: [{
         heading: hiding ? 'attention weight (renormalised)' : 'attention weight', className: 'attention-row',
         colour: seriesColours(theme).head, scaleMax: fixedScale ? 1 : undefined,
-        stats: [`\u03a3 = ${stats.sum.toFixed(3)}`, `ratio to uniform ${stats.ratio.toFixed(2)}`],
+        stats: hiding
+          ? [`shown: \u03a3 = 1.000 (renormalised)`, `model\u2019s row: \u03a3 ${stats.sum.toFixed(3)}, ratio ${stats.ratio.toFixed(2)}`]
+          : [`\u03a3 = ${stats.sum.toFixed(3)}`, `ratio to uniform ${stats.ratio.toFixed(2)}`],
         emphasiseStats: true, values, uniform: 1 / shownN,
         data: { ...rowDataset(layer, head, token, stats, n), kind: hiding ? 'head-renormalised' : 'head', reading: reading.kind, scale: state.scale },
         ariaLabel: `${headName(layer, head)}, row of token ${token}: sum ${stats.sum.toFixed(3)}, ratio to uniform ${stats.ratio.toFixed(2)}`,

@@ -1,0 +1,44 @@
+// Layout checks run inside the page: every text box of the current figure must lie inside
+// the figure, no two may intersect, the figure must fit the width of its box, and nothing
+// in the explorer may scroll sideways. Boxes are the browser's own (getBoundingClientRect),
+// so rotated labels, fonts and wrapping are measured as drawn.
+
+/** Runs in the page: problems of one explorer's current view, as strings (empty = clean). */
+export function layoutProblemsInPage(index) {
+  const TOLERANCE = 1.5; // px: neighbouring rows may touch, not overlap
+  const element = document.querySelectorAll('attention-explorer')[index];
+  const root = element.shadowRoot;
+  const figure = root.querySelector('.figure-box > svg');
+  const problems = [];
+  if (!figure) return ['no figure'];
+  const box = root.querySelector('.figure-box');
+  const figureRect = figure.getBoundingClientRect();
+  if (figureRect.width > box.clientWidth + 1) problems.push(`figure ${Math.round(figureRect.width)} px wide in a ${box.clientWidth} px box`);
+  const explorerBox = root.querySelector('.explorer');
+  if (explorerBox.scrollWidth > explorerBox.clientWidth + 1) problems.push(`explorer scrolls sideways (${explorerBox.scrollWidth} > ${explorerBox.clientWidth})`);
+  for (const block of root.querySelectorAll('.notes p, .readout, .view-controls, .tabs, .pickers')) {
+    if (block.scrollWidth > block.clientWidth + 1) problems.push(`${block.className} is cut (${block.scrollWidth} > ${block.clientWidth})`);
+  }
+  const texts = [...figure.querySelectorAll('text')].filter((t) => t.textContent.trim() && t.getClientRects().length &&
+    getComputedStyle(t).display !== 'none' && getComputedStyle(t).visibility !== 'hidden');
+  const boxes = texts.map((t) => ({ t, r: t.getBoundingClientRect() })).filter(({ r }) => r.width > 0 && r.height > 0);
+  const name = (t) => `"${t.textContent.slice(0, 30)}"`;
+  for (const { t, r } of boxes) {
+    if (r.left < figureRect.left - TOLERANCE || r.right > figureRect.right + TOLERANCE ||
+        r.top < figureRect.top - TOLERANCE || r.bottom > figureRect.bottom + TOLERANCE) {
+      problems.push(`${name(t)} is cut by the figure's edge`);
+    }
+  }
+  boxes.sort((a, b) => a.r.top - b.r.top);
+  for (let i = 0; i < boxes.length && problems.length < 20; i++) {
+    const a = boxes[i].r;
+    for (let j = i + 1; j < boxes.length; j++) {
+      const b = boxes[j].r;
+      if (b.top >= a.bottom - TOLERANCE) break;
+      const overlapX = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const overlapY = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (overlapX > TOLERANCE && overlapY > TOLERANCE) problems.push(`${name(boxes[i].t)} overlaps ${name(boxes[j].t)}`);
+    }
+  }
+  return problems;
+}

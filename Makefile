@@ -67,7 +67,8 @@ deps:
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
 test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/attn build/attn test-fuzz-regressions
 	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
-	build/san/test_weights $(WEIGHTS) $(wildcard $(CHECKPOINT))
+	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
+	build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
 	build/san/test_kernels
 	build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
 	build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
@@ -91,6 +92,7 @@ test-checkpoints: wasm
 	@mkdir -p build
 	node weights/convert.mjs $(FLOAT_CHECKPOINT) build/bert-mini-mlm.auto.bin --precision auto --target 1e-3 2>&1 | tail -3
 	node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/attention --mlm tests/fixtures/mlm.json
+	node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/pairs
 
 test-browser: web
 	node tests/browser/run.mjs

@@ -20,7 +20,10 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const converter = path.join(repoRoot, 'weights', 'convert.mjs');
 const gridCheckpoint = path.resolve(repoRoot, '../shared/checkpoints/bert-mini-int8');
 const floatCheckpoint = path.resolve(repoRoot, '../shared/checkpoints/bert-mini-mlm');
-const absent = (dir) => (fs.existsSync(path.join(dir, 'model.safetensors')) ? false : `checkpoint absent: ${dir}`);
+// A missing checkpoint fails its test, unless a developer skips it on purpose
+// (ATTN_ALLOW_MISSING_SHARED=1): then the skip is counted and printed by node --test.
+const absent = (dir) => (fs.existsSync(path.join(dir, 'model.safetensors')) || process.env.ATTN_ALLOW_MISSING_SHARED !== '1'
+  ? false : `checkpoint absent: ${dir}`);
 
 const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'convert-test-'));
 process.on('exit', () => fs.rmSync(tempRoot, { recursive: true, force: true }));

@@ -145,6 +145,10 @@ test('pytorch_model.bin only, a bad output path: a message saying what to do, no
   assert.equal(r.status, 1);
   assert.match(r.stderr, /folder .*no-such-folder does not exist/);
   assert.doesNotMatch(r.stderr, /\n\s+at /);
+  const folder = runConverter(checkpoint(), tempRoot);
+  assert.equal(folder.status, 1);
+  assert.match(folder.stderr, /it is a folder; give a file name/);
+  assert.doesNotMatch(folder.stderr, /wrote|\n\s+at /, 'refused before converting');
 });
 
 test('the converter core: bytes in, bytes out, no file system (what the page runs); the CLI is a wrapper', () => {

@@ -133,11 +133,20 @@ function printSummary({ bytes, tensors, predicted, target }, outPath) {
     + `wrote ${outPath}: ${bytes.length} bytes (${(bytes.length / 1e6).toFixed(2)} MB), ${tensors.length} tensors\n`);
 }
 
+// Before any work: the output must be a file that can be written in an existing folder.
+function checkWritable(outPath, outDir) {
+  if (!fs.existsSync(outDir)) fail(`cannot write ${outPath}: folder ${outDir} does not exist`);
+  if (fs.existsSync(outPath) && fs.statSync(outPath).isDirectory()) fail(`cannot write ${outPath}: it is a folder; give a file name such as ${path.join(outPath, 'model.bin')}`);
+  try { fs.accessSync(fs.existsSync(outPath) ? outPath : outDir, fs.constants.W_OK); } catch {
+    fail(`cannot write ${outPath}: no permission to write ${fs.existsSync(outPath) ? 'the file' : `in ${outDir}`}`);
+  }
+}
+
 function main() {
   if (os.endianness() !== 'LE') fail('the converter needs a little-endian host');
   const options = parseArgs(process.argv.slice(2));
   const outDir = path.dirname(path.resolve(options.outPath));
-  if (!fs.existsSync(outDir)) fail(`cannot write ${options.outPath}: folder ${outDir} does not exist`);
+  checkWritable(options.outPath, outDir);
   const result = convert({ ...options, log: (line) => process.stderr.write(`${line}\n`) });
   try { fs.writeFileSync(options.outPath, result.bytes); } catch (e) { fail(`cannot write ${options.outPath}: ${e.message}`); }
   printSummary(result, options.outPath);

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  ConvertError, fail, parseConfig, parseSafetensors, floatsOf, tensorPlan, convertCheckpoint,
+  ConvertError, fail, parseConfig, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint,
 } from './convert-core.mjs';
 import { searchPrecision } from './precision-search.mjs';
 
@@ -84,8 +84,9 @@ export function readConfig(dir) {
   return parseConfig(readFile(dir, 'config.json').toString('utf8')).shape;
 }
 
+// Name → tensor under BertForMaskedLM's names, whichever variant the file uses (canonicalTensors).
 export function readSafetensors(file) {
-  return parseSafetensors(readSafetensorsBytes(file), path.basename(file));
+  return canonicalTensors(parseSafetensors(readSafetensorsBytes(file), path.basename(file))).tensors;
 }
 
 function readSafetensorsBytes(file) {

@@ -24,7 +24,7 @@ help:
 	@echo "make bench         engine vs onnxruntime-web"
 	@echo "make fuzz          libFuzzer targets"
 
-native: build/attn build/test_tokenizer build/test_weights build/test_kernels
+native: build/attn build/test_tokenizer build/test_weights build/test_kernels build/test_parts
 
 build/attn: $(ENGINE) c/cli.c $(HEADERS)
 	@mkdir -p build
@@ -65,11 +65,12 @@ deps:
 	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
-test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/attn build/attn test-fuzz-regressions
+test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/attn build/attn test-fuzz-regressions
 	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
 	build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
 	build/san/test_kernels
+	build/san/test_parts $(WEIGHTS)
 	build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
 	build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
 	tests/cli.sh build/attn

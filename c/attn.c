@@ -11,11 +11,19 @@
 #include "tokenizer.h"
 #include "weights.h"
 
+typedef struct engine_parts engine_parts;
+
 struct attn_engine {
     bert_model model;
     tokenizer *tok;
     int32_t cls_id, sep_id;
+    engine_parts *parts;  /* NULL: the whole file was checked at create */
+    int32_t part_count;
 };
+
+static void parts_destroy(engine_parts *p);
+static int rows_ready(const attn_engine *e, const int32_t *ids, int n);
+static int all_parts_ready(const attn_engine *e);
 
 struct attn_session {
     const attn_engine *engine;
@@ -39,6 +47,7 @@ const char *attn_status_message(int status) {
     case ATTN_ERR_ARGUMENT: return "argument out of range (layer, head, token or position), or no run yet";
     case ATTN_ERR_NO_MLM: return "this model has no masked-word head (it was converted from a checkpoint without "
                                  "cls.predictions.* tensors): attention works, [MASK] predictions are off";
+    case ATTN_ERR_NOT_LOADED: return "the weights this needs have not arrived yet (a part of the weights file is still loading)";
     case ATTN_ERR_PAIR: return "this model has a single token type, so it cannot take a sentence pair";
     default: return weights_status_message((weights_status)status);
     }
@@ -62,22 +71,27 @@ size_t attn_memory_in_use(void) { return 0; }
 size_t attn_memory_size(void) { return 0; }
 #endif
 
+/* The tokenizer and special ids of an engine whose model is bound. */
+static int finish_engine(attn_engine *e) {
+    const tokenizer_status ts = tokenizer_create(e->model.vocab_text, e->model.vocab_bytes, &e->tok);
+    if (ts != TOKENIZER_OK) return ts == TOKENIZER_ERR_NO_MEMORY ? ATTN_ERR_NO_MEMORY : ATTN_ERR_VOCAB;
+    e->cls_id = tokenizer_special_id(e->tok, "[CLS]");
+    e->sep_id = tokenizer_special_id(e->tok, "[SEP]");
+    return ATTN_OK;
+}
+
 int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out) {
     *out = NULL;
     attn_engine *e = calloc(1, sizeof *e);
     if (!e) return ATTN_ERR_NO_MEMORY;
     const weights_status ws = weights_load(bytes, size, &e->model);
-    if (ws != WEIGHTS_OK) {
+    const int status = ws != WEIGHTS_OK ? (int)ws : finish_engine(e);
+    if (status != ATTN_OK) {
         free(e);
-        return (int)ws;
+        return status;
     }
-    const tokenizer_status ts = tokenizer_create(e->model.vocab_text, e->model.vocab_bytes, &e->tok);
-    if (ts != TOKENIZER_OK) {
-        free(e);
-        return ts == TOKENIZER_ERR_NO_MEMORY ? ATTN_ERR_NO_MEMORY : ATTN_ERR_VOCAB;
-    }
-    e->cls_id = tokenizer_special_id(e->tok, "[CLS]");
-    e->sep_id = tokenizer_special_id(e->tok, "[SEP]");
+    e->part_count = (int32_t)((uint32_t)bytes[108] | (uint32_t)bytes[109] << 8 | (uint32_t)bytes[110] << 16 |
+                              (uint32_t)bytes[111] << 24);  /* the header's part_count, checked */
     *out = e;
     return ATTN_OK;
 }
@@ -85,6 +99,7 @@ int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out) {
 void attn_engine_destroy(attn_engine *e) {
     if (!e) return;
     tokenizer_destroy(e->tok);
+    parts_destroy(e->parts);
     free(e);
 }
 
@@ -152,6 +167,10 @@ static void forget_run(attn_session *s) {
 }
 
 static int run(attn_session *s) {
+    if (!rows_ready(s->engine, s->ids, s->n)) {
+        forget_run(s);
+        return ATTN_ERR_NOT_LOADED;
+    }
     for (int t = 0; t < s->n; t++) s->kinds[t] = token_kind(s->engine, s->ids[t]);
     if (bert_forward(&s->state, s->ids, s->type_ids, s->n) != 0) {
         forget_run(s);
@@ -279,6 +298,7 @@ int attn_session_walkthrough(const attn_session *s, int layer, int token, float 
 int attn_session_mlm(const attn_session *s, int position, int k, int32_t *ids, float *probs) {
     if (!attn_engine_has_mlm(s->engine)) return ATTN_ERR_NO_MLM;
     if (!valid(s, 0, 0, position)) return ATTN_ERR_ARGUMENT;
+    if (!all_parts_ready(s->engine)) return ATTN_ERR_NOT_LOADED;
     const int r = bert_mlm_top_k(&s->state, position, k, ids, probs);
     return r < 0 ? (k < 1 || k > s->engine->model.vocab_size ? ATTN_ERR_ARGUMENT : ATTN_ERR_NO_MEMORY)
                  : ATTN_OK;
@@ -287,4 +307,138 @@ int attn_session_mlm(const attn_session *s, int position, int k, int32_t *ids, f
 int attn_session_rollout_row(const attn_session *s, int last_layer, int row, float *out) {
     if (!valid(s, last_layer, 0, row)) return ATTN_ERR_ARGUMENT;
     return attention_rollout_row(&s->state, last_layer, row, out) < 0 ? ATTN_ERR_NO_MEMORY : ATTN_OK;
+}
+
+/* ------------------------------------------------------------------ reading the weights in parts */
+
+struct engine_parts {
+    weights_layout layout;
+    int32_t missing;         /* parts not ready */
+    int32_t core_missing;    /* parts holding arrays every run reads, not ready */
+    uint8_t *ready;          /* [part_count] */
+    uint8_t *core;           /* [part_count]: 1 where an array every run reads lies */
+};
+
+/* Marks every part an array of the `role` overlaps. */
+static void mark_parts(const weights_layout *l, uint8_t role, uint8_t *marks) {
+    for (int i = 0; i < l->array_count; i++) {
+        const weights_array *a = &l->arrays[i];
+        if (a->role != role || a->offset + a->bytes <= l->head_bytes) continue;
+        int64_t p = weights_part_of_offset(l, a->offset > l->head_bytes ? a->offset : l->head_bytes);
+        const int64_t last = weights_part_of_offset(l, a->offset + a->bytes - 1);
+        for (; p >= 0 && p <= last; p++) marks[p] = 1;
+    }
+}
+
+static engine_parts *parts_create(uint32_t count) {
+    engine_parts *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->ready = calloc(count ? count : 1, 2);  /* ready, then core */
+    if (!p->ready) {
+        free(p);
+        return NULL;
+    }
+    p->core = p->ready + count;
+    return p;
+}
+
+static void parts_destroy(engine_parts *p) {
+    if (p) free(p->ready);
+    free(p);
+}
+
+int attn_engine_create_partial(const uint8_t *bytes, size_t size, attn_engine **out) {
+    *out = NULL;
+    attn_engine *e = calloc(1, sizeof *e);
+    weights_layout *layout = malloc(sizeof *layout);
+    int status = e && layout ? ATTN_OK : ATTN_ERR_NO_MEMORY;
+    if (status == ATTN_OK) status = (int)weights_load_head(bytes, size, &e->model, layout);
+    if (status == ATTN_OK && !(e->parts = parts_create(layout->part_count))) status = ATTN_ERR_NO_MEMORY;
+    if (status == ATTN_OK) status = finish_engine(e);
+    if (status != ATTN_OK) {
+        if (e) parts_destroy(e->parts);
+        free(e);
+        free(layout);
+        return status;
+    }
+    engine_parts *p = e->parts;
+    p->layout = *layout;
+    free(layout);
+    mark_parts(&p->layout, WEIGHTS_ROLE_CORE, p->core);
+    p->missing = e->part_count = (int32_t)p->layout.part_count;
+    for (uint32_t i = 0; i < p->layout.part_count; i++) p->core_missing += p->core[i];
+    *out = e;
+    return ATTN_OK;
+}
+
+int attn_engine_part_arrived(attn_engine *e, int32_t index) {
+    if (index < 0 || index >= attn_engine_part_count(e)) return ATTN_ERR_ARGUMENT;
+    engine_parts *p = e->parts;
+    if (!p || p->ready[index]) return ATTN_OK;  /* a whole-file engine checked every part */
+    const weights_status ws = weights_check_part(&p->layout, (uint32_t)index);
+    if (ws != WEIGHTS_OK) return (int)ws;
+    p->ready[index] = 1;
+    p->missing--;
+    p->core_missing -= p->core[index];
+    return ATTN_OK;
+}
+
+int32_t attn_engine_part_count(const attn_engine *e) {
+    return e->part_count;
+}
+
+int attn_engine_part_ready(const attn_engine *e, int32_t index) {
+    if (index < 0 || index >= attn_engine_part_count(e)) return 0;
+    return e->parts ? e->parts->ready[index] : 1;
+}
+
+int32_t attn_engine_parts_missing(const attn_engine *e) {
+    return e->parts ? e->parts->missing : 0;
+}
+
+int attn_engine_part_range(const attn_engine *e, int32_t index, size_t *offset, size_t *bytes) {
+    if (!e->parts || index < 0 || index >= attn_engine_part_count(e)) return ATTN_ERR_ARGUMENT;
+    const weights_part part = weights_part_at(&e->parts->layout, (uint32_t)index);
+    *offset = (size_t)part.offset;
+    *bytes = part.bytes;
+    return ATTN_OK;
+}
+
+/* Byte range of a token's word-embedding row in the file. */
+static void row_range(const attn_engine *e, int32_t id, uint64_t *first, uint64_t *last) {
+    const qmatrix *w = &e->model.word_emb;
+    const uint64_t row_bytes = (uint64_t)w->cols * (uint64_t)(w->bits / 8);
+    *first = (uint64_t)((const uint8_t *)w->q - e->parts->layout.bytes) + (uint64_t)id * row_bytes;
+    *last = *first + row_bytes - 1;
+}
+
+int32_t attn_engine_part_of_token(const attn_engine *e, int32_t id) {
+    if (id < 0 || id >= e->model.vocab_size) return -2;
+    if (!e->parts) return -1;
+    uint64_t first, last;
+    row_range(e, id, &first, &last);
+    return (int32_t)weights_part_of_offset(&e->parts->layout, first);
+}
+
+static int row_ready(const attn_engine *e, int32_t id) {
+    uint64_t first, last;
+    row_range(e, id, &first, &last);
+    int64_t p = weights_part_of_offset(&e->parts->layout, first);
+    const int64_t end = weights_part_of_offset(&e->parts->layout, last);
+    if (p < 0) p = 0;  /* a row that starts in the head */
+    for (; p >= 0 && p <= end; p++)
+        if (!e->parts->ready[p]) return 0;
+    return 1;
+}
+
+static int rows_ready(const attn_engine *e, const int32_t *ids, int n) {
+    if (!e->parts) return 1;
+    if (e->parts->core_missing > 0) return 0;
+    for (int t = 0; t < n; t++)
+        if (!row_ready(e, ids[t])) return 0;
+    return 1;
+}
+
+static int all_parts_ready(const attn_engine *e) {
+    return !e->parts || e->parts->missing == 0;
 }

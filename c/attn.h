@@ -21,6 +21,7 @@ enum {
     ATTN_ERR_ARGUMENT = 22,     /* layer/head/token/position out of range, or no run yet */
     ATTN_ERR_PAIR = 23,         /* a sentence pair given to a model with a single token type */
     ATTN_ERR_NO_MLM = 24,       /* attn_session_mlm on a model without a masked-LM head */
+    ATTN_ERR_NOT_LOADED = 25,   /* a run or [MASK] prediction needs a part that has not arrived */
 };
 
 /* A run stops reading its text once ATTN_COUNT_LIMIT tokens are known, so a huge paste costs
@@ -111,5 +112,30 @@ int attn_session_mlm(const attn_session *session, int position, int k, int32_t *
 /* Row `row` of attn_session_rollout's matrix, out[n]: one vector-matrix product per layer
  * instead of n × n matrix products, for a view that shows one token's rollout. */
 int attn_session_rollout_row(const attn_session *session, int last_layer, int row, float *out);
+
+/* Reading the weights in parts (weights/FORMAT.md, "Reading in parts"). `bytes` is the buffer
+ * for the whole file (size = its file_size) of which only the head has arrived yet: the head
+ * is checked whole (header, head checksum, vocabulary, card, tables, the arrays inside it) and
+ * every tensor bound; the bytes of the parts are not read until attn_engine_part_arrived says
+ * they are there. A run whose tokens' rows (or any array every run reads) lie in parts not yet
+ * arrived returns ATTN_ERR_NOT_LOADED without reading them, and so does attn_session_mlm until
+ * every part has arrived (the tied decoder reads every row). */
+int attn_engine_create_partial(const uint8_t *bytes, size_t size, attn_engine **out);
+/* Part `index` is in the buffer: checks its CRC and the values in it, then marks it ready.
+ * ATTN_OK (also when it was ready already), a weights status (5: corrupted, 7: bad values;
+ * the part stays not ready), or ATTN_ERR_ARGUMENT for an index out of range. */
+int attn_engine_part_arrived(attn_engine *engine, int32_t index);
+int32_t attn_engine_part_count(const attn_engine *engine);
+/* 1 when part `index` has arrived and was found whole (every part, for a whole-file engine). */
+int attn_engine_part_ready(const attn_engine *engine, int32_t index);
+/* Parts not ready yet (0 for a whole-file engine). */
+int32_t attn_engine_parts_missing(const attn_engine *engine);
+/* Byte offset and length of part `index` in the file; ATTN_ERR_ARGUMENT when out of range or
+ * for a whole-file engine (nothing to fetch). */
+int attn_engine_part_range(const attn_engine *engine, int32_t index, size_t *offset, size_t *bytes);
+/* The part holding the first byte of token `id`'s word-embedding row; -1 when the row lies in
+ * the head or the engine is a whole-file one (nothing to fetch), -2 when the id is out of
+ * range. A row never spans parts in a converted file (a reader that splits one needs both). */
+int32_t attn_engine_part_of_token(const attn_engine *engine, int32_t id);
 
 #endif

@@ -225,7 +225,8 @@ static weights_status check_envelope(const uint8_t *bytes, size_t size, const fi
 }
 
 /* The parts after the head: a table of part_count entries {u64 offset, u32 bytes, u32 crc}
- * inside the head, the parts back to back from head_bytes to file_size, each whole (CRC). */
+ * inside the head, the parts back to back from head_bytes to file_size. Each part's CRC is
+ * checked when its bytes are there (weights_check_part). */
 static weights_status check_parts(const uint8_t *bytes, const file_header *h)
 {
     const uint64_t table_bytes = (uint64_t)h->part_count * PART_ENTRY_SIZE;
@@ -237,11 +238,6 @@ static weights_status check_parts(const uint8_t *bytes, const file_header *h)
         const uint32_t length = read_u32(e + 8);
         if (offset != expected || length == 0 || !region_inside(offset, length, h->head_bytes, h->file_size))
             return WEIGHTS_ERR_TENSOR;
-        if (weights_crc32(bytes + (size_t)offset, length) != read_u32(e + 12)) {
-#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-            return WEIGHTS_ERR_CHECKSUM;
-#endif
-        }
         expected = offset + length;
     }
     return expected == h->file_size ? WEIGHTS_OK : WEIGHTS_ERR_TENSOR;
@@ -340,14 +336,6 @@ static table_entry read_entry(const uint8_t *e)
     return t;
 }
 
-/* The most byte ranges a file names: 2 per tensor, plus header, vocabulary, tensor table,
- * part table and model card. */
-enum { MAX_ARRAYS = 2 * (TENSORS_OUTSIDE_LAYERS + TENSORS_PER_LAYER * BERT_MAX_LAYERS) + 5 };
-
-typedef struct {
-    uint64_t offset, bytes;
-} byte_range;
-
 /* Walks the table in file order; the first failure sticks and later takes do nothing. Every
  * accepted range is recorded, so overlaps can be refused once the table is read. */
 typedef struct {
@@ -355,8 +343,8 @@ typedef struct {
     uint64_t size, table_offset;
     uint32_t count, next;
     weights_status status;
-    byte_range arrays[MAX_ARRAYS];
-    int array_count;
+    uint8_t role;  /* weights_role of the arrays taken next */
+    weights_layout *layout;
 } table_cursor;
 
 static int name_matches(const uint8_t *field, const char *name)
@@ -411,31 +399,31 @@ static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t
     if (e->rows != rows || e->cols != cols || e->group == 0 || e->group > cols || cols % e->group != 0)
         return 0;
     const uint64_t count = (uint64_t)rows * cols, scale_count = (uint64_t)rows * (cols / e->group);
-    const int ok = e->data_bytes == count * (int8 ? 1 : 2) && e->scale_bytes == scale_count * sizeof(float) &&
-                   array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes) &&
-                   floats_finite((const float *)(t->bytes + (size_t)e->scale_offset), scale_count);
-    return ok && (int8 || int16_bounded((const int16_t *)(t->bytes + (size_t)e->data_offset), count,
-                                        (int32_t)e->qmax));
+    return e->data_bytes == count * (int8 ? 1 : 2) && e->scale_bytes == scale_count * sizeof(float) &&
+           array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes);
 }
 
-/* Empty ranges (no card, no parts) hold no byte and cannot overlap anything. */
-static void record_array(table_cursor *t, uint64_t offset, uint64_t bytes)
+/* Empty ranges (no card, no parts) hold no byte and cannot overlap anything. `content` says
+ * which values are checked where the array's bytes arrive (weights_check_region). */
+static void record_array(table_cursor *t, uint64_t offset, uint64_t bytes, uint8_t content, int32_t qmax)
 {
-    if (bytes > 0 && t->array_count < MAX_ARRAYS) t->arrays[t->array_count++] = (byte_range){offset, bytes};
+    weights_layout *l = t->layout;
+    if (bytes > 0 && l->array_count < WEIGHTS_MAX_ARRAYS)
+        l->arrays[l->array_count++] = (weights_array){offset, bytes, qmax, content, t->role};
 }
 
 static int by_offset(const void *a, const void *b)
 {
-    const byte_range *x = a, *y = b;
+    const weights_array *x = a, *y = b;
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
 /* No two recorded ranges share a byte (each was checked to lie inside the file). */
-static int arrays_disjoint(table_cursor *t)
+static int arrays_disjoint(weights_layout *l)
 {
-    qsort(t->arrays, (size_t)t->array_count, sizeof t->arrays[0], by_offset);
-    for (int i = 1; i < t->array_count; i++)
-        if (t->arrays[i].offset - t->arrays[i - 1].offset < t->arrays[i - 1].bytes) return 0;
+    qsort(l->arrays, (size_t)l->array_count, sizeof l->arrays[0], by_offset);
+    for (int i = 1; i < l->array_count; i++)
+        if (l->arrays[i].offset - l->arrays[i - 1].offset < l->arrays[i - 1].bytes) return 0;
     return 1;
 }
 
@@ -451,8 +439,12 @@ static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32
     out->scale = (const float *)(t->bytes + (size_t)e.scale_offset);
     out->bits = e.kind == KIND_INT8 ? 8 : 16;
     out->qmax = e.kind == KIND_INT8 ? 128 : (int)e.qmax;  /* int8: -128 is not excluded */
-    record_array(t, e.data_offset, e.data_bytes);
-    record_array(t, e.scale_offset, e.scale_bytes);
+    record_array(t, e.data_offset, e.data_bytes, e.kind == KIND_INT8 ? WEIGHTS_CONTENT_NONE : WEIGHTS_CONTENT_INT16,
+                 (int32_t)e.qmax);
+    const uint8_t role = t->role;
+    if (role == WEIGHTS_ROLE_WORD_ROWS) t->role = WEIGHTS_ROLE_CORE;  /* per-row scales: read with every row */
+    record_array(t, e.scale_offset, e.scale_bytes, WEIGHTS_CONTENT_FLOATS, 0);
+    t->role = role;
     out->rows = (int)rows;
     out->cols = (int)cols;
     out->group = (int)e.group;
@@ -464,21 +456,22 @@ static void take_vector(table_cursor *t, const char *name, uint32_t length, cons
     if (!next_entry(t, name, &e)) return;
     int ok = e.kind == KIND_F32 && e.rows == 1 && e.cols == length && e.group == 0 && e.qmax == 0 &&
              e.scale_offset == 0 && e.scale_bytes == 0 && e.data_bytes == (uint64_t)length * sizeof(float) &&
-             array_ok(t, e.data_offset, e.data_bytes) &&
-             floats_finite((const float *)(t->bytes + (size_t)e.data_offset), length);
+             array_ok(t, e.data_offset, e.data_bytes);
     if (!ok) {
         t->status = WEIGHTS_ERR_TENSOR;
         return;
     }
     *out = (const float *)(t->bytes + (size_t)e.data_offset);
-    record_array(t, e.data_offset, e.data_bytes);
+    record_array(t, e.data_offset, e.data_bytes, WEIGHTS_CONTENT_FLOATS, 0);
 }
 
 /* ------------------------------------------------------------------ binding the model */
 
 static void take_embeddings(table_cursor *t, bert_model *m, const file_header *h)
 {
+    t->role = WEIGHTS_ROLE_WORD_ROWS;
     take_matrix(t, "bert.embeddings.word_embeddings.weight", h->vocab_size, h->hidden, &m->word_emb);
+    t->role = WEIGHTS_ROLE_CORE;
     take_matrix(t, "bert.embeddings.position_embeddings.weight", h->max_positions, h->hidden, &m->pos_emb);
     take_matrix(t, "bert.embeddings.token_type_embeddings.weight", h->type_vocab, h->hidden, &m->type_emb);
     take_vector(t, "bert.embeddings.LayerNorm.weight", h->hidden, &m->emb_ln_gamma);
@@ -515,6 +508,7 @@ static void take_layer(table_cursor *t, bert_layer *l, uint32_t i, const file_he
 
 static void take_mlm_head(table_cursor *t, bert_model *m, const file_header *h)
 {
+    t->role = WEIGHTS_ROLE_MLM;
     take_matrix(t, "cls.predictions.transform.dense.weight", h->hidden, h->hidden, &m->mlm_transform);
     take_vector(t, "cls.predictions.transform.dense.bias", h->hidden, &m->mlm_transform_bias);
     take_vector(t, "cls.predictions.transform.LayerNorm.weight", h->hidden, &m->mlm_ln_gamma);
@@ -522,7 +516,7 @@ static void take_mlm_head(table_cursor *t, bert_model *m, const file_header *h)
     take_vector(t, "cls.predictions.bias", h->vocab_size, &m->mlm_bias);
 }
 
-static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, bert_model *m)
+static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, bert_model *m, weights_layout *l)
 {
     table_cursor t = {
         .bytes = bytes,
@@ -531,16 +525,19 @@ static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, b
         .count = h->tensor_count,
         .next = 0,
         .status = WEIGHTS_OK,
+        .role = WEIGHTS_ROLE_LAYOUT,
+        .layout = l,
     };
-    record_array(&t, 0, HEADER_SIZE);
-    record_array(&t, h->vocab_offset, h->vocab_bytes);
-    record_array(&t, h->table_offset, h->table_bytes);
-    record_array(&t, h->parts_offset, (uint64_t)h->part_count * PART_ENTRY_SIZE);
-    record_array(&t, h->card_offset, h->card_bytes);
+    record_array(&t, 0, HEADER_SIZE, WEIGHTS_CONTENT_NONE, 0);
+    record_array(&t, h->vocab_offset, h->vocab_bytes, WEIGHTS_CONTENT_NONE, 0);
+    record_array(&t, h->table_offset, h->table_bytes, WEIGHTS_CONTENT_NONE, 0);
+    record_array(&t, h->parts_offset, (uint64_t)h->part_count * PART_ENTRY_SIZE, WEIGHTS_CONTENT_NONE, 0);
+    record_array(&t, h->card_offset, h->card_bytes, WEIGHTS_CONTENT_NONE, 0);
+    t.role = WEIGHTS_ROLE_CORE;
     take_embeddings(&t, m, h);
     for (uint32_t i = 0; i < h->layers; i++) take_layer(&t, &m->layer[i], i, h);
     if (has_mlm_head(h)) take_mlm_head(&t, m, h);
-    if (t.status == WEIGHTS_OK && !arrays_disjoint(&t)) t.status = WEIGHTS_ERR_TENSOR;
+    if (t.status == WEIGHTS_OK && !arrays_disjoint(l)) t.status = WEIGHTS_ERR_TENSOR;
     return t.status;
 }
 
@@ -559,7 +556,70 @@ static void fill_shape(bert_model *m, const uint8_t *bytes, const file_header *h
     m->card = h->card_bytes ? (const char *)(bytes + (size_t)h->card_offset) : "";
 }
 
-static weights_status validate_and_bind(const uint8_t *bytes, size_t size, bert_model *model)
+/* ------------------------------------------------------------------ regions: the head and the parts */
+
+static size_t element_size(uint8_t content)
+{
+    return content == WEIGHTS_CONTENT_FLOATS ? sizeof(float) : content == WEIGHTS_CONTENT_INT16 ? sizeof(int16_t) : 1;
+}
+
+weights_part weights_part_at(const weights_layout *l, uint32_t index)
+{
+    const uint8_t *e = l->bytes + (size_t)(l->parts_offset + (uint64_t)index * PART_ENTRY_SIZE);
+    return (weights_part){read_u64(e), read_u32(e + 8), read_u32(e + 12)};
+}
+
+int64_t weights_part_of_offset(const weights_layout *l, uint64_t offset)
+{
+    if (offset < l->head_bytes || offset >= l->file_size || l->part_count == 0) return -1;
+    uint32_t low = 0, high = l->part_count - 1;  /* parts are back to back (check_parts) */
+    while (low < high) {
+        const uint32_t mid = low + (high - low + 1) / 2;
+        if (weights_part_at(l, mid).offset <= offset) low = mid;
+        else high = mid - 1;
+    }
+    return low;
+}
+
+/* Every place where a region (the head, a part) ends inside an array falls between two of its
+ * values, so each region's values can be checked on their own as the region arrives. */
+static weights_status check_region_edges(const weights_layout *l)
+{
+    for (int i = 0; i < l->array_count; i++) {
+        const weights_array *a = &l->arrays[i];
+        const size_t size = element_size(a->content);
+        const uint64_t end = a->offset + a->bytes;
+        if (size == 1 || end <= l->head_bytes) continue;
+        if (a->offset < l->head_bytes && (l->head_bytes - a->offset) % size != 0) return WEIGHTS_ERR_TENSOR;
+        int64_t p = weights_part_of_offset(l, a->offset > l->head_bytes ? a->offset : l->head_bytes);
+        for (; p >= 0 && (uint32_t)p < l->part_count; p++) {
+            const weights_part part = weights_part_at(l, (uint32_t)p);
+            const uint64_t part_end = part.offset + part.bytes;
+            if (part_end >= end) break;
+            if ((part_end - a->offset) % size != 0) return WEIGHTS_ERR_TENSOR;
+        }
+    }
+    return WEIGHTS_OK;
+}
+
+/* The values of every array that lie in [from, to): finite floats, int16 within ±qmax. */
+static weights_status check_values(const weights_layout *l, uint64_t from, uint64_t to)
+{
+    for (int i = 0; i < l->array_count; i++) {
+        const weights_array *a = &l->arrays[i];
+        const uint64_t low = a->offset > from ? a->offset : from;
+        const uint64_t high = a->offset + a->bytes < to ? a->offset + a->bytes : to;
+        if (low >= high || a->content == WEIGHTS_CONTENT_NONE) continue;
+        const uint8_t *p = l->bytes + (size_t)low;
+        const uint64_t count = (high - low) / element_size(a->content);
+        const int ok = a->content == WEIGHTS_CONTENT_FLOATS ? floats_finite((const float *)p, count)
+                                                            : int16_bounded((const int16_t *)p, count, a->qmax);
+        if (!ok) return WEIGHTS_ERR_TENSOR;
+    }
+    return WEIGHTS_OK;
+}
+
+static weights_status validate_head(const uint8_t *bytes, size_t size, bert_model *model, weights_layout *l)
 {
     if (bytes == NULL || size < HEADER_SIZE) return WEIGHTS_ERR_TOO_SMALL;
     file_header h = read_header(bytes);
@@ -570,15 +630,44 @@ static weights_status validate_and_bind(const uint8_t *bytes, size_t size, bert_
     if (s == WEIGHTS_OK) s = check_table_region(&h);
     if (s == WEIGHTS_OK) s = check_card(bytes, &h);
     if (s == WEIGHTS_OK) s = check_parts(bytes, &h);
-    if (s == WEIGHTS_OK) s = bind_tensors(bytes, &h, model);
+    if (s != WEIGHTS_OK) return s;
+    *l = (weights_layout){.bytes = bytes, .file_size = h.file_size, .head_bytes = h.head_bytes,
+                          .parts_offset = h.parts_offset, .part_count = h.part_count};
+    s = bind_tensors(bytes, &h, model, l);
+    if (s == WEIGHTS_OK) s = check_region_edges(l);
+    if (s == WEIGHTS_OK) s = check_values(l, 0, h.head_bytes);
     if (s == WEIGHTS_OK) fill_shape(model, bytes, &h);
     return s;
 }
 
-weights_status weights_load(const uint8_t *bytes, size_t size, bert_model *model)
+weights_status weights_load_head(const uint8_t *bytes, size_t size, bert_model *model, weights_layout *layout)
 {
     memset(model, 0, sizeof *model);
-    weights_status s = validate_and_bind(bytes, size, model);
+    weights_status s = validate_head(bytes, size, model, layout);
+    if (s != WEIGHTS_OK) {
+        memset(model, 0, sizeof *model);
+        memset(layout, 0, sizeof *layout);
+    }
+    return s;
+}
+
+weights_status weights_check_part(const weights_layout *l, uint32_t index)
+{
+    if (index >= l->part_count) return WEIGHTS_ERR_TENSOR;
+    const weights_part part = weights_part_at(l, index);
+    if (weights_crc32(l->bytes + (size_t)part.offset, part.bytes) != part.crc) {
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  /* lets a fuzzer reach the value checks */
+        return WEIGHTS_ERR_CHECKSUM;
+#endif
+    }
+    return check_values(l, part.offset, part.offset + part.bytes);
+}
+
+weights_status weights_load(const uint8_t *bytes, size_t size, bert_model *model)
+{
+    weights_layout layout;
+    weights_status s = weights_load_head(bytes, size, model, &layout);
+    for (uint32_t i = 0; s == WEIGHTS_OK && i < layout.part_count; i++) s = weights_check_part(&layout, i);
     if (s != WEIGHTS_OK) memset(model, 0, sizeof *model);
     return s;
 }

@@ -1,0 +1,403 @@
+/* Native test of reading the weights in parts (c/attn.h attn_engine_create_partial and the
+ * calls after it) on a real converted file:
+ *
+ *   make build/san/test_parts
+ *   build/san/test_parts weights/bert-mini.int8.bin
+ *
+ * The buffer given to the partial engine holds the head; every byte after it starts as 0xff
+ * (a NaN in every float32, -1 in every int8), so a check that read a part before it arrived
+ * would fail. Parts are then copied in, in a shuffled order, and each run is compared with the
+ * whole-file engine's. Prints "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#include "../../c/attn.h"
+#include "../../c/weights.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void check(int ok, const char *format, ...)
+{
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    va_list args;
+    va_start(args, format);
+    fputs("FAIL: ", stdout);
+    vprintf(format, args);
+    fputc('\n', stdout);
+    va_end(args);
+}
+
+typedef struct {
+    uint8_t *bytes;  /* 16-byte aligned, exactly `size` bytes */
+    size_t size;
+} buffer;
+
+static buffer aligned_buffer(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 16, size ? size : 1) != 0) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return (buffer){p, size};
+}
+
+static buffer read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL || fseek(f, 0, SEEK_END) != 0) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(2);
+    }
+    long length = ftell(f);
+    rewind(f);
+    if (length < 0) exit(2);
+    buffer b = aligned_buffer((size_t)length);
+    if (fread(b.bytes, 1, b.size, f) != b.size) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(2);
+    }
+    fclose(f);
+    return b;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+enum { AT_TENSOR_COUNT = 28, AT_TABLE_OFFSET = 48, ENTRY_SIZE = 128 };
+enum { AT_CHECKSUM = 12, AT_HEAD_BYTES = 96, AT_PART_COUNT = 108, AT_PARTS_OFFSET = 112, PART_ENTRY = 16 };
+
+static uint64_t head_bytes_of(const buffer *f) { return get_u64(f->bytes + AT_HEAD_BYTES); }
+
+/* data_offset of the tensor named `name` (0 when there is none). */
+static uint64_t data_offset_of(const buffer *f, const char *name)
+{
+    const uint64_t table = get_u64(f->bytes + AT_TABLE_OFFSET);
+    for (uint32_t i = 0; i < get_u32(f->bytes + AT_TENSOR_COUNT); i++) {
+        const uint8_t *e = f->bytes + table + (uint64_t)i * ENTRY_SIZE;
+        if (strncmp((const char *)e, name, 64) == 0) return get_u64(e + 80);
+    }
+    return 0;
+}
+
+/* A buffer of the file's size holding its head; 0xff after it. */
+static buffer head_only(const buffer *file)
+{
+    buffer b = aligned_buffer(file->size);
+    const size_t head = (size_t)head_bytes_of(file);
+    memcpy(b.bytes, file->bytes, head);
+    memset(b.bytes + head, 0xff, file->size - head);
+    return b;
+}
+
+static void copy_part(buffer *to, const buffer *from, attn_engine *e, int32_t part)
+{
+    size_t offset = 0, bytes = 0;
+    if (attn_engine_part_range(e, part, &offset, &bytes) == ATTN_OK) memcpy(to->bytes + offset, from->bytes + offset, bytes);
+}
+
+/* The head checksum as c/weights.c computes it: the head with the checksum field read as 0. */
+static void reseal_head(buffer *b)
+{
+    const size_t head = (size_t)head_bytes_of(b);
+    put_u32(b->bytes + AT_CHECKSUM, 0);
+    put_u32(b->bytes + AT_CHECKSUM, weights_crc32(b->bytes, head));
+}
+
+static const char SENTENCE[] = "The quick brown fox jumps over the lazy dog.";
+static const char MASKED[] = "The capital of France is [MASK].";
+
+typedef struct {
+    int32_t ids[512];
+    int n;
+} token_ids;
+
+static token_ids tokenize(const attn_engine *e, const char *text)
+{
+    token_ids t;
+    int32_t starts[512], ends[512], counts[2];
+    t.n = attn_engine_tokenize(e, text, strlen(text), 512, t.ids, starts, ends, counts) == ATTN_OK ? counts[0] : 0;
+    return t;
+}
+
+/* The attention of `text` from both engines: the same floats, bit for bit. */
+static int same_attention(const attn_engine *whole, const attn_engine *partial, const char *text)
+{
+    attn_session *a = attn_session_create(whole), *b = attn_session_create(partial);
+    int32_t shape[8];
+    attn_engine_shape(whole, shape);
+    int same = a && b && attn_session_run_text(a, text, strlen(text)) == ATTN_OK &&
+               attn_session_run_text(b, text, strlen(text)) == ATTN_OK &&
+               attn_session_length(a) == attn_session_length(b);
+    if (same) {
+        const size_t n = (size_t)attn_session_length(a);
+        same = memcmp(attn_session_attention(a), attn_session_attention(b),
+                      (size_t)shape[2] * (size_t)shape[3] * n * n * sizeof(float)) == 0;
+    }
+    attn_session_destroy(a);
+    attn_session_destroy(b);
+    return same;
+}
+
+static int run_status(const attn_engine *e, const char *text)
+{
+    attn_session *s = attn_session_create(e);
+    const int status = s ? attn_session_run_text(s, text, strlen(text)) : ATTN_ERR_NO_MEMORY;
+    const int length = s ? attn_session_length(s) : 0;
+    attn_session_destroy(s);
+    return status == ATTN_OK || length == 0 ? status : -1;  /* a refused run leaves no length */
+}
+
+static int mlm_status(const attn_engine *e, const char *text, int32_t *top_id)
+{
+    attn_session *s = attn_session_create(e);
+    int status = s ? attn_session_run_text(s, text, strlen(text)) : ATTN_ERR_NO_MEMORY;
+    const int32_t mask = attn_engine_special_id(e, "[MASK]");
+    int position = -1;
+    for (int t = 0; status == ATTN_OK && t < attn_session_length(s); t++)
+        if (attn_session_ids(s)[t] == mask) position = t;
+    float prob = 0;
+    if (status == ATTN_OK) status = attn_session_mlm(s, position, 1, top_id, &prob);
+    attn_session_destroy(s);
+    return status;
+}
+
+/* ------------------------------------------------------------------ cases */
+
+static void test_whole_file_engine(const attn_engine *whole, const buffer *file)
+{
+    const int32_t count = attn_engine_part_count(whole);
+    check(count == (int32_t)get_u32(file->bytes + AT_PART_COUNT) && count >= 2, "whole-file engine: %d parts", count);
+    check(attn_engine_parts_missing(whole) == 0 && attn_engine_part_ready(whole, count - 1) == 1 &&
+              attn_engine_part_ready(whole, count) == 0,
+          "whole-file engine: every part ready");
+}
+
+static void test_part_table(attn_engine *e, const buffer *file)
+{
+    const int32_t count = attn_engine_part_count(e);
+    check(count == (int32_t)get_u32(file->bytes + AT_PART_COUNT), "partial engine: part count %d", count);
+    check(attn_engine_parts_missing(e) == count, "partial engine: every part missing at first");
+    size_t expected = (size_t)head_bytes_of(file), offset = 0, bytes = 0;
+    int contiguous = 1;
+    for (int32_t i = 0; i < count; i++) {
+        contiguous &= attn_engine_part_range(e, i, &offset, &bytes) == ATTN_OK && offset == expected && bytes > 0;
+        expected = offset + bytes;
+    }
+    check(contiguous && expected == file->size, "part ranges: from the end of the head to the end of the file");
+    check(attn_engine_part_range(e, -1, &offset, &bytes) == ATTN_ERR_ARGUMENT &&
+              attn_engine_part_range(e, count, &offset, &bytes) == ATTN_ERR_ARGUMENT &&
+              attn_engine_part_arrived(e, count) == ATTN_ERR_ARGUMENT && attn_engine_part_arrived(e, -1) == ATTN_ERR_ARGUMENT,
+          "part index out of range: ATTN_ERR_ARGUMENT");
+    int32_t shape[8];
+    attn_engine_shape(e, shape);
+    const int32_t first = attn_engine_part_of_token(e, 0), last = attn_engine_part_of_token(e, shape[0] - 1);
+    check(first == 1 && last == count - 1, "token 0 in part 1, the last token in the last part (%d, %d)", first, last);
+    check(attn_engine_part_of_token(e, -1) == -2 && attn_engine_part_of_token(e, shape[0]) == -2,
+          "token id out of range: -2");
+    int ordered = 1;
+    for (int32_t id = 1; id < shape[0]; id++)
+        ordered &= attn_engine_part_of_token(e, id) - attn_engine_part_of_token(e, id - 1) <= 1 &&
+                   attn_engine_part_of_token(e, id) >= attn_engine_part_of_token(e, id - 1);
+    check(ordered, "rows in vocabulary order across the word parts");
+}
+
+/* Parts copied in a shuffled order: runs refused until their rows arrive, then the same
+ * attention as the whole-file engine; [MASK] predictions refused until every part is there. */
+static void test_parts_in_random_order(const attn_engine *whole, const buffer *file)
+{
+    buffer b = head_only(file);
+    attn_engine *e = NULL;
+    check(attn_engine_create_partial(b.bytes, b.size, &e) == ATTN_OK, "partial engine from the head alone");
+    if (!e) {
+        free(b.bytes);
+        return;
+    }
+    test_part_table(e, file);
+    check(run_status(e, SENTENCE) == ATTN_ERR_NOT_LOADED, "a run before its rows arrive: ATTN_ERR_NOT_LOADED");
+    const token_ids tokens = tokenize(e, SENTENCE);
+    const int32_t count = attn_engine_part_count(e);
+    uint8_t *needed = calloc((size_t)count, 1);
+    for (int t = 0; t < tokens.n; t++) {
+        const int32_t p = attn_engine_part_of_token(e, tokens.ids[t]);
+        if (p >= 0) needed[p] = 1;
+    }
+    int32_t needed_count = 0, last_needed = -1;
+    for (int32_t p = 0; p < count; p++)
+        if (needed[p]) needed_count++, last_needed = p;
+    check(tokens.n > 0 && needed_count >= 1 && needed_count <= tokens.n && needed_count < count - 1, "the sentence's %d tokens lie in %d parts",
+          tokens.n, needed_count);
+
+    /* All the needed parts but one: still refused. */
+    for (int32_t p = 0; p < count; p++)
+        if (needed[p] && p != last_needed) {
+            copy_part(&b, file, e, p);
+            check(attn_engine_part_arrived(e, p) == ATTN_OK, "needed part %d arrives", p);
+        }
+    check(run_status(e, SENTENCE) == ATTN_ERR_NOT_LOADED, "one of the sentence's parts still missing: refused");
+    copy_part(&b, file, e, last_needed);
+    check(attn_engine_part_arrived(e, last_needed) == ATTN_OK, "the last needed part arrives");
+    check(same_attention(whole, e, SENTENCE), "the sentence's parts alone: the whole-file engine's attention");
+    int32_t top = -1;
+
+    /* The rest, shuffled (a fixed linear congruential sequence). */
+    int32_t *order = malloc((size_t)count * sizeof *order);
+    for (int32_t i = 0; i < count; i++) order[i] = i;
+    uint32_t state = 12345u;
+    for (int32_t i = count - 1; i > 0; i--) {
+        state = state * 1103515245u + 12345u;
+        const int32_t j = (int32_t)((state >> 8) % (uint32_t)(i + 1));
+        const int32_t swap = order[i];
+        order[i] = order[j];
+        order[j] = swap;
+    }
+    const int32_t held_back = count - 1;  /* the rarest rows: not the masked sentence's */
+    int all_ok = 1, waited = 1;
+    for (int32_t i = 0; i < count; i++) {
+        const int32_t p = order[i];
+        if (needed[p] || p == held_back) continue;
+        waited &= mlm_status(e, MASKED, &top) == ATTN_ERR_NOT_LOADED;
+        copy_part(&b, file, e, p);
+        all_ok &= attn_engine_part_arrived(e, p) == ATTN_OK && attn_engine_part_ready(e, p);
+        if (i % 16 == 0) all_ok &= attn_engine_part_arrived(e, p) == ATTN_OK;  /* again: still fine */
+    }
+    check(all_ok && attn_engine_parts_missing(e) == 1, "every other part but one arrives in a shuffled order");
+    check(waited, "[MASK] predictions refused while parts are missing");
+    check(run_status(e, MASKED) == ATTN_OK && mlm_status(e, MASKED, &top) == ATTN_ERR_NOT_LOADED,
+          "one word part missing: the masked sentence runs, its [MASK] prediction waits (ATTN_ERR_NOT_LOADED)");
+    copy_part(&b, file, e, held_back);
+    check(attn_engine_part_arrived(e, held_back) == ATTN_OK && attn_engine_parts_missing(e) == 0,
+          "the last part arrives");
+    int32_t whole_top = -2;
+    check(mlm_status(e, MASKED, &top) == ATTN_OK && mlm_status(whole, MASKED, &whole_top) == ATTN_OK &&
+              top == whole_top,
+          "[MASK] once every part arrived: the whole-file engine's prediction (%d, %d)", top, whole_top);
+    check(memcmp(b.bytes, file->bytes, file->size) == 0, "the buffer now holds the whole file");
+    free(order);
+    free(needed);
+    attn_engine_destroy(e);
+    free(b.bytes);
+}
+
+/* A corrupted part is refused and named by its status; the rows in it stay unusable until
+ * good bytes arrive; the other parts are unaffected. */
+static void test_corrupted_part(const attn_engine *whole, const buffer *file)
+{
+    buffer b = head_only(file);
+    attn_engine *e = NULL;
+    if (attn_engine_create_partial(b.bytes, b.size, &e) != ATTN_OK) {
+        check(0, "partial engine for the corruption cases");
+        free(b.bytes);
+        return;
+    }
+    const token_ids tokens = tokenize(e, SENTENCE);
+    const int32_t part = attn_engine_part_of_token(e, tokens.ids[1]);
+    size_t offset = 0, bytes = 0;
+    attn_engine_part_range(e, part, &offset, &bytes);
+    for (int32_t p = 0; p < attn_engine_part_count(e); p++) copy_part(&b, file, e, p);
+    for (int t = 0; t < tokens.n; t++) {
+        const int32_t p = attn_engine_part_of_token(e, tokens.ids[t]);
+        if (p != part) attn_engine_part_arrived(e, p);
+    }
+    b.bytes[offset + bytes / 2] ^= 0x10;
+    check(attn_engine_part_arrived(e, part) == 5 && !attn_engine_part_ready(e, part),
+          "a flipped byte in part %d: status 5 (corrupted), not ready", part);
+    check(run_status(e, SENTENCE) == ATTN_ERR_NOT_LOADED, "a run needing the corrupted part: refused");
+    b.bytes[offset + bytes / 2] ^= 0x10;
+    check(attn_engine_part_arrived(e, part) == ATTN_OK && same_attention(whole, e, SENTENCE),
+          "the same part fetched again, whole: accepted, the run as the whole-file engine's");
+    b.bytes[b.size - 1] ^= 0x01;
+    check(attn_engine_part_arrived(e, attn_engine_part_count(e) - 1) == 5,
+          "a flipped last byte of the file: the last part refused");
+    attn_engine_destroy(e);
+    free(b.bytes);
+}
+
+/* A value check in a part: a NaN in the MLM output bias (part 0), with the part's CRC and the
+ * head checksum made right, so only the value check can tell. */
+static void test_bad_values_in_part(const buffer *file)
+{
+    buffer b = aligned_buffer(file->size);
+    memcpy(b.bytes, file->bytes, file->size);
+    const uint8_t *entry = b.bytes + get_u64(b.bytes + AT_PARTS_OFFSET);
+    const uint64_t offset = get_u64(entry), bytes = get_u32(entry + 8);
+    const uint64_t bias = data_offset_of(&b, "cls.predictions.bias");
+    check(bias >= offset && bias < offset + bytes, "cls.predictions.bias lies in part 0");
+    if (bias < offset || bias >= offset + bytes) {
+        free(b.bytes);
+        return;
+    }
+    put_u32(b.bytes + bias + 4, 0x7fc00000u);
+    put_u32(b.bytes + get_u64(b.bytes + AT_PARTS_OFFSET) + 12, weights_crc32(b.bytes + offset, (size_t)bytes));
+    reseal_head(&b);
+    attn_engine *e = NULL;
+    check(attn_engine_create(b.bytes, b.size, &e) == 7, "whole file with a NaN in part 0: status 7");
+    attn_engine_destroy(e);
+    e = NULL;
+    check(attn_engine_create_partial(b.bytes, b.size, &e) == ATTN_OK, "partial engine: the head alone is fine");
+    if (e) {
+        check(attn_engine_part_arrived(e, 0) == 7 && !attn_engine_part_ready(e, 0),
+              "part 0 with a NaN, CRC right: status 7 (bad values), not ready");
+        check(attn_engine_part_arrived(e, 1) == ATTN_OK, "part 1 unaffected");
+    }
+    attn_engine_destroy(e);
+    free(b.bytes);
+}
+
+static void test_bad_heads(const buffer *file)
+{
+    buffer b = head_only(file);
+    attn_engine *e = NULL;
+    const size_t head = (size_t)head_bytes_of(file);
+    b.bytes[head - 1] ^= 0x01;
+    check(attn_engine_create_partial(b.bytes, b.size, &e) == 5 && e == NULL, "a flipped byte in the head: status 5");
+    b.bytes[head - 1] ^= 0x01;
+    check(attn_engine_create_partial(b.bytes, b.size - 16, &e) == 4 && e == NULL,
+          "a buffer shorter than file_size: status 4 (truncated)");
+    check(attn_engine_create_partial(b.bytes, 64, &e) == 1 && e == NULL, "64 bytes: status 1 (too small)");
+    check(attn_engine_create_partial(b.bytes, b.size, &e) == ATTN_OK && e != NULL, "the head restored: accepted");
+    attn_engine_destroy(e);
+    free(b.bytes);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s WEIGHTS.bin\n", argv[0]);
+        return 2;
+    }
+    buffer file = read_file(argv[1]);
+    attn_engine *whole = NULL;
+    const int status = attn_engine_create(file.bytes, file.size, &whole);
+    check(status == ATTN_OK, "whole file loads: %s", attn_status_message(status));
+    if (whole) {
+        test_whole_file_engine(whole, &file);
+        test_parts_in_random_order(whole, &file);
+        test_corrupted_part(whole, &file);
+        test_bad_values_in_part(&file);
+        test_bad_heads(&file);
+        attn_engine_destroy(whole);
+    }
+    free(file.bytes);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -119,6 +119,9 @@ export class Engine {
     return this.card;
   }
 
+  /** Whether the model has its masked-word head; a file converted from a BertModel checkpoint has none. */
+  hasMlm() { return this.x.attn_engine_has_mlm(this.pointer) === 1; }
+
   statusMessage(status) { return this.heap.cString(this.x.attn_status_message(status)); }
 
   token(id) {

@@ -4,15 +4,19 @@
 //                                       minified classic script (module scripts are refused
 //                                       from file://), with its source map next to it
 //   web/dist/attn.wasm.js               web/dist/attn.wasm as base64 in a classic script
-//   web/dist/bert-mini.int8.bin         the default weights, fetched over http
-//   web/dist/bert-mini.weights.js       the same bytes as base64, for file://
+//   web/dist/bert-mini.int8.bin         the default weights, fetched over http in parts (range
+//                                       requests: the head, then the word-embedding parts)
+//   web/dist/bert-mini.weights.head.js  the head of the same file as base64, for file://
+//   web/dist/bert-mini.weights.part-NNN.js  its parts, PARTS_PER_SCRIPT (web/src/loader.mjs) a
+//                                       script, loaded on demand from file://
 // The output depends only on the inputs (no dates, no absolute paths), so CI can rebuild
 // and `git diff --exit-code web/dist`.
 
-import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { PARTS_PER_SCRIPT } from '../web/src/loader.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(root, 'web/dist');
@@ -62,6 +66,31 @@ function writeIfChanged(file, contents) {
   console.log(`${path.relative(root, file)}: ${bytes.length} bytes${same ? ' (unchanged)' : ''}`);
 }
 
+/** The head and the part scripts of the weights (weights/FORMAT.md: the head, then parts). */
+function writeWeightScripts(weights) {
+  const view = new DataView(weights.buffer, weights.byteOffset, weights.length);
+  const headBytes = Number(view.getBigUint64(96, true)), partCount = view.getUint32(108, true);
+  const partsOffset = Number(view.getBigUint64(112, true));
+  const part = (i) => ({
+    offset: Number(view.getBigUint64(partsOffset + 16 * i, true)), bytes: view.getUint32(partsOffset + 16 * i + 8, true),
+  });
+  writeIfChanged(path.join(DIST, 'bert-mini.weights.head.js'),
+    assetScript('the head of bert-mini.int8.bin', weights.subarray(0, headBytes)));
+  const wanted = new Set();
+  for (let first = 0; first < partCount; first += PARTS_PER_SCRIPT) {
+    const last = part(Math.min(first + PARTS_PER_SCRIPT, partCount) - 1);
+    const name = `bert-mini.weights.part-${String(first / PARTS_PER_SCRIPT).padStart(3, '0')}.js`;
+    wanted.add(name);
+    const label = `parts ${first}\u2013${Math.min(first + PARTS_PER_SCRIPT, partCount) - 1} of bert-mini.int8.bin`;
+    writeIfChanged(path.join(DIST, name), assetScript(label, weights.subarray(part(first).offset, last.offset + last.bytes)));
+  }
+  for (const name of readdirSync(DIST)) {  // scripts of a former file or layout
+    if ((/^bert-mini\.weights\.part-\d+\.js$/.test(name) && !wanted.has(name)) || name === 'bert-mini.weights.js') {
+      rmSync(path.join(DIST, name));
+    }
+  }
+}
+
 if (!existsSync(WASM)) fail('web/dist/attn.wasm is missing: run `./build.sh wasm` first');
 if (!existsSync(WEIGHTS)) fail('weights/bert-mini.int8.bin is missing: run `make weights` first');
 mkdirSync(DIST, { recursive: true });
@@ -72,4 +101,4 @@ for (const file of await bundle({ 'attn.wasm': wasm.length, 'bert-mini.int8.bin'
 }
 writeIfChanged(path.join(DIST, 'attn.wasm.js'), assetScript('attn.wasm', wasm));
 writeIfChanged(path.join(DIST, 'bert-mini.int8.bin'), weights);
-writeIfChanged(path.join(DIST, 'bert-mini.weights.js'), assetScript('bert-mini.int8.bin', weights));
+writeWeightScripts(weights);

@@ -4,7 +4,9 @@
 // once: status codes, the shape, row statistics, head roles and the walkthrough's parts.
 
 /** Status codes of c/attn.h (1 … 19 are the weights file's own checks). */
-export const STATUS = Object.freeze({ OK: 0, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23, NO_MLM: 24 });
+export const STATUS = Object.freeze({
+  OK: 0, CHECKSUM: 5, TENSOR: 7, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23, NO_MLM: 24, NOT_LOADED: 25,
+});
 
 /** attn_engine_shape's int32[8], in order. */
 const SHAPE_FIELDS = ['vocab', 'hidden', 'layers', 'heads', 'ffn', 'maxPositions', 'typeVocab', 'headSize'];
@@ -45,6 +47,27 @@ export async function createEngine({ wasm, weights }) {
   return new Engine(exports, memory, weights);
 }
 
+/**
+ * Creates an engine from the head of a weights file alone (`head`: its first head_bytes bytes,
+ * `fileSize`: the whole file's length). The parts follow through engine.partArrived(index,
+ * bytes); a run that needs a part not yet there throws EngineError STATUS.NOT_LOADED.
+ */
+export async function createPartialEngine({ wasm, head, fileSize }) {
+  const { exports, memory } = await instantiate(wasm);
+  return new Engine(exports, memory, head, fileSize);
+}
+
+/** The first 128 bytes of a weights file: {headBytes, fileSize}, or null for another file. */
+export function readWeightsHeader(bytes) {
+  if (!bytes || bytes.length < 128) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 128);
+  const magic = String.fromCharCode(...bytes.subarray(0, 8));
+  const headBytes = Number(view.getBigUint64(96, true)), fileSize = Number(view.getBigUint64(16, true));
+  const ok = magic === 'BERTINT8' && view.getUint32(8, true) === 2 && headBytes >= 128 && headBytes <= fileSize &&
+    fileSize <= 2 ** 31;
+  return ok ? { headBytes, fileSize } : null;
+}
+
 class Heap {
   constructor(exports, memory) {
     this.x = exports;
@@ -78,14 +101,18 @@ class Heap {
 }
 
 export class Engine {
-  constructor(exports, memory, weights) {
+  /** `fileSize` given: `weights` is the head alone (createPartialEngine). */
+  constructor(exports, memory, weights, fileSize = null) {
     this.heap = new Heap(exports, memory);
     const x = (this.x = exports);
     const bytes = weights instanceof Uint8Array ? weights : new Uint8Array(weights);
-    this.weightsPointer = this.heap.alloc(bytes.length);
+    this.partial = fileSize !== null;
+    this.fileSize = this.partial ? fileSize : bytes.length;
+    this.weightsPointer = this.heap.alloc(this.fileSize);
     this.heap.u8(this.weightsPointer, bytes.length).set(bytes);
     const out = this.heap.alloc(4);
-    const status = x.attn_engine_create(this.weightsPointer, bytes.length, out);
+    const status = this.partial ? x.attn_engine_create_partial(this.weightsPointer, this.fileSize, out)
+      : x.attn_engine_create(this.weightsPointer, bytes.length, out);
     this.pointer = this.heap.i32(out, 1)[0];
     this.heap.free(out);
     if (status !== 0) {
@@ -169,6 +196,61 @@ export class Engine {
   }
 
   createSession() { return new Session(this); }
+
+  // ---- reading the weights in parts (weights/FORMAT.md) ----------------------------------
+
+  partCount() { return this.x.attn_engine_part_count(this.pointer); }
+  partsMissing() { return this.x.attn_engine_parts_missing(this.pointer); }
+  partReady(index) { return this.x.attn_engine_part_ready(this.pointer, index) === 1; }
+  /** The part holding token `id`'s embedding row, -1 when nothing has to be fetched for it. */
+  partOfToken(id) { return this.x.attn_engine_part_of_token(this.pointer, id); }
+
+  /** {offset, bytes} of part `index` in the file (partial engines only). */
+  partRange(index) {
+    return this.heap.withBuffer(8, (p) => check(this, this.x.attn_engine_part_range(this.pointer, index, p, p + 4)),
+      (p) => { const [offset, bytes] = this.heap.i32(p, 2); return { offset: offset >>> 0, bytes: bytes >>> 0 }; });
+  }
+
+  /** The parts not yet arrived that a run of these token ids needs, ascending. */
+  partsForIds(ids) {
+    const parts = new Set();
+    for (const id of ids) {
+      const part = this.partOfToken(id);
+      if (part >= 0 && !this.partReady(part)) parts.add(part);
+    }
+    return [...parts].sort((a, b) => a - b);
+  }
+
+  /** What part `index` holds, for messages: "part 7 of 121 (word embeddings rows 1536–1791)". */
+  describePart(index) {
+    const vocab = this.shape.vocab;
+    const firstAtOrAfter = (part) => {
+      let low = 0, high = vocab;
+      while (low < high) {
+        const mid = (low + high) >> 1;
+        if (this.partOfToken(mid) >= part) high = mid; else low = mid + 1;
+      }
+      return low;
+    };
+    const first = firstAtOrAfter(index), end = firstAtOrAfter(index + 1);
+    const what = first < end && this.partOfToken(first) === index
+      ? `word embeddings rows ${first}\u2013${end - 1}` : 'the masked-word prediction head';
+    return `part ${index} of ${this.partCount()} (${what})`;
+  }
+
+  /**
+   * Copies part `index`'s bytes into the engine's weights buffer and has the engine check them
+   * (CRC, values). Throws EngineError naming the part when they are refused or the wrong length.
+   */
+  partArrived(index, bytes) {
+    const { offset, bytes: length } = this.partRange(index);
+    if (bytes.length !== length) {
+      throw new EngineError(STATUS.TENSOR, `${this.describePart(index)} has ${bytes.length} bytes where the file's part table says ${length} (incomplete download?)`);
+    }
+    this.heap.u8(this.weightsPointer + offset, length).set(bytes);
+    const status = this.x.attn_engine_part_arrived(this.pointer, index);
+    if (status !== 0) throw new EngineError(status, `${this.describePart(index)}: ${this.statusMessage(status)}`);
+  }
 
   destroy() {
     this.x.attn_engine_destroy(this.pointer);

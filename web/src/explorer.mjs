@@ -3,14 +3,17 @@
 // explorer on the page through loader.mjs.
 
 import { html, replaceChildrenOf } from './dom.mjs';
-import { loadEngine } from './loader.mjs';
+import { loadEngine, weightsProgressText } from './loader.mjs';
+import { STATUS } from './engine.mjs';
+import { Engine } from './engine.mjs';
+import { convertPanel } from './convert-panel.mjs';
 import { EXPLORER_CSS } from './styles.mjs';
 import {
   DEFAULT_SENTENCE, CONTROL_NAMES, readControls, readHashControls, resolveControls, writeHash, cleanSentence,
   MAX_SENTENCE_CHARS, parseTokenSpec, resolveTokenSpec, tokenSpecOf, findSameToken, quoteGiven,
 } from './view-state.mjs';
 import { VIEWS, VIEW_IDS, viewById } from './views/index.mjs';
-import { predictionCaveat } from './views/mlm.mjs';
+import { predictionCaveat, NO_MLM_HEAD } from './views/mlm.mjs';
 import { modelCardPanel } from './model-card.mjs';
 import { headName, changeOneWord, fileSafe, isSpecialToken, percent, megabytes } from './format.mjs';
 import { saveSvg, savePng } from './export.mjs';
@@ -51,6 +54,20 @@ function listMove(key, index, count) {
 }
 
 let explorerCount = 0;
+
+// The weights file converted in the page, with its engine and the explorers showing it. It runs
+// in the page engine's wasm instance (the same module and memory), beside the default model.
+let converted = null;
+
+function convertedModel(pageEngine, bytes) {
+  if (converted?.bytes !== bytes) converted = { bytes, engine: new Engine(pageEngine.x, pageEngine.heap.memory, bytes), users: new Set() };
+  return converted;
+}
+
+/** Shows a converted weights file in every explorer of the document. */
+function useWeightsEverywhere(bytes, label) {
+  return Promise.all([...document.querySelectorAll('attention-explorer')].map((explorer) => explorer.useWeights(bytes, label)));
+}
 
 export class AttentionExplorer extends HTMLElement {
   static get observedAttributes() { return OBSERVED; }
@@ -132,8 +149,61 @@ export class AttentionExplorer extends HTMLElement {
       return;
     }
     if (!this.isConnected) return;
+    this.engine.loading?.onChange((state) => this.onWeightsArrived(state));
     this.openSession();
     this.resolveReady(this);
+  }
+
+  /**
+   * Shows another model: `bytes`, a weights file (the page's converter makes one). Explorers
+   * given the same bytes share one engine. Rejects with the engine's EngineError when it
+   * refuses the file.
+   */
+  async useWeights(bytes, label) {
+    await this.ready;
+    const model = convertedModel(this.engine, bytes);
+    this.session?.destroy();
+    this.compareSession?.destroy();
+    this.session = this.compareSession = this.run = this.compareRun = null;
+    if (this.model !== model) {
+      this.releaseModel();
+      model.users.add(this);
+      this.model = model;
+    }
+    this.engine = model.engine;
+    const { layers, heads } = this.engine.shape;
+    Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1), rolloutLayer: null });
+    this.tokenKey = null;
+    this.controlsBuilt = false;
+    this.dataset.model = label;
+    this.openSession();
+  }
+
+  /** A converted model no explorer shows any more is freed. */
+  releaseModel() {
+    const model = this.model;
+    this.model = null;
+    if (!model) return;
+    model.users.delete(this);
+    if (model.users.size) return;
+    model.engine.destroy();
+    if (converted === model) converted = null;
+  }
+
+  /** A part of the weights arrived (or was refused): what waited for it is drawn again. */
+  onWeightsArrived({ missing, error }) {
+    if (error) { this.showError(error); return; }
+    if (!this.run || !this.isConnected) return;
+    if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
+    if (this.state.view === 'mlm' && (missing === 0 || missing % 8 === 0)) this.renderView();
+  }
+
+  /** A run that needs rows of the weights not yet arrived: they are fetched first. */
+  waitForWeights() {
+    const sentence = this.state.sentence;
+    this.engine.loading.ensureText(sentence).then(() => {
+      if (this.state.sentence === sentence && this.isConnected) this.runNow();
+    }, (error) => this.showError(error));
   }
 
   openSession() {
@@ -293,7 +363,8 @@ export class AttentionExplorer extends HTMLElement {
     try {
       this.run = this.session.runText(this.state.sentence);
     } catch (error) {
-      this.showViewError(error);
+      if (error.code === STATUS.NOT_LOADED && this.engine.loading) this.waitForWeights();
+      else this.showViewError(error);
       return;
     }
     this.lastRunMs = performance.now() - started;
@@ -400,6 +471,12 @@ export class AttentionExplorer extends HTMLElement {
     const box = this.parts.maskPredictions;
     box.hidden = masks.length === 0;
     if (!masks.length) { box.replaceChildren(); return; }
+    if (!this.engine.hasMlm()) { replaceChildrenOf(box, html('p', { class: 'mask-caveat', text: NO_MLM_HEAD })); return; }
+    if (this.engine.loading && this.engine.partsMissing() > 0) {
+      replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsProgressText(this.engine) }));
+      this.engine.loading.ensureAll().catch(() => {});  // a refusal is shown by onWeightsArrived
+      return;
+    }
     replaceChildrenOf(box, [
       masks.slice(0, 4).map((position) => {
         const predictions = this.session.mlm(position, 5);
@@ -489,7 +566,7 @@ export class AttentionExplorer extends HTMLElement {
     performance.mark('attn-redraw');
     if (!firstRowMarked) {
       firstRowMarked = true;
-      performance.mark('attn-first-row');
+      performance.mark('attn-first-row', { detail: { weightBytes: this.engine?.weightBytesLoaded?.() ?? null } });
     }
     if (this.inputStart !== null) {
       performance.measure('attn-keystroke', { start: this.inputStart, end: performance.now() });
@@ -688,6 +765,7 @@ export class AttentionExplorer extends HTMLElement {
       parts.modelCard,
     ]);
     parts.root = html('div', { class: 'explorer', part: 'explorer' }, [parts.status, parts.error, parts.main]);
+    if (this.hasAttribute('allow-convert')) parts.root.append(convertPanel(useWeightsEverywhere));
     root.append(parts.root);
   }
 

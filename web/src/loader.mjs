@@ -1,10 +1,14 @@
 // Loads the wasm engine and the weights once per page, however many explorers there are.
-// From file:// nothing is fetched (browsers refuse it): the wasm and the weights come from
-// classic scripts that hold them as base64 (dist/attn.wasm.js, dist/bert-mini.weights.js).
-// Over http(s) the binary files next to the script (dist/attn.wasm, dist/bert-mini.int8.bin)
-// are fetched first and the scripts are the fallback.
+// The weights are read in parts (weights/FORMAT.md): the head first (everything but the
+// word-embedding rows and the masked-word head), then the parts holding the sentence's rows,
+// then the rest at idle priority. Over http(s) the parts are range requests on the one file
+// next to the script (dist/bert-mini.int8.bin); a server that ignores Range sends the whole
+// file, which is then used whole. From file:// nothing is fetched (browsers refuse it): the
+// wasm and the weights come from classic scripts that hold them as base64 (dist/attn.wasm.js,
+// dist/bert-mini.weights.head.js and dist/bert-mini.weights.part-NNN.js, PARTS_PER_SCRIPT
+// parts each), loaded on demand; over http they are the fallback.
 
-import { createEngine, EngineError, STATUS } from './engine.mjs';
+import { createEngine, createPartialEngine, readWeightsHeader, EngineError, STATUS } from './engine.mjs';
 import { megabytes } from './format.mjs';
 
 /* global ATTN_ASSET_BYTES */
@@ -15,8 +19,17 @@ export const DEFAULT_ASSETS = {
   wasm: 'attn.wasm',
   wasmScript: 'attn.wasm.js',
   weights: 'bert-mini.int8.bin',
-  weightsScript: 'bert-mini.weights.js',
+  weightsScript: 'bert-mini.weights.head.js',
 };
+
+/** Parts of the weights file per part script (tools/build-web.mjs writes them so). */
+export const PARTS_PER_SCRIPT = 8;
+
+/** The part script holding part `index`, next to the head script `headUrl`. */
+export function partScriptUrl(headUrl, index) {
+  const group = String(Math.floor(index / PARTS_PER_SCRIPT)).padStart(3, '0');
+  return headUrl.replace(/\.head\.js(?=[?#]|$)/, `.part-${group}.js`);
+}
 
 /** A failure while loading, with the part that failed ('wasm', 'weights' or 'engine'). */
 export class LoadError extends Error {
@@ -84,6 +97,11 @@ async function fetchBytes(url, onBytes) {
   } catch {
     return null;
   }
+  return readBody(response, onBytes);
+}
+
+/** The body of a response, reporting bytes as they arrive; null for a failed response. */
+async function readBody(response, onBytes = () => {}) {
   if (!response.ok || !response.body) return null;
   const expected = Number(response.headers.get('content-length')) || 0;
   const reader = response.body.getReader();
@@ -154,6 +172,219 @@ async function compileWasm(bytes) {
   }
 }
 
+/** An engine refusal as a LoadError: every one but "out of memory" is about the weights. */
+function loadErrorOf(error) {
+  if (error instanceof LoadError) return error;
+  if (error instanceof EngineError && error.code !== STATUS.NO_MEMORY) {
+    return new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
+  }
+  if (error instanceof EngineError) {
+    return new LoadError('engine', `the engine could not start: ${error.message}`, error.code);
+  }
+  return new LoadError('engine', `the engine could not start: ${error.message}`);
+}
+
+/** Bytes [start, end) of a file over http: {response, bytes, total}; bytes null unless the
+ * server answered 206 with exactly those bytes; total is the file size Content-Range gives. */
+async function fetchRange(url, start, end, priority = 'high') {
+  const response = await fetch(url, { credentials: 'same-origin', priority, headers: { Range: `bytes=${start}-${end - 1}` } });
+  const total = Number(/\/(\d+)\s*$/.exec(response.headers.get('content-range') || '')?.[1] ?? NaN);
+  if (response.status !== 206) return { response, bytes: null, total };
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return { response, bytes: bytes.length === end - start ? bytes : null, total };
+}
+
+/** The whole file, for the engine to check in one piece; null when it is not there. */
+async function wholeFile(url, response, report) {
+  const onBytes = (received, expected) =>
+    report({ part: 'weights', message: 'loading model weights', loaded: received, total: expected });
+  const bytes = response?.status === 200 ? await readBody(response, onBytes) : await fetchBytes(url, onBytes);
+  return bytes ? { whole: bytes } : null;
+}
+
+/**
+ * The head of the weights over http: {head, fileSize, fetchParts}; or {whole} when the file
+ * cannot be read in parts (a server that ignores Range, or a file that is not a well-formed
+ * weights file: the engine then names what is wrong); or null when it is not there (then the
+ * scripts are tried).
+ */
+async function fetchHead(url, report) {
+  let first;
+  try {
+    first = await fetchRange(url, 0, 128);
+  } catch {
+    return null;
+  }
+  if (first.response.status === 404) return null;
+  const header = readWeightsHeader(first.bytes);
+  if (!header || first.total !== header.fileSize) return wholeFile(url, first.response, report);
+  report({ part: 'weights', message: 'loading model weights', loaded: 128, total: header.headBytes });
+  const rest = await fetchRange(url, 128, header.headBytes).catch(() => ({ bytes: null }));
+  if (!rest.bytes) return wholeFile(url, null, report);
+  const head = new Uint8Array(header.headBytes);
+  head.set(first.bytes);
+  head.set(rest.bytes, 128);
+  return {
+    head, fileSize: header.fileSize,
+    fetchParts: async (offset, bytes, priority) => {
+      const got = await fetchRange(url, offset, offset + bytes, priority).catch((error) => ({ error }));
+      if (got.bytes) return got.bytes;
+      const why = got.error ? got.error.message : `the server answered ${got.response.status} to a range request`;
+      throw new Error(`could not be fetched (${why})`);
+    },
+  };
+}
+
+/** The head from its classic script, and the parts from theirs (PARTS_PER_SCRIPT each). */
+async function scriptHead(scriptUrl, report) {
+  report({ part: 'weights', message: 'loading model weights', loaded: 0, total: 0 });
+  let head;
+  try {
+    head = decodeBase64(await loadAssetScript(scriptUrl));
+  } catch (error) {
+    throw new LoadError('weights', `could not load the model weights: ${error.message}`);
+  }
+  const header = readWeightsHeader(head);
+  if (!header || header.headBytes !== head.length) return { whole: head };  // a single-file script
+  return { head, fileSize: header.fileSize, partScripts: scriptUrl };
+}
+
+/** What [MASK] predictions wait for, while the word-embedding rows are still arriving. */
+export function weightsProgressText(engine) {
+  const total = engine.partCount(), arrived = total - engine.partsMissing();
+  return `[MASK] predictions need every row of the word embeddings: loading the rest of the model weights, ` +
+    `${arrived} of ${total} parts (${megabytes(engine.weightBytesLoaded())} of ${megabytes(engine.fileSize)})\u2026`;
+}
+
+/**
+ * Fetches the parts of a partial engine: those a text needs first, the rest at idle
+ * priority. `engine.loading` is this object; a run the engine refuses with NOT_LOADED waits
+ * for `ensureText(text)`, [MASK] predictions for `ensureAll()`.
+ */
+class PartLoader {
+  constructor(engine, source) {
+    this.engine = engine;
+    this.source = source;
+    this.inFlight = new Map();  // part index → promise
+    this.failures = new Map();  // part index → LoadError
+    this.listeners = new Set();
+    this.bytesLoaded = source.head.length;
+  }
+
+  /** Calls listener({missing, total, error}) on every arrival or failure. */
+  onChange(listener) { this.listeners.add(listener); }
+
+  changed(error = null) {
+    const state = { missing: this.engine.partsMissing(), total: this.engine.partCount(), error };
+    for (const listener of this.listeners) listener(state);
+  }
+
+  /** Resolves once every part the text's tokens need has arrived; rejects with a LoadError. */
+  ensureText(text) {
+    const load = this.ensure(this.engine.partsForIds(this.engine.tokenize(text).ids), 'high');
+    if (!this.streaming) {
+      this.streaming = true;
+      load.finally(() => this.streamRest()).catch(() => {});
+    }
+    return load;
+  }
+
+  /** Resolves once every part has arrived (the masked-word predictions need them all). */
+  ensureAll() {
+    const all = [];
+    for (let i = 0; i < this.engine.partCount(); i++) if (!this.engine.partReady(i)) all.push(i);
+    return this.ensure(all, 'low');
+  }
+
+  /** The remaining parts, a script or request at a time, when the page is idle. */
+  streamRest() {
+    const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(fn, 50));
+    const next = () => {
+      let index = 0;
+      while (index < this.engine.partCount() && (this.engine.partReady(index) || this.failures.has(index))) index++;
+      if (index >= this.engine.partCount()) return;
+      const batch = [];
+      for (let i = index; i < this.engine.partCount() && batch.length < PARTS_PER_SCRIPT; i++) {
+        if (!this.engine.partReady(i) && !this.failures.has(i)) batch.push(i);
+      }
+      this.ensure(batch, 'low').then(() => idle(next), () => idle(next));
+    };
+    idle(next);
+  }
+
+  async ensure(parts, priority) {
+    const waits = [];
+    for (const run of this.groups(parts.filter((i) => !this.engine.partReady(i)))) {
+      const pending = run.filter((i) => !this.inFlight.has(i));
+      if (pending.length) {
+        const load = this.load(pending, priority);
+        for (const i of pending) this.inFlight.set(i, load);
+      }
+      for (const i of run) waits.push(this.inFlight.get(i));
+    }
+    await Promise.all(waits);
+  }
+
+  /** Runs of adjacent parts; from scripts, the parts of one script together. */
+  groups(parts) {
+    const runs = [];
+    for (const i of parts) {
+      const last = runs.at(-1);
+      const together = last && (this.source.partScripts
+        ? Math.floor(last.at(-1) / PARTS_PER_SCRIPT) === Math.floor(i / PARTS_PER_SCRIPT)
+        : last.at(-1) === i - 1);
+      if (together) last.push(i); else runs.push([i]);
+    }
+    return runs;
+  }
+
+  async load(run, priority) {
+    const engine = this.engine;
+    const describe = () => run.length === 1 ? engine.describePart(run[0])
+      : `${engine.describePart(run[0])} to ${engine.describePart(run.at(-1))}`;
+    const failed = (error) => {
+      for (const i of run) { this.failures.set(i, error); this.inFlight.delete(i); }
+      this.changed(error);
+      throw error;
+    };
+    let bytes, base;
+    try {
+      ({ bytes, base } = await this.fetchRun(run, priority));
+    } catch (error) {
+      failed(new LoadError('weights', `the model weights ${describe()} could not be loaded: ${error.message}`));
+    }
+    for (const i of run) {
+      const { offset, bytes: length } = engine.partRange(i);
+      try {
+        if (!engine.partReady(i)) engine.partArrived(i, bytes.subarray(offset - base, offset - base + length));
+        this.bytesLoaded += length;
+      } catch (error) {
+        failed(new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code));
+      }
+    }
+    this.changed();
+  }
+
+  /** {bytes, base}: the bytes of the run's parts (more from a script), base their file offset. */
+  async fetchRun(run, priority) {
+    const first = this.engine.partRange(run[0]), last = this.engine.partRange(run.at(-1));
+    if (!this.source.partScripts) {
+      const end = last.offset + last.bytes;
+      return { bytes: await this.source.fetchParts(first.offset, end - first.offset, priority), base: first.offset };
+    }
+    const group = Math.floor(run[0] / PARTS_PER_SCRIPT) * PARTS_PER_SCRIPT;
+    const url = partScriptUrl(this.source.partScripts, group);
+    let text;
+    try {
+      text = await loadAssetScript(url);
+    } catch (error) {
+      scriptLoads.delete(url);  // a later need tries again
+      throw new Error(error.message);
+    }
+    return { bytes: decodeBase64(text), base: this.engine.partRange(group).offset };
+  }
+}
+
 /** Loads the wasm and the weights at the same time, then starts the engine. */
 async function startEngine(sources, report) {
   const wasmLoad = loadAsset({
@@ -163,10 +394,7 @@ async function startEngine(sources, report) {
     performance.mark('attn-wasm-loaded');
     return compileWasm(bytes);
   });
-  const weightsLoad = loadAsset({
-    part: 'weights', label: 'model weights', ...sources.weights,
-    expectedBytes: sources.defaultWeights ? ASSET_BYTES['bert-mini.int8.bin'] : 0, report,
-  });
+  const weightsLoad = loadWeights(sources, report);
   wasmLoad.catch(() => {});
   weightsLoad.catch(() => {});
   const module = await wasmLoad;
@@ -174,19 +402,31 @@ async function startEngine(sources, report) {
   performance.mark('attn-weights-loaded');
   report({ part: 'engine', message: 'starting the engine', loaded: 1, total: 1 });
   try {
-    const engine = await createEngine({ wasm: module, weights });
+    if (weights.whole) {
+      const engine = await createEngine({ wasm: module, weights: weights.whole });
+      engine.weightBytesLoaded = () => weights.whole.length;
+      performance.mark('attn-engine-ready');
+      return engine;
+    }
+    const engine = await createPartialEngine({ wasm: module, head: weights.head, fileSize: weights.fileSize });
+    engine.loading = new PartLoader(engine, weights);
+    engine.weightBytesLoaded = () => engine.loading.bytesLoaded;
     performance.mark('attn-engine-ready');
     return engine;
   } catch (error) {
-    // Every engine refusal but "out of memory" is about the weights file.
-    if (error instanceof EngineError && error.code !== STATUS.NO_MEMORY) {
-      throw new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
-    }
-    if (error instanceof EngineError) {
-      throw new LoadError('engine', `the engine could not start: ${error.message}`, error.code);
-    }
-    throw new LoadError('engine', `the engine could not start: ${error.message}`);
+    throw loadErrorOf(error);
   }
+}
+
+/** {head, fileSize, …} to read in parts, or {whole} for a file given in one piece. */
+async function loadWeights(sources, report) {
+  const { binaryUrl, scriptUrl } = sources.weights;
+  if (binaryUrl && canFetch(binaryUrl)) {
+    const fetched = await fetchHead(binaryUrl, report);
+    if (fetched) return fetched;
+  }
+  if (!scriptUrl) throw new LoadError('weights', `could not load the model weights from ${binaryUrl}`);
+  return scriptHead(scriptUrl, report);
 }
 
 /**

@@ -4,6 +4,7 @@ import { tokenBarFigure, niceMax, seriesColours } from '../charts.mjs';
 import { messageFigure, stackFigures } from '../figures.mjs';
 import { percent } from '../format.mjs';
 import { note } from './common.mjs';
+import { weightsProgressText } from '../loader.mjs';
 
 const MAX_MASKS_SHOWN = 4;
 
@@ -17,6 +18,8 @@ export function predictionCaveat(card) {
     `\u201c.\u201d or \u201c,\u201d), not understanding. ${measured}. A wrong guess is expected, not a fault of the page.`;
 }
 
+export const NO_MLM_HEAD = 'This checkpoint has no masked-word head (BertModel): attention works, predictions do not.';
+
 export const mlmView = {
   id: 'mlm',
   label: '[MASK]',
@@ -26,6 +29,12 @@ export const mlmView = {
     const { layers, heads } = engine.shape;
     const masks = [];
     run.tokens.forEach((t, i) => { if (t === '[MASK]') masks.push(i); });
+    if (!engine.hasMlm()) {
+      return {
+        figure: messageFigure({ width, title: '[MASK] predictions are off for this model', lines: [NO_MLM_HEAD] }),
+        notes: [note('The other views read the attention, which this model has in full.', 'note no-mlm')],
+      };
+    }
     const caveat = note(predictionCaveat(engine.modelCard()), 'warning mlm-caveat');
     if (!masks.length) {
       return {
@@ -33,6 +42,13 @@ export const mlmView = {
           width, title: '[MASK] what-if: no [MASK] in the sentence yet',
           lines: ['Type [MASK] in place of a word (for example \u201cThe cat [MASK] on the mat.\u201d) and the model\u2019s top-5 guesses appear here, with their probabilities.'],
         }),
+        notes: [caveat],
+      };
+    }
+    if (engine.loading && engine.partsMissing() > 0) {
+      engine.loading.ensureAll().catch(() => {});  // a refusal is shown by the explorer
+      return {
+        figure: messageFigure({ width, title: '[MASK] what-if: waiting for the rest of the model weights', lines: [weightsProgressText(engine)] }),
         notes: [caveat],
       };
     }

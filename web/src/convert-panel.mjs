@@ -1,0 +1,249 @@
+// "Use your own model": a Hugging Face BERT checkpoint folder (config.json, vocab.txt,
+// model.safetensors), picked or dropped on the page, is converted here by the converter's own
+// core (weights/convert-core.mjs, the code the command line runs), checked by loading it into
+// the engine, shown in the explorers and offered for download. Nothing is sent anywhere.
+//
+// The conversion runs on the main thread, with progress between its steps: a Worker needs a
+// script file of its own, which a page opened from file:// cannot start.
+
+import { html, replaceChildrenOf } from './dom.mjs';
+import { megabytes } from './format.mjs';
+import { convertCheckpoint, ConvertError } from '../../weights/convert-core.mjs';
+
+const FILES = { 'config.json': 'config', 'vocab.txt': 'vocab', 'model.safetensors': 'safetensors', 'training.json': 'training' };
+const REQUIRED = ['config.json', 'vocab.txt', 'model.safetensors'];
+
+const PANEL_CSS = `
+:host { display: block; margin-top: 16px; }
+.convert { border: 1px solid var(--line, #d8dde3); border-radius: 10px; padding: 10px 14px; }
+h2 { font-size: 16px; margin: 0 0 6px; }
+p { margin: 6px 0; font-size: 14px; line-height: 1.45; }
+.help { color: var(--muted, #56606b); }
+.drop { border: 2px dashed var(--line-strong, #8f99a4); border-radius: 10px; padding: 12px; display: flex;
+  flex-wrap: wrap; gap: 8px 18px; align-items: center; }
+.drop.over { border-color: var(--accent, #0072b2); background: var(--chosen-band, rgba(0, 114, 178, 0.09)); }
+label { font-size: 14px; font-weight: 600; display: inline-flex; flex-direction: column; gap: 4px; }
+.status { display: flex; align-items: center; gap: 10px; font-size: 14px; min-height: 24px; }
+.status[hidden], .refusal[hidden], .result[hidden] { display: none; }
+progress { width: 160px; }
+.refusal { border: 1px solid var(--error-line, #c0392b); background: var(--error-bg, #fdecea); border-radius: 8px;
+  padding: 8px 12px; font-size: 14px; }
+.refusal-message { display: block; font-family: ui-monospace, monospace; white-space: pre-wrap; margin-top: 4px; }
+.result ul { margin: 4px 0; padding-left: 20px; font-size: 13px; }
+.precisions { font-size: 13px; border-collapse: collapse; }
+.precisions td { padding: 1px 10px 1px 0; font-family: ui-monospace, monospace; }
+a.download { font-weight: 600; }
+:focus-visible { outline: 3px solid var(--focus, #b35806); outline-offset: 2px; }
+`;
+
+let sheet = null;
+function panelSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(PANEL_CSS);
+  }
+  return sheet;
+}
+
+/** Lets the browser draw the progress line before the next (blocking) step. */
+const paint = () => new Promise((resolve) => {
+  requestAnimationFrame(() => setTimeout(resolve, 0));
+  setTimeout(resolve, 60);
+});
+
+/** The checkpoint's files by name, from a file list: the shallowest file of each name wins. */
+export function pickCheckpointFiles(entries) {
+  const chosen = new Map();
+  for (const { file, path } of entries) {
+    const name = path.split('/').pop();
+    const depth = path.split('/').length;
+    if (!(name in FILES) && !/\.(safetensors|bin)$/.test(name)) continue;
+    const known = chosen.get(name);
+    if (!known || depth < known.depth) chosen.set(name, { file, path, depth });
+  }
+  const folder = [...chosen.values()].map((c) => c.path.split('/')).find((parts) => parts.length > 1)?.at(-2);
+  return { chosen, label: folder || 'your checkpoint' };
+}
+
+/** Why these files cannot be a checkpoint, or null. */
+function missingFilesMessage(chosen) {
+  const missing = REQUIRED.filter((name) => !chosen.has(name));
+  if (!missing.length) return null;
+  if (missing.includes('model.safetensors')) {
+    if (chosen.has('pytorch_model.bin')) {
+      return 'this folder has pytorch_model.bin but no model.safetensors: save the model as safetensors first '
+        + '(in Python: AutoModelForMaskedLM.from_pretrained(DIR).save_pretrained(DIR, safe_serialization=True))';
+    }
+    if ([...chosen.keys()].some((n) => /-of-\d+\.safetensors$/.test(n))) {
+      return 'this checkpoint is split into several .safetensors files: save it as one model.safetensors';
+    }
+  }
+  return `a checkpoint needs ${REQUIRED.join(', ')}; missing: ${missing.join(', ')}`;
+}
+
+/** Every file under a dropped item (a file, or a folder read through its entries). */
+async function droppedEntries(dataTransfer) {
+  const roots = [...dataTransfer.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+  if (!roots.length) return [...dataTransfer.files].map((file) => ({ file, path: file.name }));
+  const out = [];
+  const walk = async (entry, prefix, depth) => {
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isFile) {
+      out.push({ file: await new Promise((resolve, reject) => entry.file(resolve, reject)), path });
+    } else if (entry.isDirectory && depth < 3) {
+      const reader = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+        if (!batch.length) break;
+        for (const child of batch) await walk(child, path, depth + 1);
+      }
+    }
+  };
+  for (const root of roots) await walk(root, '', 0);
+  return out;
+}
+
+/** Off-grid matrices get int16 (one scale per row): safe without the command line's float64 search. */
+function int16WhereOffGrid({ candidates }) {
+  return { choice: new Map(candidates.map((name) => [name, 'int16'])), predicted: NaN };
+}
+
+function precisionSummary(tensors) {
+  const matrices = tensors.filter((t) => t.kind === 'matrix');
+  const int8 = matrices.filter((t) => t.precision === 'int8').length;
+  const int16 = matrices.length - int8;
+  const text = int16 === 0
+    ? `Every matrix (${matrices.length}) was already on the per-row int8 grid and is stored as int8, exactly.`
+    : `${int8} of ${matrices.length} matrices were on the per-row int8 grid and are stored as int8, exactly; `
+      + `the other ${int16} are stored as int16 (one scale per row), which is safe without measuring. `
+      + 'On the command line, node weights/convert.mjs DIR OUT.bin measures with a float64 reference which of them '
+      + 'int8 is enough for, and can make the file smaller.';
+  const rows = matrices.map((t) => html('tr', { dataset: { tensor: t.name, precision: t.precision } }, [
+    html('td', { text: t.name }), html('td', { text: t.precision }), html('td', { text: `${t.rows}\u00d7${t.cols}` }),
+    html('td', { text: t.onGrid && t.precision === 'int8' ? 'exact' : `max |error| ${t.maxError.toExponential(2)}` }),
+  ]));
+  return [
+    html('p', { class: 'precision-summary', text }),
+    html('details', {}, [html('summary', { text: 'Each matrix\u2019s precision' }), html('table', { class: 'precisions' }, html('tbody', {}, rows))]),
+  ];
+}
+
+/**
+ * The panel element. `useWeights(bytes, label)` shows a converted file in the page's explorers
+ * and rejects with the engine's error when the engine refuses it.
+ */
+export function convertPanel(useWeights) {
+  const host = html('section', { class: 'convert-host', 'aria-label': 'Use your own model' });
+  const root = host.attachShadow({ mode: 'open' });
+  root.adoptedStyleSheets = [panelSheet()];
+  const folderInput = html('input', { type: 'file', webkitdirectory: true, class: 'folder-input' });
+  const filesInput = html('input', { type: 'file', multiple: true, accept: '.json,.txt,.safetensors', class: 'files-input' });
+  const progress = html('progress', { max: 1, value: 0 });
+  const statusText = html('span', {});
+  const status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite', hidden: true }, [progress, statusText]);
+  const refusal = html('div', { class: 'refusal', role: 'alert', hidden: true });
+  const result = html('div', { class: 'result', hidden: true });
+  const drop = html('div', { class: 'drop' }, [
+    html('label', {}, ['Choose a checkpoint folder', folderInput]),
+    html('label', {}, ['or its files', filesInput]),
+    html('span', { class: 'help', text: 'or drop the folder or its files here' }),
+  ]);
+  root.append(html('div', { class: 'convert' }, [
+    html('h2', { text: 'Use your own model' }),
+    html('p', { class: 'help', text: 'A Hugging Face BERT checkpoint (config.json, vocab.txt, model.safetensors; BertForMaskedLM or BertModel, '
+      + '2\u201312 layers) is converted in this page by the same converter as the command line, checked by the engine and shown above. '
+      + 'Nothing leaves your computer.' }),
+    drop, status, refusal, result,
+  ]));
+
+  let downloadUrl = null;
+  let busy = false;
+  const step = async (text, value) => {
+    status.hidden = false;
+    statusText.textContent = text;
+    progress.value = value;
+    await paint();
+  };
+  const refuse = (headline, message) => {
+    status.hidden = true;
+    replaceChildrenOf(refusal, [html('strong', { text: headline }), html('span', { class: 'refusal-message', text: message })]);
+    refusal.hidden = false;
+  };
+
+  async function convertEntries(entries) {
+    if (busy) return;
+    busy = true;
+    refusal.hidden = result.hidden = true;
+    try {
+      await convertChosen(pickCheckpointFiles(entries));
+    } finally {
+      busy = false;
+      folderInput.value = filesInput.value = '';
+    }
+  }
+
+  async function convertChosen({ chosen, label }) {
+    const missing = missingFilesMessage(chosen);
+    if (missing) { refuse('These files are not a checkpoint the converter reads.', missing); return; }
+    const texts = {};
+    const names = Object.keys(FILES).filter((n) => chosen.has(n));
+    const total = names.reduce((sum, n) => sum + chosen.get(n).file.size, 0);
+    let read = 0;
+    for (const name of names) {
+      const { file } = chosen.get(name);
+      await step(`Reading ${name} (${megabytes(file.size)})\u2026`, 0.3 * (read / total));
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      texts[FILES[name]] = name.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes;
+      read += file.size;
+    }
+    await step('Converting (the page pauses while the converter works)\u2026', 0.35);
+    const notes = [];
+    let converted;
+    try {
+      converted = convertCheckpoint({ name: label, training: null, ...texts },
+        { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line) });
+    } catch (error) {
+      if (error instanceof ConvertError) refuse('The converter refused this checkpoint:', error.message);
+      else refuse('The conversion failed:', String(error?.message || error));
+      return;
+    }
+    await step(`Checking: the engine loads the ${megabytes(converted.bytes.length)} weights file\u2026`, 0.8);
+    try {
+      await useWeights(converted.bytes, label);
+    } catch (error) {
+      refuse('The engine refused the converted file:', String(error?.message || error));
+      return;
+    }
+    showResult(converted, label, notes);
+  }
+
+  function showResult({ bytes, tensors }, label, notes) {
+    status.hidden = true;
+    if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+    downloadUrl = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+    const fileName = `${label.replace(/[^A-Za-z0-9._-]+/g, '-')}.bin`;
+    replaceChildrenOf(result, [
+      html('p', { class: 'converted', text: `Converted ${label}: ${megabytes(bytes.length)}; the explorer now shows it.` }),
+      ...precisionSummary(tensors),
+      notes.length ? html('ul', { class: 'converter-notes' }, notes.map((line) => html('li', { text: line }))) : null,
+      html('p', {}, [
+        html('a', { class: 'download', href: downloadUrl, download: fileName, text: `Download ${fileName}` }),
+        ' \u2014 to ship it with an explorer, put it next to your page and give the explorer weights="',
+        fileName, '".',
+      ]),
+    ]);
+    result.hidden = false;
+  }
+
+  const fromInput = (input) => convertEntries([...input.files].map((file) => ({ file, path: file.webkitRelativePath || file.name })));
+  folderInput.addEventListener('change', () => fromInput(folderInput));
+  filesInput.addEventListener('change', () => fromInput(filesInput));
+  drop.addEventListener('dragover', (event) => { event.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', async (event) => {
+    event.preventDefault();
+    drop.classList.remove('over');
+    convertEntries(await droppedEntries(event.dataTransfer));
+  });
+  return host;
+}

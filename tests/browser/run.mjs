@@ -16,8 +16,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createEngine } from '../../web/src/engine.mjs';
-import { corruptWeightsCases, MESSAGES } from '../lib/corrupt-weights.mjs';
+import { corruptWeightsCases, MESSAGES, partsOf, partOfToken, splitForScripts } from '../lib/corrupt-weights.mjs';
 import { layoutProblemsInPage } from './layout.mjs';
+import { convertPanelTest } from './convert.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test-output');
@@ -44,6 +45,7 @@ const median = (values) => {
 // Serves the repository, and the directories in SERVED under their URL prefixes.
 const SERVED = new Map();
 const noRanges = new Set();  // paths served whole whatever the Range header asks (a server without ranges)
+const missingRanges = new Map();  // path → first byte from which range requests answer 404
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.svg': 'image/svg+xml' };
 function startServer() {
@@ -58,7 +60,9 @@ function startServer() {
       const type = TYPES[path.extname(file)] || 'application/octet-stream';
       const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range || '');
       if (range && !noRanges.has(pathname)) {  // one range, as the page asks for the weights' parts
-        const start = Number(range[1]), end = Math.min(range[2] ? Number(range[2]) + 1 : data.length, data.length);
+        const start = Number(range[1]);
+        if (start >= (missingRanges.get(pathname) ?? Infinity)) throw new Error('a range made missing');
+        const end = Math.min(range[2] ? Number(range[2]) + 1 : data.length, data.length);
         if (start >= data.length || end <= start) {
           response.writeHead(416, { 'content-range': `bytes */${data.length}` });
           response.end();
@@ -514,6 +518,97 @@ async function testCorruptWeightsMatrix() {
     await rm(dir, { recursive: true, force: true });
   }
   console.log(`corrupt weights: ${cases.length} cases (${overHttp.size} also over http), ${pages} page loads in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * The corrupt-weights matrix extended to parts: a flipped byte in a part the sentence needs
+ * (refused before anything is drawn, the part named), in a part it does not need (the sentence
+ * is drawn, then the part is named when it arrives), a part script missing from file://, and a
+ * range answered 404 over http. Over http the page reads the .bin in parts; from file:// it
+ * reads the head script and the part scripts.
+ */
+async function testCorruptParts() {
+  const weights = readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin'));
+  const sentence = 'The cat sat on the mat.';
+  const catPart = partOfToken(weights, engine.tokenize('cat').ids[1]);
+  const parts = partsOf(weights), lastPart = parts.length - 1;
+  const neededIds = engine.tokenize(sentence).ids;
+  check(`corrupt parts: "cat" lies in part ${catPart}, which the sentence needs; part ${lastPart} it does not`,
+    catPart > 0 && !neededIds.some((id) => partOfToken(weights, id) === lastPart));
+  const flipped = (part) => {
+    const copy = Buffer.from(weights);
+    copy[parts[part].offset + 1234] ^= 0x40;
+    return copy;
+  };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-corrupt-parts-'));
+  const prefix = `/corrupt-parts-${path.basename(dir)}/`;
+  SERVED.set(prefix, dir);
+  const bundle = pathToFileURL(path.join(ROOT, 'web/dist/attention-explorer.js')).href;
+  const html = (script, weightsFile) => '<!doctype html><meta charset="utf-8"><title>corrupt parts</title>' +
+    `<script src="${script}" defer></script><attention-explorer weights="${weightsFile}" sentence="${sentence}"></attention-explorer>\n`;
+  const writeScripts = async (stem, bytes, { skip = null } = {}) => {
+    const { head, scripts } = splitForScripts(bytes, 8);
+    await writeFile(path.join(dir, `${stem}.weights.head.js`), weightsScript(`${stem} head`, head));
+    for (const { group, bytes: b } of scripts) {
+      if (group !== skip) await writeFile(path.join(dir, `${stem}.weights.part-${String(group).padStart(3, '0')}.js`), weightsScript(`${stem} ${group}`, b));
+    }
+  };
+  const page = await newPage();
+  /** Opens a case; `drawsFirst`: the sentence is drawn before the error shows. */
+  async function checkCase(address, label, { part, pattern, code = null, drawsFirst = false }) {
+    page.problems.length = 0;
+    await page.goto(address);
+    if (drawsFirst) {
+      await waitDrawn(page);
+      check(`${label}: the sentence is drawn from the parts it needs`, (await drawnCount(page)) >= 1 &&
+        (await explorer(page).locator('.attention-row').count()) > 0);
+    }
+    const error = explorer(page).locator('.explorer > .error');
+    await error.waitFor({ state: 'visible', timeout: 60000 });
+    const text = (await error.textContent()).replace(/\s+/g, ' ').trim();
+    const shown = await explorer(page).evaluate((e) => ({
+      code: e.shadowRoot.querySelector('.explorer > .error').dataset.code ?? null, drawn: e.dataset.drawn || null,
+      rows: e.shadowRoot.querySelectorAll('.attention-row, rect.bar').length,
+    }));
+    check(`${label}: the error names part ${part} of ${parts.length} ("${text.slice(0, 160)}")`,
+      text.includes(`part ${part} of ${parts.length}`) && pattern.test(text) && (code === null || shown.code === String(code)), text);
+    if (!drawsFirst) check(`${label}: nothing drawn`, shown.rows === 0 && !shown.drawn, `${shown.rows} rows, drawn ${shown.drawn}`);
+    check(`${label}: no page errors`, page.problems.length === 0, page.problems.join('; '));
+  }
+  const checksum = new RegExp(MESSAGES[5].replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  try {
+    await writeFile(path.join(dir, 'needed.bin'), flipped(catPart));
+    await writeFile(path.join(dir, 'needed-http.html'), html('/web/dist/attention-explorer.js', 'needed.bin'));
+    await checkCase(`${HTTP}${prefix}needed-http.html`, 'corrupt parts, http, a flipped byte in a needed part',
+      { part: catPart, pattern: checksum, code: 5 });
+    await writeFile(path.join(dir, 'unneeded.bin'), flipped(lastPart));
+    await writeFile(path.join(dir, 'unneeded-http.html'), html('/web/dist/attention-explorer.js', 'unneeded.bin'));
+    await checkCase(`${HTTP}${prefix}unneeded-http.html`, 'corrupt parts, http, a flipped byte in a part the sentence does not need',
+      { part: lastPart, pattern: checksum, code: 5, drawsFirst: true });
+    await writeFile(path.join(dir, 'range404.bin'), weights);
+    await writeFile(path.join(dir, 'range404-http.html'), html('/web/dist/attention-explorer.js', 'range404.bin'));
+    missingRanges.set(`${prefix}range404.bin`, parts[catPart].offset);
+    await checkCase(`${HTTP}${prefix}range404-http.html`, 'corrupt parts, http, a range answered 404',
+      { part: catPart, pattern: /could not be loaded.*404/ });
+    missingRanges.delete(`${prefix}range404.bin`);
+
+    await writeScripts('needed', flipped(catPart));
+    await writeFile(path.join(dir, 'needed.html'), html(bundle, 'needed.weights.head.js'));
+    await checkCase(pathToFileURL(path.join(dir, 'needed.html')).href, 'corrupt parts, file://, a flipped byte in a needed part',
+      { part: catPart, pattern: checksum, code: 5 });
+    await writeScripts('unneeded', flipped(lastPart));
+    await writeFile(path.join(dir, 'unneeded.html'), html(bundle, 'unneeded.weights.head.js'));
+    await checkCase(pathToFileURL(path.join(dir, 'unneeded.html')).href, 'corrupt parts, file://, a flipped byte in a part the sentence does not need',
+      { part: lastPart, pattern: checksum, code: 5, drawsFirst: true });
+    await writeScripts('missing', weights, { skip: Math.floor(catPart / 8) });
+    await writeFile(path.join(dir, 'missing.html'), html(bundle, 'missing.weights.head.js'));
+    await checkCase(pathToFileURL(path.join(dir, 'missing.html')).href, 'corrupt parts, file://, a part script missing',
+      { part: catPart, pattern: /could not be loaded.*could not load/ });
+  } finally {
+    await page.context().close();
+    SERVED.delete(prefix);
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function testExport() {
@@ -1048,9 +1143,9 @@ async function rolloutTiming() {
 }
 
 const TESTS = { testFileIndex, testHttpIndex, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
-  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testExport,
+  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testExport,
   testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
-  testCopyTheFiles, testModelCard, testTiming };
+  testCopyTheFiles, testModelCard, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 
 await mkdir(SHOTS, { recursive: true });
 try {

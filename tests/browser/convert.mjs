@@ -1,0 +1,121 @@
+// The page's "Use your own model" panel (web/src/convert-panel.mjs) in Chromium: a checkpoint
+// folder set on the folder input is converted in the page, loaded into the explorer (its shape
+// in the pickers), its attention matches the float64 reference within the parity bar, the
+// downloaded .bin is the command line's file byte for byte, a refused checkpoint shows the
+// converter's message, a BertModel checkpoint (no MLM head) says why [MASK] is off, and no
+// request is made while any of it happens. Run from tests/browser/run.mjs (testConvertPanel).
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { compactConfig, randomTensors, referenceModel, vocabLines, writeCheckpoint } from '../lib/checkpoints.mjs';
+import { referenceForward, maxAttentionDelta } from '../../weights/reference.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ATTENTION_BAR = 1e-3;
+// One matrix moved off the per-row int8 grid: the page must store it as int16, the rest as int8.
+const OFF_GRID = 'bert.encoder.layer.0.attention.self.query.weight';
+const SENTENCE = 'the cat sat on the mat.';
+const NO_MLM_TEXT = 'This checkpoint has no masked-word head (BertModel): attention works, predictions do not.';
+
+function checkpoints(root) {
+  const config = compactConfig({ layers: 2, hidden: 128, vocab: 200, positions: 64 });
+  const { tensors, shapes } = randomTensors(config, 23);
+  const moved = tensors.get(OFF_GRID);
+  for (let i = 0; i < moved.length; i++) moved[i] += ((i * 7919) % 101 - 50) * 1e-6;
+  const model = writeCheckpoint(path.join(root, 'tiny-bert'), { config, tensors, shapes });
+  const refused = writeCheckpoint(path.join(root, 'relu-bert'), { config: { ...config, hidden_act: 'relu' }, tensors, shapes });
+  const bare = writeCheckpoint(path.join(root, 'bare-bert'), {
+    config: { ...config, architectures: ['BertModel'] }, tensors, shapes,
+    rename: (name) => (name.startsWith('cls.') ? null : name.replace(/^bert\./, '')),
+  });
+  return { config, tensors, model, refused, bare };
+}
+
+/** The ids the reference runs: the checkpoint's vocab.txt, looked up word by word. */
+function idsOf(config, tokens) {
+  const vocab = vocabLines(config.vocab_size);
+  return tokens.map((t) => vocab.indexOf(t));
+}
+
+export async function convertPanelTest({ newPage, check, waitDrawn, FILE }) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-page-convert-'));
+  const page = await newPage();
+  try {
+    const { config, tensors, model, refused, bare } = checkpoints(root);
+    await page.goto(`${FILE}/web/index.html`);
+    await waitDrawn(page);
+    const requests = [];
+    page.on('request', (request) => requests.push(request.url()));
+    const panel = page.locator('attention-explorer').first().locator('.convert');
+    const pickers = () => page.evaluate(() => {
+      const e = document.querySelector('attention-explorer');
+      const count = (selector) => e.shadowRoot.querySelectorAll(`${selector} button`).length;
+      return { layers: count('.layer-picker'), heads: count('.head-picker'), model: e.dataset.model ?? null };
+    });
+    const before = await pickers();
+
+    await panel.locator('input.folder-input').setInputFiles(model);
+    await page.waitForFunction(() => document.querySelector('attention-explorer').dataset.model === 'tiny-bert', null, { timeout: 60000 });
+    await waitDrawn(page);
+    const after = await pickers();
+    check(`convert panel: the folder converts in the page and the explorer shows it (pickers ${before.layers}×${before.heads} → ${after.layers}×${after.heads})`,
+      before.layers === 4 && after.layers === 2 && after.heads === 2, JSON.stringify({ before, after }));
+
+    const shown = await page.evaluate((sentence) => {
+      const e = document.querySelector('attention-explorer');
+      const session = e.engine.createSession();
+      const run = session.runText(sentence);
+      const result = { tokens: run.tokens, attention: Array.from(session.attention()) };
+      session.destroy();
+      return result;
+    }, SENTENCE);
+    const reference = referenceForward(referenceModel(config, tensors), idsOf(config, shown.tokens));
+    const delta = maxAttentionDelta(Float64Array.from(shown.attention), reference.attention);
+    check(`convert panel: attention of the page-converted model vs the float64 reference, max |Δ| ${delta.toExponential(2)} (≤ ${ATTENTION_BAR})`,
+      delta <= ATTENTION_BAR);
+
+    const precisions = await panel.locator('.precisions tr').evaluateAll((rows) => rows.map((r) => [r.dataset.tensor, r.dataset.precision]));
+    const int16 = precisions.filter(([, p]) => p === 'int16').map(([name]) => name);
+    check(`convert panel: each matrix's precision shown (${precisions.length} rows); int16 only for the matrix off the int8 grid`,
+      precisions.length === 2 * 6 + 4 && int16.length === 1 && int16[0] === OFF_GRID, JSON.stringify(int16));
+
+    const cliOut = path.join(root, 'cli.bin');
+    const cli = spawnSync('node', [path.join(ROOT, 'weights/convert.mjs'), model, cliOut, '--precision-for', `${OFF_GRID}=int16`], { encoding: 'utf8' });
+    const [download] = await Promise.all([page.waitForEvent('download'), panel.locator('a.download').click()]);
+    const downloaded = fs.readFileSync(await download.path());
+    check(`convert panel: the downloaded ${download.suggestedFilename()} (${downloaded.length} bytes) is the command line's file byte for byte`,
+      cli.status === 0 && download.suggestedFilename() === 'tiny-bert.bin' && downloaded.equals(fs.readFileSync(cliOut)), cli.stderr);
+
+    await panel.locator('input.folder-input').setInputFiles(refused);
+    const refusal = panel.locator('.refusal-message');
+    await refusal.waitFor({ timeout: 30000 });
+    const message = await refusal.textContent();
+    check(`convert panel: a refused checkpoint shows the converter's message ("${message}")`,
+      message === 'config.json: hidden_act is "relu"; this engine runs "gelu" (exact erf)'
+      && (await pickers()).model === 'tiny-bert');
+
+    await panel.locator('input.folder-input').setInputFiles(bare);
+    await page.waitForFunction(() => document.querySelector('attention-explorer').dataset.model === 'bare-bert', null, { timeout: 60000 });
+    const explorer = page.locator('attention-explorer').first();
+    await explorer.locator('textarea').first().fill('the cat [MASK] on the mat.');
+    await explorer.locator('.mask-predictions .mask-caveat').waitFor({ timeout: 30000 });
+    const inline = await explorer.locator('.mask-predictions').textContent();
+    await explorer.locator('.tab[data-view="mlm"]').click();
+    await explorer.locator('.figure-box svg[data-view="mlm"]').waitFor({ timeout: 30000 });
+    const figure = await explorer.locator('.figure-box svg').textContent();
+    check('convert panel: a BertModel checkpoint (no MLM head) loads, and the [MASK] line and view say why predictions are off',
+      inline === NO_MLM_TEXT && figure.includes('no masked-word head (BertModel)') && (await pickers()).layers === 2, `${inline} | ${figure}`);
+
+    // The default model's own files may still arrive meanwhile (its parts load at idle priority).
+    const own = `${FILE}/web/dist/`;
+    const made = requests.filter((u) => !u.startsWith(own) && !u.startsWith('blob:'));
+    check(`convert panel: no request while converting, loading and exploring (${made.length}; ${requests.length - made.length} of the page's own files)`,
+      made.length === 0, made.slice(0, 3).join(', '));
+  } finally {
+    await page.context().close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}

@@ -164,3 +164,28 @@ export function corruptWeightsCases(weights) {
     ['[MASK] missing from the vocabulary', edited((b) => { b[vocabLineOffset(b, '[MASK]') + 4] = 0x58; }), 21],
   ].map(([name, make, code]) => ({ name, make, code }));
 }
+
+/**
+ * The part holding token `id`'s word-embedding row (weights/FORMAT.md: the rows lie in parts
+ * 1…, whole rows, in vocabulary order).
+ */
+export function partOfToken(buf, id) {
+  const entry = entryOf(buf, 'bert.embeddings.word_embeddings.weight');
+  const rowBytes = buf.readUInt32LE(entry + 72) * (buf.readUInt32LE(entry + ENTRY.kind) === 4 ? 2 : 1);
+  const offset = u64(buf, entry + ENTRY.dataOffset) + id * rowBytes;
+  return partsOf(buf).findIndex((p) => offset >= p.offset && offset < p.offset + p.bytes);
+}
+
+/**
+ * The file as the page reads it from file://: the head, then the parts `perScript` a script
+ * (tools/build-web.mjs): { head, scripts: [{ group, bytes }] }.
+ */
+export function splitForScripts(buf, perScript) {
+  const parts = partsOf(buf);
+  const scripts = [];
+  for (let first = 0; first < parts.length; first += perScript) {
+    const last = parts[Math.min(first + perScript, parts.length) - 1];
+    scripts.push({ group: first / perScript, bytes: buf.subarray(parts[first].offset, last.offset + last.bytes) });
+  }
+  return { head: buf.subarray(0, u64(buf, AT.headBytes)), scripts };
+}

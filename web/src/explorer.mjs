@@ -192,7 +192,7 @@ export class AttentionExplorer extends HTMLElement {
 
   /** A part of the weights arrived (or was refused): what waited for it is drawn again. */
   onWeightsArrived({ missing, error }) {
-    if (error) { this.showError(error); return; }
+    if (error) { this.showFirstError(error); return; }
     if (!this.run || !this.isConnected) return;
     if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
     if (this.state.view === 'mlm' && (missing === 0 || missing % 8 === 0)) this.renderView();
@@ -203,7 +203,12 @@ export class AttentionExplorer extends HTMLElement {
     const sentence = this.state.sentence;
     this.engine.loading.ensureText(sentence).then(() => {
       if (this.state.sentence === sentence && this.isConnected) this.runNow();
-    }, (error) => this.showError(error));
+    }, (error) => this.showFirstError(error));
+  }
+
+  /** The first part of the weights refused or missing is the one named; later ones follow from it. */
+  showFirstError(error) {
+    if (this.parts.error.hidden) this.showError(error);
   }
 
   openSession() {

@@ -340,8 +340,7 @@ class PartLoader {
 
   async load(run, priority) {
     const engine = this.engine;
-    const describe = () => run.length === 1 ? engine.describePart(run[0])
-      : `${engine.describePart(run[0])} to ${engine.describePart(run.at(-1))}`;
+    const describe = () => run.map((i) => engine.describePart(i)).join(', ');
     const failed = (error) => {
       for (const i of run) { this.failures.set(i, error); this.inFlight.delete(i); }
       this.changed(error);

@@ -211,7 +211,7 @@ export function convertPanel(useWeights) {
     try {
       await useWeights(converted.bytes, label);
     } catch (error) {
-      refuse('The engine refused the converted file:', String(error?.message || error));
+      refuse('The converted model could not be loaded:', String(error?.message || error));
       return;
     }
     showResult(converted, label, notes);

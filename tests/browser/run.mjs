@@ -326,10 +326,13 @@ async function testEmbed(base, label) {
   const shared = await page.evaluate(() => {
     const [a, b] = document.querySelectorAll('attention-explorer');
     return { same: a.engine === b.engine && !!a.engine, sessions: a.session !== b.session, engines: window.AttentionExplorerPage.engineCount(),
-      weightScripts: document.querySelectorAll('script[src*="weights"]').length };
+      weightScripts: [...document.querySelectorAll('script[src*="weights"]')].map((e) => e.src) };
   });
-  check(`${label} embed.html: both explorers share one engine (one load, ${shared.weightScripts} weights script), each has its own session`,
-    shared.same && shared.sessions && shared.engines === 1 && shared.weightScripts <= 1, JSON.stringify(shared));
+  // From file:// the weights come as a head script and part scripts: each one loaded once.
+  const heads = shared.weightScripts.filter((src) => src.includes('.head.')).length;
+  check(`${label} embed.html: both explorers share one engine (one load: ${heads} head script, ${shared.weightScripts.length - heads} part scripts), each has its own session`,
+    shared.same && shared.sessions && shared.engines === 1 && heads <= 1 && new Set(shared.weightScripts).size === shared.weightScripts.length,
+    JSON.stringify(shared));
   const csp = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content || '');
   check(`${label} embed.html: the CSP is strict (script-src 'self' 'wasm-unsafe-eval', no inline script)`,
     /script-src 'self' 'wasm-unsafe-eval'(;|$)/.test(csp) && (await page.locator('script:not([src])').count()) === 0, csp);
@@ -477,10 +480,14 @@ async function testCorruptWeightsMatrix() {
   const started = Date.now();
   let pages = 0;
   /** Opens one case's page and checks what it shows. */
-  async function checkCase(address, label, code, screenshot) {
+  // Over http the page reads the .bin in parts: a flipped byte in a part the default sentence
+  // does not need is found when that part arrives, after the sentence is drawn.
+  const foundAfterDrawing = new Set(['checksum mismatch: one data byte flipped']);
+  async function checkCase(address, label, code, screenshot, drawsFirst = false) {
     page.problems.length = 0;
     await page.goto(address);
     pages++;
+    if (drawsFirst) await waitDrawn(page);
     const error = explorer(page).locator('.explorer > .error');
     await error.waitFor({ state: 'visible', timeout: 60000 });
     const text = (await error.textContent()).replace(/\s+/g, ' ').trim();
@@ -490,8 +497,14 @@ async function testCorruptWeightsMatrix() {
     }));
     const ok = text.includes(MESSAGES[code]) && text.includes(`(engine code ${code})`) && shown.code === String(code);
     check(`${label}: shows the engine's message and code ${code}`, ok, `shown "${text}", data-code ${shown.code}`);
-    check(`${label}: no row drawn, no page errors`, shown.rows === 0 && !shown.drawn && page.problems.length === 0,
-      `${shown.rows} rows, drawn ${shown.drawn}; ${page.problems.join('; ')}`);
+    // A range request on an empty file is answered 416: the browser logs it, the page then reads the file whole.
+    const problems = page.problems.filter((p) => !/status of 416/.test(p));
+    if (drawsFirst) {
+      check(`${label}: the sentence drawn first, then the part named`, Number(shown.drawn) >= 1 && /part \d+ of \d+/.test(text), text);
+    } else {
+      check(`${label}: no row drawn, no page errors`, shown.rows === 0 && !shown.drawn && problems.length === 0,
+        `${shown.rows} rows, drawn ${shown.drawn}; ${problems.join('; ')}`);
+    }
     if (screenshot) await shot(page, screenshot);
   }
   try {
@@ -506,7 +519,8 @@ async function testCorruptWeightsMatrix() {
       if (overHttp.has(name)) {
         await writeFile(path.join(dir, `${stem}.bin`), bytes);
         await writeFile(path.join(dir, `${stem}-http.html`), html('/web/dist/attention-explorer.js', `${stem}.bin`));
-        await checkCase(`${HTTP}${prefix}${stem}-http.html`, `corrupt weights, http .bin, ${name}`, code, screenshots[name]);
+        await checkCase(`${HTTP}${prefix}${stem}-http.html`, `corrupt weights, http .bin, ${name}`, code, screenshots[name],
+          foundAfterDrawing.has(name));
         const fetched = await page.evaluate((file) => performance.getEntriesByType('resource').some((e) => e.name.endsWith(file)), `${stem}.bin`);
         check(`corrupt weights, http .bin, ${name}: the page fetched the .bin`, fetched);
         await rm(path.join(dir, `${stem}.bin`));

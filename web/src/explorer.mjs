@@ -199,9 +199,9 @@ export class AttentionExplorer extends HTMLElement {
   }
 
   /** A run that needs rows of the weights not yet arrived: they are fetched first. */
-  waitForWeights() {
+  waitForWeights(text = this.state.sentence) {
     const sentence = this.state.sentence;
-    this.engine.loading.ensureText(sentence).then(() => {
+    this.engine.loading.ensureText(text).then(() => {
       if (this.state.sentence === sentence && this.isConnected) this.runNow();
     }, (error) => this.showFirstError(error));
   }
@@ -376,7 +376,15 @@ export class AttentionExplorer extends HTMLElement {
     this.runTimes = [...(this.runTimes || []).slice(-1), this.lastRunMs];
     performance.measure('attn-run', { start: started, end: started + this.lastRunMs });
     this.chooseToken();
-    if (viewById(this.state.view)?.needsCompare) this.runCompare();
+    if (viewById(this.state.view)?.needsCompare) {
+      try {
+        this.runCompare();
+      } catch (error) {
+        if (error.code !== STATUS.NOT_LOADED || !this.engine.loading) throw error;
+        this.waitForWeights(this.compareText());
+        return;
+      }
+    }
     const drawing = performance.now();
     this.updateTokens();
     this.renderView();
@@ -538,7 +546,8 @@ export class AttentionExplorer extends HTMLElement {
       }
       result = view.render(context);
     } catch (error) {
-      this.showViewError(error);
+      if (error.code === STATUS.NOT_LOADED && this.engine.loading) this.waitForWeights(this.compareText());
+      else this.showViewError(error);
       return;
     }
     this.currentFigure = result.figure;

@@ -245,7 +245,8 @@ async function scriptHead(scriptUrl, report) {
     throw new LoadError('weights', `could not load the model weights: ${error.message}`);
   }
   const header = readWeightsHeader(head);
-  if (!header || header.headBytes !== head.length) return { whole: head };  // a single-file script
+  const isHead = /\.head\.js(?=[?#]|$)/.test(scriptUrl) && header?.headBytes === head.length;
+  if (!isHead) return { whole: head };  // a whole file in one script: the engine checks it whole
   return { head, fileSize: header.fileSize, partScripts: scriptUrl };
 }
 

@@ -109,6 +109,18 @@ export async function convertPanelTest({ newPage, check, waitDrawn, FILE }) {
     check('convert panel: a BertModel checkpoint (no MLM head) loads, and the [MASK] line and view say why predictions are off',
       inline === NO_MLM_TEXT && figure.includes('no masked-word head (BertModel)') && (await pickers()).layers === 2, `${inline} | ${figure}`);
 
+    // Dropped files (not a folder): the same conversion, from the drop zone.
+    const files = ['config.json', 'vocab.txt', 'model.safetensors']
+      .map((name) => ({ name, base64: fs.readFileSync(path.join(model, name)).toString('base64') }));
+    await panel.locator('.drop').evaluate((zone, list) => {
+      const transfer = new DataTransfer();
+      for (const { name, base64 } of list) transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, files);
+    await page.waitForFunction(() => document.querySelector('attention-explorer').dataset.model === 'your checkpoint', null, { timeout: 60000 });
+    const dropped = await panel.locator('.converted').textContent();
+    check(`convert panel: three files dropped on the panel convert too ("${dropped}")`, /^Converted your checkpoint: 0\.5 MB/.test(dropped));
+
     // The default model's own files may still arrive meanwhile (its parts load at idle priority).
     const own = `${FILE}/web/dist/`;
     const made = requests.filter((u) => !u.startsWith(own) && !u.startsWith('blob:'));

@@ -326,51 +326,59 @@ class PartLoader {
     await Promise.all(waits);
   }
 
-  /** Runs of adjacent parts; from scripts, the parts of one script together. */
+  /** Runs of adjacent parts, PARTS_PER_SCRIPT at most (so progress shows as they arrive);
+   * from scripts, the parts of one script together. */
   groups(parts) {
     const runs = [];
     for (const i of parts) {
       const last = runs.at(-1);
       const together = last && (this.source.partScripts
         ? Math.floor(last.at(-1) / PARTS_PER_SCRIPT) === Math.floor(i / PARTS_PER_SCRIPT)
-        : last.at(-1) === i - 1);
+        : last.at(-1) === i - 1 && last.length < PARTS_PER_SCRIPT);
       if (together) last.push(i); else runs.push([i]);
     }
     return runs;
   }
 
+  /** Fetches a run of parts and hands every part that came with it to the engine. */
   async load(run, priority) {
     const engine = this.engine;
-    const describe = () => run.map((i) => engine.describePart(i)).join(', ');
     const failed = (error) => {
       for (const i of run) { this.failures.set(i, error); this.inFlight.delete(i); }
       this.changed(error);
       throw error;
     };
-    let bytes, base;
+    let got;
     try {
-      ({ bytes, base } = await this.fetchRun(run, priority));
+      got = await this.fetchRun(run, priority);
     } catch (error) {
-      failed(new LoadError('weights', `the model weights ${describe()} could not be loaded: ${error.message}`));
+      const named = run.map((i) => engine.describePart(i)).join(', ');
+      failed(new LoadError('weights', `the model weights ${named} could not be loaded: ${error.message}`));
     }
-    for (const i of run) {
+    let refusal = null;
+    for (const i of got.parts) {  // from a script: its other parts too, they are here already
+      if (engine.partReady(i)) continue;
       const { offset, bytes: length } = engine.partRange(i);
       try {
-        if (!engine.partReady(i)) engine.partArrived(i, bytes.subarray(offset - base, offset - base + length));
+        engine.partArrived(i, got.bytes.subarray(offset - got.base, offset - got.base + length));
         this.bytesLoaded += length;
       } catch (error) {
-        failed(new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code));
+        const refused = new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
+        if (run.includes(i)) refusal ??= refused;
+        else { this.failures.set(i, refused); this.changed(refused); }
       }
     }
+    if (refusal) failed(refusal);
     this.changed();
   }
 
-  /** {bytes, base}: the bytes of the run's parts (more from a script), base their file offset. */
+  /** {bytes, base, parts}: the bytes of the run's parts (a script's: all of its parts), base
+   * their file offset. */
   async fetchRun(run, priority) {
     const first = this.engine.partRange(run[0]), last = this.engine.partRange(run.at(-1));
     if (!this.source.partScripts) {
       const end = last.offset + last.bytes;
-      return { bytes: await this.source.fetchParts(first.offset, end - first.offset, priority), base: first.offset };
+      return { bytes: await this.source.fetchParts(first.offset, end - first.offset, priority), base: first.offset, parts: run };
     }
     const group = Math.floor(run[0] / PARTS_PER_SCRIPT) * PARTS_PER_SCRIPT;
     const url = partScriptUrl(this.source.partScripts, group);
@@ -381,7 +389,9 @@ class PartLoader {
       scriptLoads.delete(url);  // a later need tries again
       throw new Error(error.message);
     }
-    return { bytes: decodeBase64(text), base: this.engine.partRange(group).offset };
+    const parts = [];
+    for (let i = group; i < Math.min(group + PARTS_PER_SCRIPT, this.engine.partCount()); i++) parts.push(i);
+    return { bytes: decodeBase64(text), base: this.engine.partRange(group).offset, parts };
   }
 }
 

@@ -46,6 +46,7 @@ const median = (values) => {
 const SERVED = new Map();
 const noRanges = new Set();  // paths served whole whatever the Range header asks (a server without ranges)
 const missingRanges = new Map();  // path → first byte from which range requests answer 404
+const slowRanges = new Map();  // path → [first byte, ms]: range requests from there answer that much later
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.svg': 'image/svg+xml' };
 function startServer() {
@@ -62,6 +63,8 @@ function startServer() {
       if (range && !noRanges.has(pathname)) {  // one range, as the page asks for the weights' parts
         const start = Number(range[1]);
         if (start >= (missingRanges.get(pathname) ?? Infinity)) throw new Error('a range made missing');
+        const [slowFrom, delay] = slowRanges.get(pathname) ?? [Infinity, 0];
+        if (start >= slowFrom) await new Promise((resolve) => setTimeout(resolve, delay));
         const end = Math.min(range[2] ? Number(range[2]) + 1 : data.length, data.length);
         if (start >= data.length || end <= start) {
           response.writeHead(416, { 'content-range': `bytes */${data.length}` });
@@ -626,6 +629,42 @@ async function testCorruptParts() {
   }
 }
 
+/**
+ * [MASK] predictions need every part of the weights: over http with each part request held
+ * back, the [MASK] view first says what it waits for (parts arrived of all), then shows the
+ * engine's top guess once the last part is in.
+ */
+async function testMaskWaitsForParts() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-mask-parts-'));
+  const prefix = `/mask-parts-${path.basename(dir)}/`;
+  const weights = readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin'));
+  await writeFile(path.join(dir, 'slow.bin'), weights);
+  const sentence = 'The cat sat on the [MASK].';
+  await writeFile(path.join(dir, 'mask.html'), '<!doctype html><meta charset="utf-8"><title>mask</title>' +
+    `<script src="/web/dist/attention-explorer.js" defer></script><attention-explorer weights="slow.bin" sentence="${sentence}" view="mlm"></attention-explorer>\n`);
+  SERVED.set(prefix, dir);
+  slowRanges.set(`${prefix}slow.bin`, [partsOf(weights)[0].offset, 1500]);
+  const page = await newPage();
+  try {
+    await page.goto(`${HTTP}${prefix}mask.html`);
+    await waitDrawn(page);
+    const waiting = await explorer(page).locator('.figure-box, .figure').first().textContent();
+    check('[MASK] in parts: the view says it waits for the rest of the weights, with progress',
+      /waiting for the rest of the model weights/.test(waiting) && /\d+ of 121 parts/.test(waiting), waiting.slice(0, 300));
+    await explorer(page).locator('.mlm-row').first().waitFor({ state: 'attached', timeout: 60000 });
+    const top = await explorer(page).locator('.mlm-row').first().evaluate((r) => r.dataset.top);
+    const run = reference.runText(sentence);
+    const expected = reference.mlm(run.tokens.indexOf('[MASK]'), 1)[0].token;
+    check(`[MASK] in parts: once every part is in, the engine's top guess ("${top}", reference "${expected}")`, top === expected);
+    check('[MASK] in parts: no page errors', page.problems.length === 0, page.problems.join('; '));
+  } finally {
+    await page.context().close();
+    slowRanges.delete(`${prefix}slow.bin`);
+    SERVED.delete(prefix);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function testExport() {
   const page = await newPage();
   await page.goto(url(FILE, 'index.html'));
@@ -1158,7 +1197,7 @@ async function rolloutTiming() {
 }
 
 const TESTS = { testFileIndex, testHttpIndex, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
-  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testExport,
+  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 

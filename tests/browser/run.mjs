@@ -45,7 +45,7 @@ const median = (values) => {
 // Serves the repository, and the directories in SERVED under their URL prefixes.
 const SERVED = new Map();
 const noRanges = new Set();  // paths served whole whatever the Range header asks (a server without ranges)
-const missingRanges = new Map();  // path → first byte from which range requests answer 404
+const missingRanges = new Map();  // path → [from, to): range requests starting there answer 404
 const slowRanges = new Map();  // path → [first byte, ms]: range requests from there answer that much later
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.svg': 'image/svg+xml' };
@@ -62,7 +62,8 @@ function startServer() {
       const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range || '');
       if (range && !noRanges.has(pathname)) {  // one range, as the page asks for the weights' parts
         const start = Number(range[1]);
-        if (start >= (missingRanges.get(pathname) ?? Infinity)) throw new Error('a range made missing');
+        const [missingFrom, missingTo] = missingRanges.get(pathname) ?? [Infinity, Infinity];
+        if (start >= missingFrom && start < missingTo) throw new Error('a range made missing');
         const [slowFrom, delay] = slowRanges.get(pathname) ?? [Infinity, 0];
         if (start >= slowFrom) await new Promise((resolve) => setTimeout(resolve, delay));
         const end = Math.min(range[2] ? Number(range[2]) + 1 : data.length, data.length);
@@ -605,7 +606,7 @@ async function testCorruptParts() {
       { part: lastPart, pattern: checksum, code: 5, drawsFirst: true });
     await writeFile(path.join(dir, 'range404.bin'), weights);
     await writeFile(path.join(dir, 'range404-http.html'), html('/web/dist/attention-explorer.js', 'range404.bin'));
-    missingRanges.set(`${prefix}range404.bin`, parts[catPart].offset);
+    missingRanges.set(`${prefix}range404.bin`, [parts[catPart].offset, parts[catPart].offset + parts[catPart].bytes]);
     await checkCase(`${HTTP}${prefix}range404-http.html`, 'corrupt parts, http, a range answered 404',
       { part: catPart, pattern: /could not be loaded.*404/ });
     missingRanges.delete(`${prefix}range404.bin`);

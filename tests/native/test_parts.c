@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include "../../c/attn.h"
 #include "../../c/weights.h"
+#include "file_bytes.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,55 +33,6 @@ static void check(int ok, const char *format, ...)
     vprintf(format, args);
     fputc('\n', stdout);
     va_end(args);
-}
-
-typedef struct {
-    uint8_t *bytes;  /* 16-byte aligned, exactly `size` bytes */
-    size_t size;
-} buffer;
-
-static buffer aligned_buffer(size_t size)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, 16, size ? size : 1) != 0) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return (buffer){p, size};
-}
-
-static buffer read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0) {
-        fprintf(stderr, "cannot open %s\n", path);
-        exit(2);
-    }
-    long length = ftell(f);
-    rewind(f);
-    if (length < 0) exit(2);
-    buffer b = aligned_buffer((size_t)length);
-    if (fread(b.bytes, 1, b.size, f) != b.size) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(2);
-    }
-    fclose(f);
-    return b;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 enum { AT_TENSOR_COUNT = 28, AT_TABLE_OFFSET = 48, ENTRY_SIZE = 128 };

@@ -11,6 +11,7 @@
  * Prints "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include "../../c/weights.h"
+#include "file_bytes.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -37,66 +38,11 @@ static void check(int ok, const char *format, ...)
 
 /* ------------------------------------------------------------------ files and bytes */
 
-typedef struct {
-    uint8_t *bytes;  /* 16-byte aligned */
-    size_t size;
-} buffer;
-
-/* Exactly `size` bytes (1 for 0), so the address sanitizer sees any read past the end. */
-static buffer aligned_buffer(size_t size)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, 16, size ? size : 1) != 0) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return (buffer){p, size};
-}
-
 static buffer aligned_copy(const uint8_t *bytes, size_t size)
 {
     buffer b = aligned_buffer(size);
     if (size > 0) memcpy(b.bytes, bytes, size);
     return b;
-}
-
-static buffer read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0) {
-        fprintf(stderr, "cannot open %s\n", path);
-        exit(2);
-    }
-    long length = ftell(f);
-    rewind(f);
-    if (length < 0) exit(2);
-    buffer b = aligned_buffer((size_t)length);
-    if (fread(b.bytes, 1, b.size, f) != b.size) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(2);
-    }
-    fclose(f);
-    return b;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static void put_i16(uint8_t *p, int v)

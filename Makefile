@@ -30,11 +30,11 @@ build/attn: $(ENGINE) c/cli.c $(HEADERS)
 	@mkdir -p build
 	$(CC) $(WARN) $(CFLAGS) -o $@ $(ENGINE) c/cli.c -lm
 
-build/test_%: tests/native/test_%.c tests/native/file_bytes.h $(ENGINE) $(HEADERS)
+build/test_%: tests/native/test_%.c tests/native/test_util.h $(ENGINE) $(HEADERS)
 	@mkdir -p build
 	$(CC) $(WARN) $(CFLAGS) -Ic -o $@ $< $(ENGINE) -lm
 
-build/san/test_%: tests/native/test_%.c tests/native/file_bytes.h $(ENGINE) $(HEADERS)
+build/san/test_%: tests/native/test_%.c tests/native/test_util.h $(ENGINE) $(HEADERS)
 	@mkdir -p build/san
 	clang $(WARN) $(SAN) -Ic -o $@ $< $(ENGINE) -lm
 

@@ -11,29 +11,12 @@
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include "../../c/attn.h"
 #include "../../c/weights.h"
-#include "file_bytes.h"
+#include "test_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-static void check(int ok, const char *format, ...)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    va_list args;
-    va_start(args, format);
-    fputs("FAIL: ", stdout);
-    vprintf(format, args);
-    fputc('\n', stdout);
-    va_end(args);
-}
 
 enum { AT_TENSOR_COUNT = 28, AT_TABLE_OFFSET = 48, ENTRY_SIZE = 128 };
 enum { AT_CHECKSUM = 12, AT_HEAD_BYTES = 96, AT_PART_COUNT = 108, AT_PARTS_OFFSET = 112, PART_ENTRY = 16 };

@@ -11,30 +11,13 @@
  * Prints "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include "../../c/weights.h"
-#include "file_bytes.h"
+#include "test_util.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-static void check(int ok, const char *format, ...)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    va_list args;
-    va_start(args, format);
-    fputs("FAIL: ", stdout);
-    vprintf(format, args);
-    fputc('\n', stdout);
-    va_end(args);
-}
 
 /* ------------------------------------------------------------------ files and bytes */
 

@@ -1,11 +1,30 @@
-/* Test helpers shared by the native weights tests: aligned buffers, whole files, and
- * little-endian fields. */
-#ifndef ATTN_TEST_FILE_BYTES_H
-#define ATTN_TEST_FILE_BYTES_H
+/* Test helpers shared by the native weights tests: the pass/fail count, aligned buffers,
+ * whole files, and little-endian fields. One test program per translation unit. */
+#ifndef ATTN_TEST_UTIL_H
+#define ATTN_TEST_UTIL_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+static int passed, failed;
+
+/* Counts a check; prints "FAIL: " and the formatted message when it does not hold. */
+static inline void check(int ok, const char *format, ...)
+{
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    va_list args;
+    va_start(args, format);
+    fputs("FAIL: ", stdout);
+    vprintf(format, args);
+    fputc('\n', stdout);
+    va_end(args);
+}
 
 typedef struct {
     uint8_t *bytes;  /* 16-byte aligned, exactly `size` bytes */

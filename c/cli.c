@@ -249,6 +249,15 @@ static void print_tokens_json(const attn_engine *e, const attn_session *s) {
     putchar(']');
 }
 
+/* "shape":{…},"tokens"…: the fields every --json output starts with. */
+static void print_shape_and_tokens_json(const attn_engine *e, const attn_session *s) {
+    int32_t shape[8];
+    attn_engine_shape(e, shape);
+    print_shape_json(shape);
+    putchar(',');
+    print_tokens_json(e, s);
+}
+
 /* "A" or "B" after each token of a pair (whose text its offsets index), nothing otherwise. */
 static const char *segment_label(const attn_session *s, int token) {
     if (!is_pair(s)) return "";
@@ -329,12 +338,10 @@ static int check_layer_and_head(const options *o, const int32_t *shape) {
 }
 
 static void print_row_json(const attn_engine *e, const attn_session *s, const options *o, int row,
-                           const float *attention, const double *stats, const int32_t *shape) {
+                           const float *attention, const double *stats) {
     const int n = attn_session_length(s);
     printf("{\"layer\":%d,\"head\":%d,\"token\":%d,", o->layer, o->head, row);
-    print_shape_json(shape);
-    putchar(',');
-    print_tokens_json(e, s);
+    print_shape_and_tokens_json(e, s);
     printf(",\"row\":[");
     for (int j = 0; j < n; j++) printf("%s%.9g", j ? "," : "", attention[j]);
     printf("],\"sum\":%.9g,\"max\":%.9g,\"ratio\":%.9g,\"entropy\":%.9g,\"effective_tokens\":%.9g}\n",
@@ -371,7 +378,7 @@ static int show_row(const attn_engine *e, const attn_session *s, const options *
     }
     const float *attention = attn_session_attention(s) +
         (((size_t)(o->layer - 1) * (size_t)shape[SHAPE_HEADS] + (size_t)(o->head - 1)) * (size_t)n + (size_t)row) * (size_t)n;
-    if (o->json) print_row_json(e, s, o, row, attention, stats, shape);
+    if (o->json) print_row_json(e, s, o, row, attention, stats);
     else print_row_text(e, s, o, row, attention, stats);
     return 0;
 }
@@ -385,12 +392,8 @@ static int show_masks(const attn_engine *e, const attn_session *s, int json) {
         return EXIT_RUN_FAILED;
     }
     if (json) {
-        int32_t shape[8];
-        attn_engine_shape(e, shape);
         putchar('{');
-        print_shape_json(shape);
-        putchar(',');
-        print_tokens_json(e, s);
+        print_shape_and_tokens_json(e, s);
         printf(",\"masks\":[");
     }
     for (int i = 0; i < n; i++) {
@@ -422,12 +425,8 @@ static void show_tokens(const attn_engine *e, const attn_session *s, int json) {
         print_tokens_text(e, s);
         return;
     }
-    int32_t shape[8];
-    attn_engine_shape(e, shape);
     putchar('{');
-    print_shape_json(shape);
-    putchar(',');
-    print_tokens_json(e, s);
+    print_shape_and_tokens_json(e, s);
     puts("}");
 }
 

@@ -594,15 +594,17 @@ function quantizedVersions(matrices, floats, options) {
 function choosePrecisions(shape, vocab, matrices, floats, options, log) {
   const version = quantizedVersions(matrices, floats, options);
   const onGrid = new Set(matrices.filter((t) => onInt8Grid(floats.get(t.name), t.rows, t.cols)).map((t) => t.name));
+  // int8 with one scale per row stores an on-grid matrix exactly: nothing to predict for it.
+  const exact = (name, precision) => precision === 'int8' && options.group === 'row' && onGrid.has(name);
   const precisions = new Map();
   const open = [];
   for (const t of matrices) {
     const forced = forcedPrecision(t.name, options) ?? (options.precision === 'auto' ? null : options.precision);
     if (forced) precisions.set(t.name, forced);
-    else if (onGrid.has(t.name) && options.group === 'row') precisions.set(t.name, 'int8');
+    else if (exact(t.name, 'int8')) precisions.set(t.name, 'int8');
     else open.push(t.name);
   }
-  const lossy = matrices.filter((t) => !(precisions.get(t.name) === 'int8' && onGrid.has(t.name) && options.group === 'row'));
+  const lossy = matrices.filter((t) => !exact(t.name, precisions.get(t.name)));
   if (lossy.length === 0) return { precisions, predicted: 0, onGrid, version };
   // Every precision forced and no prediction wanted: skip the float64 calibration passes,
   // which take minutes on a 12-layer model.
@@ -612,7 +614,7 @@ function choosePrecisions(shape, vocab, matrices, floats, options, log) {
     get int8() { return version(t, 'int8').dequantized; },
     get int16() { return version(t, 'int16').dequantized; },
   }]));
-  const fixed = new Map([...precisions].filter(([name, p]) => !(p === 'int8' && onGrid.has(name) && options.group === 'row')));
+  const fixed = new Map([...precisions].filter(([name, p]) => !exact(name, p)));
   if (!options.searchPrecision) {
     fail(`${open.length} matrices are not on the int8 grid and --precision auto must search where to spend precision: `
       + 'choose precision int8 or int16, or convert with node weights/convert.mjs');

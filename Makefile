@@ -101,7 +101,7 @@ test-browser: web
 # ---------------------------------------------------------------- bench (bench/README.md)
 # Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless
 # Chromium and then in Node, each ending with its `speedup (chromium):` / `speedup:` line.
-# BENCH_ARGS go to both (e.g. --lengths 16,128 --weights FILE). bench-smoke: 10 rounds, n = 8, 16.
+# BENCH_ARGS go to both (e.g. --lengths 16,128 --weights FILE). bench-smoke: 10 rounds in 2 blocks, n = 8, 16.
 .PHONY: bench-smoke
 bench: wasm build/peak.wasm
 	node bench/browser.mjs $(BENCH_ARGS)

@@ -1,9 +1,10 @@
 // Our wasm engine against onnxruntime-web (wasm backend, 1 thread, SIMD) in Node, measured as a
 // skeptic would (bench/README.md): every engine warmed up until its time is stable, V8's
 // optimising tier only (--no-liftoff), a new random engine order every round, the ratio of
-// each round's times, and the median ratio with its 95% bootstrap interval.
+// each round's times, blocks in fresh processes, and the median ratio with its 95% bootstrap
+// interval over blocks.
 //
-//   node bench/bench.mjs [--lengths 8,16,...] [--rounds N] [--seed N] [--markdown]
+//   node bench/bench.mjs [--lengths 8,16,...] [--rounds N] [--blocks N] [--seed N] [--markdown]
 //        [--weights FILE] [--wasm FILE] [--fixtures PREFIX] [--errors N] [--peers DIR]
 //        [--peak FILE] [--no-ort] [--aa] [--liftoff] [--out FILE]
 //
@@ -12,12 +13,13 @@
 //   goals: …
 // (> 1 means we are faster). The result also goes to bench/out/node.json.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createEngine } from '../web/src/engine.mjs';
-import { FIXTURE_SETS, loadPeak, oursEngine, ortEngines, pickFixtures, runBench } from './measure.mjs';
+import { combineBlocks, DEFAULT_BLOCKS, FIXTURE_SETS, loadPeak, measureErrors, oursEngine, ortEngines, pickFixtures, runBlock } from './measure.mjs';
 import { agreementLine, goalsLine, speedupLine, tables } from './report.mjs';
 
 export { lcgIds as benchIds, forwardFlops } from './measure.mjs';
@@ -25,16 +27,16 @@ export { lcgIds as benchIds, forwardFlops } from './measure.mjs';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const rel = (p) => p.replace(root, '');
 
-export const USAGE = 'usage: node bench/bench.mjs [--lengths 8,16,...] [--rounds N] [--seed N] [--markdown] ' +
+export const USAGE = 'usage: node bench/bench.mjs [--lengths 8,16,...] [--rounds N] [--blocks N] [--seed N] [--markdown] ' +
   '[--weights FILE] [--wasm FILE] [--fixtures PREFIX] [--errors N] [--peers DIR] [--peak FILE] [--no-ort] [--aa] ' +
   '[--liftoff] [--out FILE]';
 
 export function parseArgs(argv) {
   const o = {
-    lengths: [8, 16, 32, 64, 128, 256, 512], rounds: null, seed: Date.now() % 1e9, markdown: false,
+    lengths: [8, 16, 32, 64, 128, 256, 512], rounds: null, blocks: DEFAULT_BLOCKS, seed: Date.now() % 1e9, markdown: false,
     wasm: `${root}web/dist/attn.wasm`, weights: `${root}weights/bert-mini.int8.bin`, fixtures: null,
     errors: Infinity, peers: `${root}../shared/peers/`, peak: `${root}build/peak.wasm`, ort: true,
-    aa: false, liftoff: false, out: `${root}bench/out/node.json`,
+    aa: false, liftoff: false, out: `${root}bench/out/node.json`, block: null, blockOut: null,
   };
   const fail = (m) => { throw new Error(`bench: ${m}\n${USAGE}`); };
   const count = (a, v, min) => {
@@ -49,6 +51,9 @@ export function parseArgs(argv) {
       o.lengths = v().split(',').map((x) => count(a, x, 2));
       if (o.lengths.some((n) => n > 512)) fail('--lengths: at most 512 tokens');
     } else if (a === '--rounds') o.rounds = count(a, v(), 3);
+    else if (a === '--blocks') o.blocks = count(a, v(), 2);
+    else if (a === '--block') o.block = count(a, v(), 0);  // internal: run one block in this process
+    else if (a === '--block-out') o.blockOut = v();
     else if (a === '--seed') o.seed = count(a, v(), 0);
     else if (a === '--errors') o.errors = count(a, v(), 0);
     else if (a === '--markdown') o.markdown = true;
@@ -94,6 +99,47 @@ export const loadLine = () => {
   return `load average ${load.map((x) => x.toFixed(2)).join(' ')} (1, 5, 15 min; ${cores} cores)${warning}`;
 };
 
+/** One block in this process (a child of main): engines started here, errors measured if
+ * asked, raw times written to opts.blockOut as JSON. */
+async function runOneBlock(opts) {
+  const log = (line) => console.log(line);
+  const engine = await createEngine({ wasm: readFileSync(opts.wasm), weights: readFileSync(opts.weights) });
+  const ours = oursEngine(engine);
+  const { ort, sessions, note } = await loadOrt(opts);
+  const peak = existsSync(opts.peak) ? await loadPeak(readFileSync(opts.peak)) : null;
+  const sets = FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model));
+  const fixtures = await pickFixtures(ours, sets, opts.fixtures ? loadFixture(opts.fixtures) : null);
+  const notes = [`peer: ${note}`, fixtures.note];
+  if (!peak) notes.push(`peak: ${opts.peak} missing (make bench builds it) — no peak fraction`);
+  if (opts.block === 0) for (const line of notes) log(line);
+  const engines = [ours];
+  if (opts.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
+  if (ort) engines.push(...ortEngines(ort, sessions));
+  const errors = await measureErrors(engines, (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer), opts.errors);
+  const block = await runBlock({ engines, sentences: fixtures.ours.sentences, lengths: opts.lengths, rounds: opts.rounds,
+    blocks: opts.blocks, block: opts.block, seed: opts.seed, peak, log });
+  writeFileSync(opts.blockOut, JSON.stringify({ block, errors, notes, engines: engines.map(({ name, label }) => ({ name, label })) }));
+}
+
+/** Each block in a fresh Node process (this script with --block), one after another. */
+function runBlocks(opts) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-blocks-'));
+  try {
+    const outs = [];
+    for (let block = 0; block < opts.blocks; block++) {
+      const file = path.join(dir, `block-${block}.json`);
+      const errors = block === 0 ? (Number.isFinite(opts.errors) ? opts.errors : 1e9) : 0;
+      const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2),
+        '--block', String(block), '--block-out', file, '--errors', String(errors)], { stdio: 'inherit' });
+      if (child.status !== 0) throw new Error(`bench: block ${block + 1} failed (exit ${child.status ?? child.signal})`);
+      outs.push(JSON.parse(readFileSync(file, 'utf8')));
+    }
+    return outs;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!opts.liftoff && !process.execArgv.includes('--no-liftoff')) {
@@ -102,31 +148,20 @@ async function main() {
     const child = spawnSync(process.execPath, ['--no-liftoff', ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
     process.exit(child.status ?? 1);
   }
+  if (opts.block !== null) {
+    if (!opts.blockOut) throw new Error('bench: --block needs --block-out FILE');
+    return runOneBlock(opts);
+  }
   const log = (line) => console.log(line);
-  const engine = await createEngine({ wasm: readFileSync(opts.wasm), weights: readFileSync(opts.weights) });
-  const ours = oursEngine(engine);
-  const { ort, sessions, note } = await loadOrt(opts);
-  const peak = existsSync(opts.peak) ? await loadPeak(readFileSync(opts.peak)) : null;
-
   log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, node ${process.version} ${process.execArgv.join(' ') || '(default tiers)'}`);
   log(`start: ${loadLine()}`);
   log(`ours: ${rel(opts.wasm)} (${readFileSync(opts.wasm).length} bytes), ${rel(opts.weights)} (${readFileSync(opts.weights).length} bytes)`);
-  log(`peer: ${note}`);
-  if (!peak) log(`peak: ${opts.peak} missing (make bench builds it) — no peak fraction`);
-
-  const sets = FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model));
-  const fixtures = await pickFixtures(ours, sets, opts.fixtures ? loadFixture(opts.fixtures) : null);
-  log(fixtures.note);
-  const engines = [ours];
-  if (opts.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
-  if (ort) engines.push(...ortEngines(ort, sessions));
-  const fixtureOf = (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer);
-
-  log(`timing: ${opts.liftoff ? 'default tiers (Liftoff, then TurboFan)' : 'TurboFan only (--no-liftoff)'}; each length: warm-up until ` +
-    'every engine\'s median of 7 runs is within 3% of the 7 before, then rounds in a new random order each, ' +
-    `ratio = peer / ours per round; ${opts.rounds ?? 'n ≤ 32: 201, n ≤ 128: 101, else 61'} rounds; seed ${opts.seed}; ids: fixture sentences' pieces`);
-  const result = await runBench({ engines, fixtureOf, sentences: fixtures.ours.sentences, lengths: opts.lengths, rounds: opts.rounds,
-    seed: opts.seed, peak, errorLimit: opts.errors, log });
+  log(`timing: ${opts.liftoff ? 'default tiers (Liftoff, then TurboFan)' : 'TurboFan only (--no-liftoff)'}; ${opts.blocks} blocks, ` +
+    'each a new Node process; in a block, each length: warm-up until every engine\'s median of 7 runs is within 3% of the 7 before, ' +
+    'then rounds in a new random order each, ratio = peer / ours per round; ' +
+    `${opts.rounds ?? 'n ≤ 32: 201, n ≤ 128: 101, else 61'} rounds over the blocks; seed ${opts.seed}; ids: fixture sentences' pieces`);
+  const outs = runBlocks(opts);
+  const result = combineBlocks({ engines: outs[0].engines, blocks: outs.map((o) => o.block), errors: outs[0].errors, seed: opts.seed });
   log(`end: ${loadLine()}`);
 
   const saved0 = existsSync(opts.out) ? JSON.parse(readFileSync(opts.out, 'utf8')) : null;
@@ -134,13 +169,14 @@ async function main() {
   const agreement = agreementLine(result, previous);
   const saved = { date: new Date().toISOString(), environment: `Node ${process.version}`, machine: cpus()[0]?.model,
     load: loadavg(), weights: rel(opts.weights), agreement, ...result };
-  mkdirSync(new URL('.', `file://${opts.out}`), { recursive: true });
+  mkdirSync(path.dirname(path.resolve(opts.out)), { recursive: true });
   writeFileSync(opts.out, JSON.stringify(saved, null, 1));
 
   log('');
   log(tables(result, { markdown: opts.markdown }));
   log('');
-  log(`Ratios are medians of per-round ratios [95% bootstrap interval]; attention error over ${result.errors.ours?.sentences ?? 0} fixture sentences.`);
+  log(`Ratios are medians of per-round ratios [95% bootstrap interval over ${result.blocks} blocks and their rounds]; ` +
+    `attention error over ${result.errors.ours?.sentences ?? 0} fixture sentences.`);
   log(agreement);
   log(goalsLine(result));
   log(speedupLine(result));

@@ -1,6 +1,6 @@
 // The same comparison as bench/bench.mjs inside headless Chromium (where the explorer runs):
 // bench/page.html loads our engine through web/src/loader.mjs and onnxruntime-web in the same
-// page; a local server on 127.0.0.1 serves the repository, node_modules/onnxruntime-web/dist
+// page (one fresh browser context per block: bench/README.md); a local server on 127.0.0.1 serves the repository, node_modules/onnxruntime-web/dist
 // as /ort/ and the peer models as /peers/ (read in place, never copied). The page is
 // cross-origin isolated so that performance.now() has 5 µs resolution.
 //
@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { loadLine, parseArgs } from './bench.mjs';
+import { combineBlocks } from './measure.mjs';
 import { agreementLine, goalsLine, speedupLine, tables } from './report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,7 +61,8 @@ async function main() {
   const peers = path.resolve(opts.peers);
   const options = { wasm: served(opts.wasm), weights: served(opts.weights), peak: existsSync(opts.peak) ? served(opts.peak) : null,
     fixtures: opts.fixtures ? served(opts.fixtures).slice(1) : null, ort: opts.ort && existsSync(path.join(peers, 'bert-mini-f32.onnx')), aa: opts.aa,
-    lengths: opts.lengths, rounds: opts.rounds, seed: opts.seed, errors: Number.isFinite(opts.errors) ? opts.errors : 1e9 };
+    lengths: opts.lengths, rounds: opts.rounds, blocks: opts.blocks, seed: opts.seed };
+  const errors = Number.isFinite(opts.errors) ? opts.errors : 1e9;
   for (const file of [opts.wasm, opts.weights]) if (!existsSync(file)) throw new Error(`bench: ${file} not found`);
   const server = await serve({ '/ort/': path.join(ROOT, 'node_modules/onnxruntime-web/dist'), '/peers/': peers });
   const base = `http://127.0.0.1:${server.address().port}`;
@@ -70,22 +72,32 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args });
   const maxLoad = { value: loadavg()[0] };
   const sampler = setInterval(() => { maxLoad.value = Math.max(maxLoad.value, loadavg()[0]); }, 2000);
+  const started = performance.now();
+  const at = () => `[${((performance.now() - started) / 1000).toFixed(1)} s] `;
   try {
-    const page = await (await browser.newContext()).newPage();
-    const started = performance.now();
-    const at = () => `[${((performance.now() - started) / 1000).toFixed(1)} s] `;
-    page.on('console', (m) => {
-      if (m.text().startsWith('Failed to load resource')) return;  // the page tries .f32 before .f32.gz
-      console.log(at() + (m.type() === 'log' ? m.text() : `page ${m.type()}: ${m.text()}`));
-    });
-    page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
-    await page.goto(`${base}/bench/page.html`);
-    await page.waitForFunction(() => window.benchReady === true, null, { timeout: 30000 });
     console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Chromium ${browser.version()} ` +
       `${opts.liftoff ? '(default tiers)' : '--js-flags=--no-liftoff'}`);
     console.log(`start: ${loadLine()}`);
     console.log(`ours: ${options.wasm}, ${options.weights} (loaded by web/src/loader.mjs)`);
-    const result = await page.evaluate((o) => window.benchmark(o), options);
+    console.log(`blocks: ${opts.blocks}, each in a new browser context (its own renderer process): engines loaded, warmed up and timed afresh`);
+    const blocks = [];
+    let first = null;
+    for (let block = 0; block < opts.blocks; block++) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.on('console', (m) => {
+        if (m.text().startsWith('Failed to load resource')) return;  // the page tries .f32 before .f32.gz
+        console.log(at() + (m.type() === 'log' ? m.text() : `page ${m.type()}: ${m.text()}`));
+      });
+      page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
+      await page.goto(`${base}/bench/page.html`);
+      await page.waitForFunction(() => window.benchReady === true, null, { timeout: 30000 });
+      const out = await page.evaluate((o) => window.benchBlock(o), { ...options, block, errors: block === 0 ? errors : 0 });
+      first ??= out;
+      blocks.push(out.block);
+      await context.close();
+    }
+    const result = combineBlocks({ engines: first.engines, blocks, errors: first.errors, seed: opts.seed });
     console.log(`end: ${loadLine()}; highest 1-minute load during the run ${maxLoad.value.toFixed(2)}`);
 
     const saved = existsSync(opts.out) ? JSON.parse(readFileSync(opts.out, 'utf8')) : null;

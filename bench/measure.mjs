@@ -38,21 +38,39 @@ function quantile(sorted, q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (i - lo);
 }
 
-/** The median and its percentile-bootstrap interval (rounds resampled with replacement). */
-export function bootstrapMedian(values, random, { resamples = 2000, level = 0.95 } = {}) {
-  const n = values.length, sample = new Float64Array(n), medians = new Float64Array(resamples);
+/**
+ * The median of all rounds and its 95% percentile-bootstrap interval over blocks: each resample
+ * draws `blocks.length` blocks with replacement, then as many rounds as each drawn block has
+ * from that block, with replacement. A block is a fresh process (Node) or page (Chromium) with
+ * its own warm-up, so the interval carries what changes between runs (code placement, the
+ * machine's load over time), not only the round-to-round scatter within one process.
+ */
+export function blockBootstrapMedian(blocks, random, { resamples = 2000, level = 0.95 } = {}) {
+  const longest = Math.max(...blocks.map((b) => b.length));
+  const sample = new Float64Array(blocks.length * longest), medians = new Float64Array(resamples);
   for (let r = 0; r < resamples; r++) {
-    for (let i = 0; i < n; i++) sample[i] = values[Math.floor(random() * n)];
-    medians[r] = median(sample);
+    let k = 0;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[Math.floor(random() * blocks.length)];
+      for (let i = 0; i < block.length; i++) sample[k++] = block[Math.floor(random() * block.length)];
+    }
+    medians[r] = median(sample.subarray(0, k));
   }
   medians.sort();
-  return { median: median(values), lo: quantile(medians, (1 - level) / 2), hi: quantile(medians, (1 + level) / 2) };
+  return { median: median(blocks.flatMap((b) => [...b])), lo: quantile(medians, (1 - level) / 2), hi: quantile(medians, (1 + level) / 2) };
 }
 
-/** Rounds per length: ≥ 101 where a run is short and noise is relatively largest. */
+/** Rounds per length over the whole run (shared out among the blocks): ≥ 101 where a run is
+ * short and noise is relatively largest. */
 export function defaultRounds(n) {
   return n <= 32 ? 201 : n <= 128 ? 101 : 61;
 }
+
+/** Blocks per run: each one a fresh process or page, so that the interval sees between-run change. */
+export const DEFAULT_BLOCKS = 8;
+
+/** Rounds each block runs so that the blocks together run at least `rounds`. */
+export const roundsPerBlock = (rounds, blocks) => Math.ceil(rounds / blocks);
 
 /** Multiply-adds of one forward pass × 2: per layer Q, K, V, O (4·n·H²), FFN (2·n·H·F),
  * attention scores and context (2·n²·H over all heads); embeddings/LN/softmax not counted. */
@@ -127,21 +145,65 @@ export async function timeRounds(engines, inputs, rounds, random, between = () =
   return times;
 }
 
-/** One length: warm-up, rounds, then per engine its median time and, against ours, the
- * median of the per-round ratios with its 95% bootstrap interval. */
-export async function measureLength(engines, n, ids, { rounds, random, warm = {}, between }) {
+/** One length in one block: warm-up, then `rounds` rounds; each engine's times (plain arrays). */
+export async function timeLength(engines, ids, { rounds, random, warm = {}, between }) {
   const inputs = Object.fromEntries(engines.map((e) => [e.name, e.prepare(ids)]));
   const warmup = await warmUp(engines, inputs, random, warm);
   const times = await timeRounds(engines, inputs, rounds, random, between);
-  const ours = times[engines[0].name];
-  const cells = {};
-  for (const e of engines) {
-    const t = times[e.name];
-    const cell = { ms: median(t), warmupRuns: warmup[e.name].runs, stable: warmup[e.name].stable };
-    if (e !== engines[0]) cell.ratio = bootstrapMedian(t.map((x, r) => x / ours[r]), random);
-    cells[e.name] = cell;
+  return { warmup, times: Object.fromEntries(Object.entries(times).map(([name, t]) => [name, Array.from(t)])) };
+}
+
+/** A block's seed: the run's seed and the block number, so that `--seed` replays every block. */
+export const blockSeed = (seed, block) => (seed + 1000003 * block) % 4294967296;
+
+/**
+ * One block: every length in turn on engines started for this block alone (a fresh process or
+ * page). Returns plain data, since it crosses a process or page boundary.
+ */
+export async function runBlock({ engines, sentences, lengths, rounds, blocks, block, seed, peak, warm, log }) {
+  const random = seededRandom(blockSeed(seed, block));
+  if (peak) for (let i = 0; i < 6; i++) peak.measure();
+  const out = [];
+  for (const n of lengths) {
+    const r = roundsPerBlock(rounds ?? defaultRounds(n), blocks);
+    const { warmup, times } = await timeLength(engines, timingIds(sentences, n),
+      { rounds: r, random, warm, between: (k) => { if (peak && k % 10 === 0) peak.measure(); } });
+    out.push({ n, warmup, times });
+    log?.(`  block ${block + 1}/${blocks} n=${n}: ${r} rounds, ` + engines.map((e) => `${e.name} ${median(times[e.name]).toFixed(3)} ms` +
+      ` (warm-up ${warmup[e.name].runs}${warmup[e.name].stable ? '' : ', NOT stable'})`).join(', '));
   }
-  return { n, rounds, cells, gflops: forwardFlops(n) / (cells[engines[0].name].ms * 1e6) };
+  if (peak) for (let i = 0; i < 6; i++) peak.measure();
+  return { block, lengths: out, peakGflops: peak ? peak.best : null };
+}
+
+/**
+ * The blocks of a run as one result: per length and engine the median time over every round
+ * and, against ours, the median of the per-round ratios with its block-bootstrap interval.
+ */
+export function combineBlocks({ engines, blocks, errors, seed }) {
+  const random = seededRandom(seed);
+  const ours = engines[0].name;
+  const rows = blocks[0].lengths.map(({ n }, i) => {
+    const parts = blocks.map((b) => b.lengths[i]);
+    const cells = {};
+    for (const { name } of engines) {
+      const cell = {
+        ms: median(parts.flatMap((p) => p.times[name])),
+        warmupRuns: Math.max(...parts.map((p) => p.warmup[name].runs)),
+        stable: parts.every((p) => p.warmup[name].stable),
+      };
+      if (name !== ours) {
+        const ratios = parts.map((p) => p.times[name].map((t, r) => t / p.times[ours][r]));
+        cell.ratio = { ...blockBootstrapMedian(ratios, random), blockMedians: ratios.map(median) };
+      }
+      cells[name] = cell;
+    }
+    const rounds = parts.reduce((a, p) => a + p.times[ours].length, 0);
+    return { n, rounds, blocks: parts.length, cells, gflops: forwardFlops(n) / (cells[ours].ms * 1e6) };
+  });
+  const peaks = blocks.map((b) => b.peakGflops).filter((x) => x);
+  return { seed, blocks: blocks.length, engines: engines.map(({ name, label }) => ({ name, label })), errors, rows,
+    peakGflops: peaks.length ? Math.max(...peaks) : null };
 }
 
 // ---------------------------------------------------------------- accuracy
@@ -239,24 +301,12 @@ export function oursEngine(engine, name = 'ours', label = 'ours') {
   };
 }
 
-/** The whole comparison in one environment; `log` gets progress lines. */
-export async function runBench({ engines, fixtureOf, sentences, lengths, rounds, seed, peak, errorLimit, warm, log }) {
-  const random = seededRandom(seed);
+/** Each engine's attention error against its fixture set (null where there is none or limit is 0). */
+export async function measureErrors(engines, fixtureOf, limit) {
   const errors = {};
   for (const e of engines) {
-    const fixture = errorLimit > 0 ? fixtureOf(e.name) : null;
-    errors[e.name] = fixture ? { ...(await attentionError((ids) => e.attention(ids), fixture, { limit: errorLimit })), model: fixture.model } : null;
+    const fixture = limit > 0 ? fixtureOf(e.name) : null;
+    errors[e.name] = fixture ? { ...(await attentionError((ids) => e.attention(ids), fixture, { limit })), model: fixture.model } : null;
   }
-  if (peak) for (let i = 0; i < 6; i++) peak.measure();
-  const rows = [];
-  for (const n of lengths) {
-    const r = rounds ?? defaultRounds(n);
-    const row = await measureLength(engines, n, timingIds(sentences, n),
-      { rounds: r, random, warm, between: (k) => { if (peak && k % 10 === 0) peak.measure(); } });
-    rows.push(row);
-    log?.(`  n=${n}: ${r} rounds, ` + engines.map((e) => `${e.name} ${row.cells[e.name].ms.toFixed(3)} ms` +
-      ` (warm-up ${row.cells[e.name].warmupRuns}${row.cells[e.name].stable ? '' : ', NOT stable'})`).join(', '));
-  }
-  if (peak) for (let i = 0; i < 6; i++) peak.measure();
-  return { seed, engines: engines.map(({ name, label }) => ({ name, label })), errors, rows, peakGflops: peak ? peak.best : null };
+  return errors;
 }

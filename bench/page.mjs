@@ -2,7 +2,7 @@
 // (web/src/loader.mjs: fetch, WebAssembly.compile, engine start), onnxruntime-web from the
 // server's /ort/ and the peers from /peers/, then runs the same measurement as the Node bench.
 import { loadEngine } from '../web/src/loader.mjs';
-import { FIXTURE_SETS, loadPeak, oursEngine, ortEngines, pickFixtures, runBench } from './measure.mjs';
+import { FIXTURE_SETS, loadPeak, measureErrors, oursEngine, ortEngines, pickFixtures, runBlock } from './measure.mjs';
 
 async function bytes(url) {
   const response = await fetch(url);
@@ -32,26 +32,27 @@ async function loadOrt(useOrt) {
   return { ort, sessions, note: `onnxruntime-web ${ort.env.versions.web} (wasm, numThreads = 1, SIMD)` };
 }
 
-/** Called by bench/browser.mjs with the parsed options (paths as server URLs). */
-window.benchmark = async (options) => {
+/** One block of the run, called by bench/browser.mjs in a fresh page with the parsed options
+ * (paths as server URLs, `block` its number); the errors are measured where options.errors > 0. */
+window.benchBlock = async (options) => {
   const log = (line) => console.log(line);
   const engine = await loadEngine({ assetBase: new URL('/web/dist/', location.href).href, wasm: options.wasm, weights: options.weights });
   const ours = oursEngine(engine);
-  log('ours: engine started');
   const { ort, sessions, note } = await loadOrt(options.ort);
-  log(`peer: ${note}`);
-  log(`timer: crossOriginIsolated ${crossOriginIsolated} (performance.now() resolution ${crossOriginIsolated ? '5 µs' : '100 µs'})`);
+  const notes = [`peer: ${note}`,
+    `timer: crossOriginIsolated ${crossOriginIsolated} (performance.now() resolution ${crossOriginIsolated ? '5 µs' : '100 µs'})`];
   const peak = options.peak ? await loadPeak(await bytes(options.peak)) : null;
   const sets = await Promise.all(FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model)));
   const forced = options.fixtures ? await loadFixture(options.fixtures, options.fixtures) : null;
-  log('fixtures loaded');
   const fixtures = await pickFixtures(ours, sets, forced);
-  log(fixtures.note);
+  notes.push(fixtures.note);
+  if (options.block === 0) for (const line of notes) log(line);
   const engines = [ours];
   if (options.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
   if (ort) engines.push(...ortEngines(ort, sessions));
-  return runBench({ engines, fixtureOf: (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer),
-    sentences: fixtures.ours.sentences, lengths: options.lengths, rounds: options.rounds, seed: options.seed,
-    peak, errorLimit: options.errors, log });
+  const errors = await measureErrors(engines, (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer), options.errors);
+  const block = await runBlock({ engines, sentences: fixtures.ours.sentences, lengths: options.lengths, rounds: options.rounds,
+    blocks: options.blocks, block: options.block, seed: options.seed, peak, log });
+  return { block, errors, notes, engines: engines.map(({ name, label }) => ({ name, label })) };
 };
 window.benchReady = true;

@@ -14,7 +14,7 @@ const peers = path.resolve(root, '../shared/peers');
 const noPeers = !existsSync(path.join(peers, 'bert-mini-f32.onnx')) && 'no ../shared/peers/*.onnx';
 const noChromium = !existsSync(process.env.CHROMIUM || '/usr/bin/chromium') && 'no Chromium';
 // --liftoff: V8's default tiers, which spare the smoke run the optimising compile of ORT's 14 MB wasm.
-const ARGS = ['--lengths', '8,16', '--rounds', '10', '--errors', '4', '--seed', '7', '--liftoff'];
+const ARGS = ['--lengths', '8,16', '--rounds', '10', '--blocks', '2', '--errors', '4', '--seed', '7', '--liftoff'];
 
 function run(script, label, t) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
@@ -42,13 +42,14 @@ function checkRun({ stdout, values, result }) {
   assert.ok('peak_fraction_n128' in values);
   assert.match(stdout, /^goals( \(chromium\))?: f32 n=16 lo \d+\.\d\d ≥ 3: /m);
   assert.match(stdout, /load average \d+\.\d\d \d+\.\d\d \d+\.\d\d/);
-  assert.deepEqual(result.rows.map((r) => [r.n, r.rounds]), [[8, 10], [16, 10]]);
+  assert.deepEqual(result.rows.map((r) => [r.n, r.rounds, r.blocks]), [[8, 10, 2], [16, 10, 2]]);
   for (const row of result.rows) {
     assert.ok(row.cells.ours.ms > 0 && Number.isFinite(row.cells.ours.ms));
     for (const kind of ['f32', 'int8']) {
       const { median, lo, hi } = row.cells[kind].ratio;
       assert.ok([median, lo, hi].every((x) => Number.isFinite(x) && x > 0), `n=${row.n} ${kind}: ${median} [${lo}, ${hi}]`);
       assert.ok(lo <= median && median <= hi, `n=${row.n} ${kind}: ${median} outside [${lo}, ${hi}]`);
+      assert.equal(row.cells[kind].ratio.blockMedians.length, 2, 'one median ratio per block');
     }
   }
   for (const name of ['ours', 'f32', 'int8']) {

@@ -11,6 +11,14 @@ function concentration(effective, n) {
   return n > 1 ? 1 - Math.log(Math.max(1, effective)) / Math.log(n) : 1;
 }
 
+/** The exact readings behind each cell of a head table (its text is rounded to 0.1). */
+function describeCells(table, name, readings) {
+  table.dataset.table = name;
+  for (const cell of table.querySelectorAll('.table-cell')) {
+    Object.assign(cell.dataset, readings(Number(cell.dataset.layer) - 1, Number(cell.dataset.head) - 1));
+  }
+}
+
 export const entropyView = {
   id: 'entropy',
   label: 'Entropy',
@@ -49,17 +57,24 @@ export const entropyView = {
         data: { layer: String(layer + 1), head: String(head + 1), kind: 'entropy' },
       }],
     });
-    const figure = stackFigures(width, [
-      table(forToken, `Effective tokens per head for ${tokenPhrase(run.tokens[token], token)} (of ${n})`),
-      table(meanOverRows, `Effective tokens per head, mean over all ${n} rows`),
-      bars,
-    ], 'Entropy and effective tokens');
+    const tokenTable = table(forToken, `Effective tokens per head for ${tokenPhrase(run.tokens[token], token)} (of ${n})`);
+    const meanTable = table(meanOverRows, `Effective tokens per head, mean over all ${n} rows`);
+    describeCells(tokenTable, 'token', (l, h) => {
+      const s = session.rowStats(l, h, token);
+      return { effective: String(s.effective), entropy: String(s.entropy), normalized: String(s.normalized) };
+    });
+    describeCells(meanTable, 'mean', (l, h) => ({ effective: String(meanOverRows[l * heads + h]) }));
+    for (const bar of bars.querySelectorAll('.entropy-row rect.bar')) {
+      const s = perRow[Number(bar.dataset.token)];
+      Object.assign(bar.dataset, { entropy: String(s.entropy), normalized: String(s.normalized) });
+    }
+    const figure = stackFigures(width, [tokenTable, meanTable, bars], 'Entropy and effective tokens');
     const stats = perRow[token];
     const notes = [
       html('p', { class: 'readout' }, [
-        statLine(`${headName(layer, head)}, token ${token}: entropy`, `${stats.entropy.toFixed(3)} nats`),
+        statLine(`${headName(layer, head)}, token ${token}: entropy`, `${stats.entropy.toFixed(3)} nats`, 'entropy'),
         statLine('effective tokens', `${stats.effective.toFixed(2)} of ${n}`, 'effective'),
-        statLine('normalised entropy', stats.normalized.toFixed(3)),
+        statLine('normalised entropy', stats.normalized.toFixed(3), 'normalized'),
       ]),
       note(READING_DEFINITION, 'definition'),
     ];

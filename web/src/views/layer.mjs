@@ -36,6 +36,12 @@ export const layerView = {
       subtitle: `Each strip is the ${hidden} numbers that stand for the token at that step; colour shows sign and size. ` +
         'LayerNorm standardises the sum (mean 0, standard deviation 1) and then applies its learned gain and bias, so step 4 stays near mean 0, sd 1.',
     });
+    // Each cell of a strip carries the exact number its colour stands for.
+    figure.querySelectorAll('.strip').forEach((group, k) => {
+      group.querySelectorAll('rect:not(.legend-frame)').forEach((cell, i) => {
+        Object.assign(cell.dataset, { index: String(i), value: String(strips[k].values[i]) });
+      });
+    });
     const last = describe(steps.normed);
     return {
       figure,

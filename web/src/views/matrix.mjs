@@ -25,6 +25,7 @@ export const matrixView = {
       subtitle: 'Row i: how token i spreads its attention over the columns; every row sums to 1 (a softmax). ' +
         'Darker = more weight. Tap, click or hover a cell for its value; the arrow keys move, Enter picks the row\u2019s token, + and \u2212 zoom.',
     });
+    labelCells(matrix, rows);
     const { level, max, showValues } = matrix.zoom;
     const { size } = matrix.geometry;
     const zoomButton = (className, text, to, disabled) => html('button', {
@@ -38,6 +39,18 @@ export const matrixView = {
     return { figure: matrix.root, notes, wire: (figure, explorer) => wireMatrix(figure, explorer, matrix, rows) };
   },
 };
+
+/** Each drawn cell carries its column and exact weight (its text is rounded), as every bar does. */
+function labelCells(matrix, rows) {
+  const { colStart } = matrix.geometry;
+  for (const rowGroup of matrix.root.querySelectorAll('.matrix-row')) {
+    const row = rows[Number(rowGroup.dataset.token)];
+    rowGroup.querySelectorAll('rect').forEach((cell, c) => {
+      cell.dataset.column = String(colStart + c);
+      cell.dataset.value = String(row[colStart + c]);
+    });
+  }
+}
 
 function validCursor(cursor, n) {
   return cursor && cursor[0] < n && cursor[1] < n ? cursor : null;

@@ -48,7 +48,7 @@ export const rowView = {
         statLine('\u03a3 (sum of the row)', stats.sum.toFixed(3), 'row-sum'),
         statLine('ratio to uniform (max \u00d7 n)', `${stats.ratio.toFixed(2)} = ${fixed(stats.max)} \u00d7 ${n}`, 'row-ratio'),
         statLine('uniform share 1/n', probability(1 / n)),
-        statLine('effective tokens', `${stats.effective.toFixed(1)} of ${n}`),
+        statLine('effective tokens', `${stats.effective.toFixed(1)} of ${n}`, 'row-effective'),
       ]),
       html('p', { class: 'reading', dataset: { reading: reading.kind }, text: reading.text }),
       note(SOFTMAX_SENTENCE, 'why-sum'),

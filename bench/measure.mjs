@@ -78,6 +78,12 @@ export function forwardFlops(n, { hidden: H = 256, ffn: F = 1024, layers: L = 4 
   return 2 * L * (n * (4 * H * H + 2 * H * F) + 2 * n * n * H);
 }
 
+/** Multiply-adds of the weight-matrix products of one forward pass (the integer path's work):
+ * per layer Q, K, V, O (4·n·H²) and the FFN (2·n·H·F). */
+export function productMacs(n, { hidden: H = 256, ffn: F = 1024, layers: L = 4 } = {}) {
+  return L * n * (4 * H * H + 2 * H * F);
+}
+
 /** peers/README.md's ids: ids[i] = 5 + (s_i mod 29996), s_{k+1} = 1664525·s_k + 1013904223 mod 2^32, s_0 = n. */
 export function lcgIds(n) {
   const ids = new Int32Array(n);
@@ -173,7 +179,7 @@ export async function runBlock({ engines, sentences, lengths, rounds, blocks, bl
       ` (warm-up ${warmup[e.name].runs}${warmup[e.name].stable ? '' : ', NOT stable'})`).join(', '));
   }
   if (peak) for (let i = 0; i < 6; i++) peak.measure();
-  return { block, lengths: out, peakGflops: peak ? peak.best : null };
+  return { block, lengths: out, peakGflops: peak ? peak.best : null, dotPeakGmacs: peak ? peak.bestDot : null };
 }
 
 /**
@@ -201,9 +207,12 @@ export function combineBlocks({ engines, blocks, errors, seed }) {
     const rounds = parts.reduce((a, p) => a + p.times[ours].length, 0);
     return { n, rounds, blocks: parts.length, cells, gflops: forwardFlops(n) / (cells[ours].ms * 1e6) };
   });
-  const peaks = blocks.map((b) => b.peakGflops).filter((x) => x);
+  const best = (key) => {
+    const values = blocks.map((b) => b[key]).filter((x) => x);
+    return values.length ? Math.max(...values) : null;
+  };
   return { seed, blocks: blocks.length, engines: engines.map(({ name, label }) => ({ name, label })), errors, rows,
-    peakGflops: peaks.length ? Math.max(...peaks) : null };
+    peakGflops: best('peakGflops'), dotPeakGmacs: best('dotPeakGmacs') };
 }
 
 // ---------------------------------------------------------------- accuracy
@@ -259,14 +268,19 @@ export async function pickFixtures(ours, sets, forced = null) {
 export async function loadPeak(bytes) {
   if (!bytes) return null;
   const { instance } = await WebAssembly.instantiate(bytes, {});
-  const f = instance.exports.peak_f32x4, perIteration = instance.exports.peak_flops_per_iteration();
+  const { peak_f32x4: f32, peak_flops_per_iteration: flops, peak_dot_i16x8: dot, peak_dot_macs_per_iteration: macs } = instance.exports;
+  const rate = (run, perIteration, iterations) => {
+    const t = performance.now();
+    run(iterations);
+    return (iterations * perIteration) / ((performance.now() - t) * 1e6);
+  };
   return {
     best: 0,
-    /** One ~15 ms measurement; keeps the best rate seen (noise only ever lowers it). */
+    bestDot: 0,
+    /** Two ~15 ms measurements; keeps the best rates seen (noise only ever lowers them). */
     measure(iterations = 2_000_000) {
-      const t = performance.now();
-      f(iterations, 0.999999, 1e-6);
-      this.best = Math.max(this.best, (iterations * perIteration) / ((performance.now() - t) * 1e6));
+      this.best = Math.max(this.best, rate((i) => f32(i, 0.999999, 1e-6), flops(), iterations));
+      this.bestDot = Math.max(this.bestDot, rate((i) => dot(i, 3), macs(), iterations / 2));
     },
   };
 }

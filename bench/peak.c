@@ -28,3 +28,32 @@ float peak_f32x4(int iterations, float a, float b) {
 /* FLOPs of one call: iterations × 12 chains × 4 lanes × 2. */
 __attribute__((export_name("peak_flops_per_iteration")))
 int peak_flops_per_iteration(void) { return 12 * 4 * 2; }
+
+/* The integer-dot peak the weight products can reach: twelve independent i32x4 chains of
+ * acc = acc + dot(x, w) (i32x4.dot_i16x8_s: 8 multiply-adds), as the product tiles issue them:
+ * six x vectors loaded every step from a 1 KB buffer, each against two fixed w, so that no two
+ * chains add the same product. 8 multiply-adds per chain step. */
+static int16_t dot_input[512] __attribute__((aligned(16)));
+
+__attribute__((export_name("peak_dot_i16x8")))
+int peak_dot_i16x8(int iterations, int seed) {
+    for (int i = 0; i < 512; i++) dot_input[i] = (int16_t)((seed + 7 * i) % 61 - 30);
+    const v128_t w0 = wasm_i16x8_splat((int16_t)(seed % 5 + 1)), w1 = wasm_i16x8_splat((int16_t)(seed % 3 - 2));
+    v128_t c[12];
+    for (int k = 0; k < 12; k++) c[k] = wasm_i32x4_splat(k);
+    for (int i = 0; i < iterations; i++) {
+        const int16_t *p = dot_input + 8 * (i & 31);
+        for (int j = 0; j < 6; j++) {
+            const v128_t x = wasm_v128_load(p + 8 * j);
+            c[2 * j] = wasm_i32x4_add(c[2 * j], wasm_i32x4_dot_i16x8(x, w0));
+            c[2 * j + 1] = wasm_i32x4_add(c[2 * j + 1], wasm_i32x4_dot_i16x8(x, w1));
+        }
+    }
+    v128_t s = c[0];
+    for (int k = 1; k < 12; k++) s = wasm_i32x4_add(s, c[k]);
+    return wasm_i32x4_extract_lane(s, 0) ^ wasm_i32x4_extract_lane(s, 3);
+}
+
+/* Multiply-adds of one call: iterations × 12 chains × 8. */
+__attribute__((export_name("peak_dot_macs_per_iteration")))
+int peak_dot_macs_per_iteration(void) { return 12 * 8; }

@@ -1,10 +1,18 @@
-// Tables and summary lines of a bench result (bench/measure.mjs runBench), as text for the
+// Tables and summary lines of a bench result (bench/measure.mjs combineBlocks), as text for the
 // terminal or as Markdown for the READMEs (`--markdown`), so no figure is typed by hand.
+import { productMacs } from './measure.mjs';
 
 const fixed = (x, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(d));
 const sci = (x) => (Number.isFinite(x) ? x.toExponential(1) : 'n/a');
 
 const peers = (result) => result.engines.slice(1);
+
+/** The weight products' multiply-adds per ms of a whole forward pass taking `ms`, as a fraction
+ * of the machine's i32x4.dot_i16x8_s peak (bench/peak.c): an upper bound on what faster
+ * products could give, since the products cannot beat that peak and the rest is not free. */
+export function dotPeakFraction(result, n, ms) {
+  return result.dotPeakGmacs ? productMacs(n) / (ms * 1e6) / result.dotPeakGmacs : null;
+}
 const oursName = (result) => result.engines[0].name;
 
 function speedTable(result) {
@@ -13,6 +21,7 @@ function speedTable(result) {
   for (const p of peers(result)) header.push(`${p.label} ms`, `${p.label} / ours (95% CI)`);
   header.push('ours GFLOP/s');
   if (result.peakGflops) header.push('of f32 peak');
+  if (result.dotPeakGmacs) header.push('products of dot peak');
   const rows = result.rows.map((row) => {
     const cells = [String(row.n), String(row.rounds), fixed(row.cells[ours].ms, 3)];
     for (const p of peers(result)) {
@@ -21,6 +30,7 @@ function speedTable(result) {
     }
     cells.push(fixed(row.gflops, 1));
     if (result.peakGflops) cells.push(`${fixed((100 * row.gflops) / result.peakGflops, 0)}%`);
+    if (result.dotPeakGmacs) cells.push(`${fixed(100 * dotPeakFraction(result, row.n, row.cells[ours].ms), 0)}%`);
     return cells;
   });
   return { header, rows };
@@ -69,6 +79,8 @@ export function speedupLine(result, label = 'speedup') {
   }
   const at128 = result.rows.find((r) => r.n === 128);
   parts.push(`peak_fraction_n128=${at128 && result.peakGflops ? fixed(at128.gflops / result.peakGflops) : 'n/a'}`);
+  const at16 = result.rows.find((r) => r.n === 16);
+  parts.push(`dot_peak_fraction_n16=${at16 && result.dotPeakGmacs ? fixed(dotPeakFraction(result, 16, at16.cells[oursName(result)].ms)) : 'n/a'}`);
   return `${label}: ${parts.join(' ')}`;
 }
 
@@ -78,7 +90,15 @@ export function goalsLine(result) {
   const parts = [];
   for (const [n, goal] of [[16, 3], [128, 2]]) {
     const lo = ratioAt(result, n, 'f32')?.lo ?? null;
-    parts.push(`f32 n=${n} lo ${fixed(lo)} ≥ ${goal}: ${verdict(lo, goal)}`);
+    const row = result.rows.find((r) => r.n === n);
+    let needs = '';
+    if (lo !== null && lo < goal && result.dotPeakGmacs) {
+      // The whole pass in ORT f32's time / goal: what share of the dot peak its products would need.
+      const now = dotPeakFraction(result, n, row.cells[oursName(result)].ms);
+      const needed = dotPeakFraction(result, n, row.cells.f32.ms / goal);
+      needs = ` (the products would need ${fixed(100 * needed, 0)}% of the dot peak over the whole pass; now ${fixed(100 * now, 0)}%)`;
+    }
+    parts.push(`f32 n=${n} lo ${fixed(lo)} ≥ ${goal}: ${verdict(lo, goal)}${needs}`);
   }
   const int8 = result.rows.filter((r) => r.cells.int8).map((r) => [r.n, r.cells.int8.ratio.lo]);
   const below = int8.filter(([, lo]) => !(lo > 1));

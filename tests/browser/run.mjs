@@ -1157,7 +1157,7 @@ async function rolloutTiming() {
     const times = [];
     let matrix;
     for (let k = 0; k < 3; k++) {
-      s.rollouts = new Map();
+      s.runMemo.clear();
       matrix = s.rollout(last);
       times.push(s.lastRolloutMs);
     }

@@ -270,6 +270,17 @@ export class Session {
     this.pointer = this.x.attn_session_create(engine.pointer);
     if (!this.pointer) throw new EngineError(STATUS.NO_MEMORY, 'out of memory');
     this.n = 0;
+    this.runMemo = new Map();
+  }
+
+  /** compute() once per run and key, then its value again (shared: do not change it). */
+  memo(key, compute) {
+    let value = this.runMemo.get(key);
+    if (value === undefined) {
+      value = compute();
+      this.runMemo.set(key, value);
+    }
+    return value;
   }
 
   /** Tokenizes and runs `text`; returns the tokens of the run. */
@@ -328,9 +339,7 @@ export class Session {
 
   /** A failed run leaves the session empty (n = 0), so nothing reads the previous run. */
   finishRun(status) {
-    this.rollouts = new Map();
-    this.rolloutRows = new Map();
-    this.roleCache = new Map();
+    this.runMemo = new Map();
     this.n = this.x.attn_session_length(this.pointer);
     check(this.engine, status);
     return this.tokens();
@@ -381,14 +390,8 @@ export class Session {
    * layer and then kept (the returned array is shared: do not change it).
    */
   rollout(lastLayer = this.engine.shape.layers - 1) {
-    let matrix = this.rollouts?.get(lastLayer);
-    if (!matrix) {
-      const started = performance.now();
-      matrix = this.floats(this.n * this.n, (p) => this.x.attn_session_rollout(this.pointer, lastLayer, p));
-      this.lastRolloutMs = performance.now() - started;
-      (this.rollouts ??= new Map()).set(lastLayer, matrix);
-    }
-    return matrix;
+    return this.memo(`rollout ${lastLayer}`, () =>
+      this.timedRollout(this.n * this.n, (p) => this.x.attn_session_rollout(this.pointer, lastLayer, p)));
   }
 
   /**
@@ -396,26 +399,21 @@ export class Session {
    * O(layers · heads · n²) once per run, layer and row, then kept (shared: do not change it).
    */
   rolloutRow(lastLayer, row) {
-    const key = `${lastLayer}:${row}`;
-    let values = this.rolloutRows?.get(key);
-    if (!values) {
-      const started = performance.now();
-      values = this.floats(this.n, (p) => this.x.attn_session_rollout_row(this.pointer, lastLayer, row, p));
-      this.lastRolloutMs = performance.now() - started;
-      (this.rolloutRows ??= new Map()).set(key, values);
-    }
+    return this.memo(`rollout row ${lastLayer} ${row}`, () =>
+      this.timedRollout(this.n, (p) => this.x.attn_session_rollout_row(this.pointer, lastLayer, row, p)));
+  }
+
+  /** `count` floats from an engine rollout call; its time kept in lastRolloutMs. */
+  timedRollout(count, call) {
+    const started = performance.now();
+    const values = this.floats(count, call);
+    this.lastRolloutMs = performance.now() - started;
     return values;
   }
 
   /** A head's roles over the whole run ({roles, mass}), computed once per run and head. */
   headRoles(layer, head) {
-    const key = `${layer}:${head}`;
-    let result = this.roleCache?.get(key);
-    if (!result) {
-      result = this.computeHeadRoles(layer, head);
-      (this.roleCache ??= new Map()).set(key, result);
-    }
-    return result;
+    return this.memo(`roles ${layer} ${head}`, () => this.computeHeadRoles(layer, head));
   }
 
   computeHeadRoles(layer, head) {

@@ -22,6 +22,8 @@ const MLM_ONLY = ['node', 'tests/parity.mjs', '--mlm'];
 const analysis = (pattern) => ['node', '--test', `--test-name-pattern=${pattern}`, 'tests/analysis.test.mjs'];
 const ENGINE = ['node', '--test', 'tests/engine.test.mjs'];
 const FUZZ_REGRESSIONS = ['make', '--no-print-directory', 'test-fuzz-regressions'];
+// The browser suite's view checks alone: what each view draws against the float64 analyses.
+const VIEW_VALUES = ['node', 'tests/browser/run.mjs', 'viewvalues'];
 
 // Each: what it breaks, the edits (exact text, found once), what to rebuild, the tests to run.
 // `equivalent` says why no test can see the mutation (it then does not count as a failure).
@@ -71,6 +73,15 @@ const MUTATIONS = [
     equivalent: 'the model\'s eps is 1e-12; a float32 sum var + 1e-12 equals var for every var above 1.7e-5 ' +
       '(1e-12 is under half an ulp), and no LayerNorm input row of the model has a variance near that',
     edits: [['c/kernels.c', 'const float inv = 1.0f / sqrtf(var + eps);', 'const float inv = 1.0f / sqrtf(var + eps * 0.0f);']] },
+  { name: 'page: the contributions view draws the next token\'s row', build: 'web', tests: [VIEW_VALUES],
+    edits: [['web/src/views/contributions.mjs', 'const norms = session.contributions(layer, head, token);',
+      'const norms = session.contributions(layer, head, (token + 1) % n);']] },
+  { name: 'page: the matrix view draws rows shifted by one', build: 'web', tests: [VIEW_VALUES],
+    edits: [['web/src/views/matrix.mjs', 'for (let i = 0; i < n; i++) rows.push(session.row(layer, head, i));',
+      'for (let i = 0; i < n; i++) rows.push(session.row(layer, head, (i + 1) % n));']] },
+  { name: 'page: inside a layer shows the previous layer', build: 'web', tests: [VIEW_VALUES],
+    edits: [['web/src/views/layer.mjs', 'const steps = session.walkthrough(layer, token);',
+      'const steps = session.walkthrough(Math.max(0, layer - 1), token);']] },
   { name: 'an empty golden file (mlm-more.json holds no cases)', build: 'none', tests: [PARITY],
     edits: [['tests/fixtures/bert-mini-int8/mlm-more.json', null, '[]\n']] },
 ];
@@ -104,6 +115,7 @@ function scratchCopy() {
 
 function build(kind, repo) {
   if (kind === 'wasm') return run(['./build.sh', 'wasm'], repo);
+  if (kind === 'web') return run(['./build.sh', 'web'], repo);
   return { ok: true, output: '' };
 }
 

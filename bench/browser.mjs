@@ -1,7 +1,8 @@
 // The same comparison as bench/bench.mjs inside headless Chromium (where the explorer runs):
 // bench/page.html loads our engine through web/src/loader.mjs and onnxruntime-web in the same
-// page (one fresh browser context per block: bench/README.md); a local server on 127.0.0.1 serves the repository, node_modules/onnxruntime-web/dist
-// as /ort/ and the peer models as /peers/ (read in place, never copied). The page is
+// page, one fresh browser context per block (bench/README.md); a local server on 127.0.0.1
+// serves the repository, node_modules/onnxruntime-web/dist as /ort/ and the peer models as
+// /peers/ (read in place, never copied). The page is
 // cross-origin isolated so that performance.now() has 5 µs resolution.
 //
 //   node bench/browser.mjs [the options of bench/bench.mjs]
@@ -79,7 +80,8 @@ async function main() {
       `${opts.liftoff ? '(default tiers)' : '--js-flags=--no-liftoff'}`);
     console.log(`start: ${loadLine()}`);
     console.log(`ours: ${options.wasm}, ${options.weights} (loaded by web/src/loader.mjs)`);
-    console.log(`blocks: ${opts.blocks}, each in a new browser context (its own renderer process): engines loaded, warmed up and timed afresh`);
+    console.log(`blocks: ${opts.blocks}, each in a new browser context (its own renderer process): ` +
+      'engines loaded, warmed up and timed afresh');
     const blocks = [];
     let first = null;
     for (let block = 0; block < opts.blocks; block++) {

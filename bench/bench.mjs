@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createEngine } from '../web/src/engine.mjs';
-import { combineBlocks, DEFAULT_BLOCKS, FIXTURE_SETS, loadPeak, measureErrors, oursEngine, ortEngines, pickFixtures, runBlock } from './measure.mjs';
+import { benchBlock, combineBlocks, DEFAULT_BLOCKS, FIXTURE_SETS, loadPeak, oursEngine, pickFixtures } from './measure.mjs';
 import { agreementLine, goalsLine, speedupLine, tables } from './report.mjs';
 
 export { lcgIds as benchIds, forwardFlops } from './measure.mjs';
@@ -104,21 +104,14 @@ export const loadLine = () => {
 async function runOneBlock(opts) {
   const log = (line) => console.log(line);
   const engine = await createEngine({ wasm: readFileSync(opts.wasm), weights: readFileSync(opts.weights) });
-  const ours = oursEngine(engine);
   const { ort, sessions, note } = await loadOrt(opts);
   const peak = existsSync(opts.peak) ? await loadPeak(readFileSync(opts.peak)) : null;
   const sets = FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model));
-  const fixtures = await pickFixtures(ours, sets, opts.fixtures ? loadFixture(opts.fixtures) : null);
+  const fixtures = await pickFixtures(oursEngine(engine), sets, opts.fixtures ? loadFixture(opts.fixtures) : null);
   const notes = [`peer: ${note}`, fixtures.note];
   if (!peak) notes.push(`peak: ${opts.peak} missing (make bench builds it) — no peak fraction`);
-  if (opts.block === 0) for (const line of notes) log(line);
-  const engines = [ours];
-  if (opts.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
-  if (ort) engines.push(...ortEngines(ort, sessions));
-  const errors = await measureErrors(engines, (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer), opts.errors);
-  const block = await runBlock({ engines, sentences: fixtures.ours.sentences, lengths: opts.lengths, rounds: opts.rounds,
-    blocks: opts.blocks, block: opts.block, seed: opts.seed, peak, log });
-  writeFileSync(opts.blockOut, JSON.stringify({ block, errors, notes, engines: engines.map(({ name, label }) => ({ name, label })) }));
+  const out = await benchBlock({ engine, ort, sessions, fixtures, peak, notes, options: opts, log });
+  writeFileSync(opts.blockOut, JSON.stringify(out));
 }
 
 /** Each block in a fresh Node process (this script with --block), one after another. */

@@ -315,6 +315,22 @@ export function oursEngine(engine, name = 'ours', label = 'ours') {
   };
 }
 
+/**
+ * A block on engines loaded by its caller (bench.mjs in a child process, page.mjs in a fresh
+ * page): the engine list, the errors when options.errors > 0, then the timed block. Block 0
+ * logs the notes on what was loaded.
+ */
+export async function benchBlock({ engine, ort, sessions, fixtures, peak, notes, options, log }) {
+  if (options.block === 0) for (const line of notes) log(line);
+  const engines = [oursEngine(engine)];
+  if (options.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
+  if (ort) engines.push(...ortEngines(ort, sessions));
+  const errors = await measureErrors(engines, (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer), options.errors);
+  const block = await runBlock({ engines, sentences: fixtures.ours.sentences, lengths: options.lengths, rounds: options.rounds,
+    blocks: options.blocks, block: options.block, seed: options.seed, peak, log });
+  return { block, errors, notes, engines: engines.map(({ name, label }) => ({ name, label })) };
+}
+
 /** Each engine's attention error against its fixture set (null where there is none or limit is 0). */
 export async function measureErrors(engines, fixtureOf, limit) {
   const errors = {};

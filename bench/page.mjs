@@ -2,7 +2,7 @@
 // (web/src/loader.mjs: fetch, WebAssembly.compile, engine start), onnxruntime-web from the
 // server's /ort/ and the peers from /peers/, then runs the same measurement as the Node bench.
 import { loadEngine } from '../web/src/loader.mjs';
-import { FIXTURE_SETS, loadPeak, measureErrors, oursEngine, ortEngines, pickFixtures, runBlock } from './measure.mjs';
+import { benchBlock, FIXTURE_SETS, loadPeak, oursEngine, pickFixtures } from './measure.mjs';
 
 async function bytes(url) {
   const response = await fetch(url);
@@ -37,22 +37,14 @@ async function loadOrt(useOrt) {
 window.benchBlock = async (options) => {
   const log = (line) => console.log(line);
   const engine = await loadEngine({ assetBase: new URL('/web/dist/', location.href).href, wasm: options.wasm, weights: options.weights });
-  const ours = oursEngine(engine);
   const { ort, sessions, note } = await loadOrt(options.ort);
   const notes = [`peer: ${note}`,
     `timer: crossOriginIsolated ${crossOriginIsolated} (performance.now() resolution ${crossOriginIsolated ? '5 µs' : '100 µs'})`];
   const peak = options.peak ? await loadPeak(await bytes(options.peak)) : null;
   const sets = await Promise.all(FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model)));
   const forced = options.fixtures ? await loadFixture(options.fixtures, options.fixtures) : null;
-  const fixtures = await pickFixtures(ours, sets, forced);
+  const fixtures = await pickFixtures(oursEngine(engine), sets, forced);
   notes.push(fixtures.note);
-  if (options.block === 0) for (const line of notes) log(line);
-  const engines = [ours];
-  if (options.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
-  if (ort) engines.push(...ortEngines(ort, sessions));
-  const errors = await measureErrors(engines, (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer), options.errors);
-  const block = await runBlock({ engines, sentences: fixtures.ours.sentences, lengths: options.lengths, rounds: options.rounds,
-    blocks: options.blocks, block: options.block, seed: options.seed, peak, log });
-  return { block, errors, notes, engines: engines.map(({ name, label }) => ({ name, label })) };
+  return benchBlock({ engine, ort, sessions, fixtures, peak, notes, options, log });
 };
 window.benchReady = true;

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadCheckpoint } from '../weights/reference.mjs';
-import { analyseSentence, ANALYSIS_BARS as BARS, ROLE_NAMES } from './lib/analysis-reference.mjs';
+import { analyseSentence, ANALYSIS_BARS as BARS, maxAbs, maxDelta, ROLE_NAMES } from './lib/analysis-reference.mjs';
 import { loadEngine, repoRoot } from './lib/node-engine.mjs';
 import { runFixtureSentence } from './lib/pairs.mjs';
 
@@ -77,17 +77,6 @@ class Worst {
       `${this.where ? ` at ${this.where}` : ''} — ${ok ? 'ok' : 'FAIL'}`);
     return ok;
   }
-}
-
-const maxAbs = (a) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-function maxDelta(ours, theirs) {
-  if (ours.length !== theirs.length) return Infinity;
-  let worst = 0;
-  for (let i = 0; i < ours.length; i++) {
-    const d = Math.abs(ours[i] - theirs[i]);
-    if (!(d <= worst)) worst = Number.isNaN(d) ? Infinity : d;
-  }
-  return worst;
 }
 
 function heads(shape, fn) {

@@ -6,9 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadCheckpoint } from '../../weights/reference.mjs';
-import { analyseSentence, ANALYSIS_BARS } from '../lib/analysis-reference.mjs';
+import { analyseSentence, ANALYSIS_BARS, maxAbs, maxDelta } from '../lib/analysis-reference.mjs';
 
-export { ANALYSIS_BARS };
+export { ANALYSIS_BARS, maxAbs, maxDelta };
 
 /**
  * Attention weights as drawn. The engine's attention matches the float64 reference to 5e-5 on
@@ -61,18 +61,6 @@ export function float64Reference(root) {
   };
 }
 
-/** Largest |a[i] − b[i]|; Infinity when the lengths differ or a value is not a number. */
-export function maxDelta(a, b) {
-  if (a.length !== b.length) return Infinity;
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) {
-    const d = Math.abs(a[i] - b[i]);
-    if (!(d <= worst)) worst = Number.isNaN(d) ? Infinity : d;
-  }
-  return worst;
-}
-
-export const maxAbs = (values) => values.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
 export const sum = (values) => values.reduce((a, b) => a + b, 0);
 
 /** The reading the page gives a row (web/src/format.mjs): normalised entropy < 0.4 focused, ≥ 0.85 uniform-like. */

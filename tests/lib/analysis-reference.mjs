@@ -31,6 +31,19 @@ export const ANALYSIS_BARS = Object.freeze({
   roleBorderline: 1e-2,    // a role reading this close to its threshold is not compared
 });
 
+/** Largest |a[i] − b[i]|; Infinity when the lengths differ or a value is not a number. */
+export function maxDelta(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = Math.abs(a[i] - b[i]);
+    if (!(d <= worst)) worst = Number.isNaN(d) ? Infinity : d;
+  }
+  return worst;
+}
+
+export const maxAbs = (values) => values.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+
 /** Role names in the order of web/src/engine.mjs, and the rules that define them. */
 export const ROLE_NAMES = ['previous', 'next', 'cls-sink', 'sep-sink', 'punct-sink', 'broad'];
 export const ROLE_RULES = Object.freeze({

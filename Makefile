@@ -77,7 +77,7 @@ test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kern
 
 # Skipped tests are counted and listed; under CI (CI=true) a skip means a missing prerequisite
 # (../shared, the native build, Chromium) and fails the run.
-test-node: wasm build/test_kernels.wasm
+test-node: wasm build/test_kernels.wasm build/peak.wasm
 	node tests/parity.mjs
 	@mkdir -p build
 	node --test tests/*.test.mjs | tee build/node-tests.tap

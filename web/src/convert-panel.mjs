@@ -6,7 +6,7 @@
 // The conversion runs on the main thread, with progress between its steps: a Worker needs a
 // script file of its own, which a page opened from file:// cannot start.
 
-import { html, replaceChildrenOf } from './dom.mjs';
+import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { megabytes } from './format.mjs';
 import { convertCheckpoint, ConvertError } from '../../weights/convert-core.mjs';
 
@@ -36,14 +36,7 @@ a.download { font-weight: 600; }
 :focus-visible { outline: 3px solid var(--focus, #b35806); outline-offset: 2px; }
 `;
 
-let sheet = null;
-function panelSheet() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(PANEL_CSS);
-  }
-  return sheet;
-}
+const panelSheet = sharedStyleSheet(PANEL_CSS);
 
 /** Lets the browser draw the progress line before the next (blocking) step. */
 const paint = () => new Promise((resolve) => {

@@ -37,6 +37,19 @@ export function svg(name, attributes = {}, children = []) {
   return element;
 }
 
+/** A getter for one stylesheet of `css`, built on first use and shared by every shadow root
+ * that adopts it. */
+export function sharedStyleSheet(css) {
+  let sheet = null;
+  return () => {
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+    }
+    return sheet;
+  };
+}
+
 export function replaceChildrenOf(element, children) {
   element.replaceChildren();
   appendChildren(element, children);

@@ -2,7 +2,7 @@
 // the current view; the engine itself (and the one copy of the weights) is shared by every
 // explorer on the page through loader.mjs.
 
-import { html, replaceChildrenOf } from './dom.mjs';
+import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { loadEngine, weightsProgressText } from './loader.mjs';
 import { STATUS } from './engine.mjs';
 import { Engine } from './engine.mjs';
@@ -24,15 +24,7 @@ const HEAVY_TOKENS = 96;       // so do runs on longer texts
 const TYPING_PAUSE_MS = 220;
 const LONG_FIGURE_TOKENS = 40;
 let firstRowMarked = false;
-let sharedSheet = null;
-
-function explorerSheet() {
-  if (!sharedSheet) {
-    sharedSheet = new CSSStyleSheet();
-    sharedSheet.replaceSync(EXPLORER_CSS);
-  }
-  return sharedSheet;
-}
+const explorerSheet = sharedStyleSheet(EXPLORER_CSS);
 
 /** Calls fn once on the next animation frame (or after 50 ms if frames are not running). */
 function nextFrame(fn) {

@@ -107,10 +107,11 @@ async function runOneBlock(opts) {
   const { ort, sessions, note } = await loadOrt(opts);
   const peak = existsSync(opts.peak) ? await loadPeak(readFileSync(opts.peak)) : null;
   const sets = FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model));
-  const fixtures = await pickFixtures(oursEngine(engine), sets, opts.fixtures ? loadFixture(opts.fixtures) : null);
+  const ours = oursEngine(engine);
+  const fixtures = await pickFixtures(ours, sets, opts.fixtures ? loadFixture(opts.fixtures) : null);
   const notes = [`peer: ${note}`, fixtures.note];
   if (!peak) notes.push(`peak: ${opts.peak} missing (make bench builds it) — no peak fraction`);
-  const out = await benchBlock({ engine, ort, sessions, fixtures, peak, notes, options: opts, log });
+  const out = await benchBlock({ engine, ours, ort, sessions, fixtures, peak, notes, options: opts, log });
   writeFileSync(opts.blockOut, JSON.stringify(out));
 }
 

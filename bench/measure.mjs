@@ -57,7 +57,7 @@ export function blockBootstrapMedian(blocks, random, { resamples = 2000, level =
     medians[r] = median(sample.subarray(0, k));
   }
   medians.sort();
-  return { median: median(blocks.flatMap((b) => [...b])), lo: quantile(medians, (1 - level) / 2), hi: quantile(medians, (1 + level) / 2) };
+  return { median: median(blocks.flat()), lo: quantile(medians, (1 - level) / 2), hi: quantile(medians, (1 + level) / 2) };
 }
 
 /** Rounds per length over the whole run (shared out among the blocks): ≥ 101 where a run is
@@ -72,16 +72,16 @@ export const DEFAULT_BLOCKS = 8;
 /** Rounds each block runs so that the blocks together run at least `rounds`. */
 export const roundsPerBlock = (rounds, blocks) => Math.ceil(rounds / blocks);
 
-/** Multiply-adds of one forward pass × 2: per layer Q, K, V, O (4·n·H²), FFN (2·n·H·F),
- * attention scores and context (2·n²·H over all heads); embeddings/LN/softmax not counted. */
-export function forwardFlops(n, { hidden: H = 256, ffn: F = 1024, layers: L = 4 } = {}) {
-  return 2 * L * (n * (4 * H * H + 2 * H * F) + 2 * n * n * H);
-}
-
 /** Multiply-adds of the weight-matrix products of one forward pass (the integer path's work):
  * per layer Q, K, V, O (4·n·H²) and the FFN (2·n·H·F). */
 export function productMacs(n, { hidden: H = 256, ffn: F = 1024, layers: L = 4 } = {}) {
   return L * n * (4 * H * H + 2 * H * F);
+}
+
+/** Multiply-adds of one forward pass × 2: the weight products (productMacs) and the attention
+ * scores and context (2·n²·H per layer over all heads); embeddings/LN/softmax not counted. */
+export function forwardFlops(n, { hidden: H = 256, ffn: F = 1024, layers: L = 4 } = {}) {
+  return 2 * (productMacs(n, { hidden: H, ffn: F, layers: L }) + L * 2 * n * n * H);
 }
 
 /** peers/README.md's ids: ids[i] = 5 + (s_i mod 29996), s_{k+1} = 1664525·s_k + 1013904223 mod 2^32, s_0 = n. */
@@ -317,12 +317,12 @@ export function oursEngine(engine, name = 'ours', label = 'ours') {
 
 /**
  * A block on engines loaded by its caller (bench.mjs in a child process, page.mjs in a fresh
- * page): the engine list, the errors when options.errors > 0, then the timed block. Block 0
+ * page; `ours` is oursEngine(engine)): the engine list, the errors when options.errors > 0, then the timed block. Block 0
  * logs the notes on what was loaded.
  */
-export async function benchBlock({ engine, ort, sessions, fixtures, peak, notes, options, log }) {
+export async function benchBlock({ engine, ours, ort, sessions, fixtures, peak, notes, options, log }) {
   if (options.block === 0) for (const line of notes) log(line);
-  const engines = [oursEngine(engine)];
+  const engines = [ours];
   if (options.aa) engines.push(oursEngine(engine, 'ours_b', 'ours (A/A)'));
   if (ort) engines.push(...ortEngines(ort, sessions));
   const errors = await measureErrors(engines, (name) => (name.startsWith('ours') ? fixtures.ours : fixtures.peer), options.errors);

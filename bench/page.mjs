@@ -43,8 +43,9 @@ window.benchBlock = async (options) => {
   const peak = options.peak ? await loadPeak(await bytes(options.peak)) : null;
   const sets = await Promise.all(FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model)));
   const forced = options.fixtures ? await loadFixture(options.fixtures, options.fixtures) : null;
-  const fixtures = await pickFixtures(oursEngine(engine), sets, forced);
+  const ours = oursEngine(engine);
+  const fixtures = await pickFixtures(ours, sets, forced);
   notes.push(fixtures.note);
-  return benchBlock({ engine, ort, sessions, fixtures, peak, notes, options, log });
+  return benchBlock({ engine, ours, ort, sessions, fixtures, peak, notes, options, log });
 };
 window.benchReady = true;

@@ -6,6 +6,7 @@ const fixed = (x, d = 2) => (x === null || x === undefined || !Number.isFinite(x
 const sci = (x) => (Number.isFinite(x) ? x.toExponential(1) : 'n/a');
 
 const peers = (result) => result.engines.slice(1);
+const oursName = (result) => result.engines[0].name;
 
 /** The weight products' multiply-adds per ms of a whole forward pass taking `ms`, as a fraction
  * of the machine's i32x4.dot_i16x8_s peak (bench/peak.c): an upper bound on what faster
@@ -13,7 +14,6 @@ const peers = (result) => result.engines.slice(1);
 export function dotPeakFraction(result, n, ms) {
   return result.dotPeakGmacs ? productMacs(n) / (ms * 1e6) / result.dotPeakGmacs : null;
 }
-const oursName = (result) => result.engines[0].name;
 
 function speedTable(result) {
   const ours = oursName(result);

@@ -30,7 +30,8 @@ case "${1:-all}" in
   wasm) build_wasm ;;
   web) build_web ;;
   all|--open)
-    need emcc && need wasm-opt || tools/install-deps.sh
+    # the toolchain and the pinned npm packages (esbuild bundles the page)
+    need emcc && need wasm-opt && [ -d node_modules/esbuild ] || tools/install-deps.sh
     build_wasm
     build_web
     if [ "${1:-}" = --open ]; then

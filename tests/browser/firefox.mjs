@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The browser suite's core checks in Firefox: Debian's `firefox-esr` driven by npm
 // `puppeteer-core` over WebDriver BiDi (no browser is downloaded). The first row drawn from
-// file:// and over http (web/index.html); the Row view's bars, Σ and ratio and the Matrix
-// view's cells, with the other views' numbers, against the float64 analyses of fixture
-// sentences (view-values.mjs, the checks of the Chromium suite); the README's copy-the-files
-// recipe over http and from file://; every view's layout at 390 px (layout.mjs); screenshots
-// of index.html at 390 and 1280 px (test-output/screenshots/firefox-*.png).
+// file:// and over http (web/index.html); the Row view's bars, Σ and ratio, the Matrix view's
+// cells and seven other views' numbers against the float64 analyses of fixture sentences (the
+// Chromium suite's checks, view-values.mjs); the README's copy-the-files recipe over http and
+// from file://; web/embed.html under its Content-Security-Policy; every view's layout at 390 px
+// (layout.mjs); screenshots of index.html at 390 and 1280 px (test-output/screenshots/firefox-*.png).
 // Firefox runs in a fresh profile whose proxy is a local sink: a request for anything but
 // file:// and the local server, the page's or Firefox's own (updates, telemetry, remote
 // settings, …), reaches the sink and fails the run. Pass test names to run a subset
@@ -127,6 +127,8 @@ async function newPage() {
   // Resources that failed to load (from file:// the browser reports no request, only the element's error event).
   await page.evaluateOnNewDocument(() => {
     window.__failedLoads = [];
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
     window.addEventListener('error', (e) => { if (e.target !== window) window.__failedLoads.push(e.target.src || e.target.href || e.target.tagName); }, true);
   });
   return page;
@@ -289,6 +291,23 @@ async function testCopyTheFiles() {
   }
 }
 
+/** web/embed.html: two explorers on one engine, under its strict Content-Security-Policy. */
+async function testEmbed() {
+  for (const [label, base] of [['file://', FILE], ['http', HTTP]]) {
+    const page = await newPage();
+    await page.goto(url(base, 'embed.html'));
+    await waitDrawn(page);
+    const shown = await page.evaluate(() => {
+      const [a, b] = document.querySelectorAll('attention-explorer');
+      return { drawn: [a, b].map((e) => Number(e?.dataset.drawn || 0)), shared: !!a?.engine && a.engine === b?.engine, violations: window.__cspViolations };
+    });
+    check(`${label} embed.html: two explorers drawn from one engine, no CSP violation`,
+      shown.drawn.every((d) => d >= 1) && shown.shared && shown.violations.length === 0, JSON.stringify(shown));
+    check(`${label} embed.html: no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await closePage(page);
+  }
+}
+
 const VIEW_IDS = ['row', 'grid', 'lines', 'rollout', 'matrix', 'entropy', 'contributions', 'mlm', 'compare', 'layer', 'scaling'];
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
@@ -337,7 +356,7 @@ async function testScreenshots() {
   }
 }
 
-const TESTS = { testFileIndex, testHttpIndex, testViewValues, testCopyTheFiles, testLayout, testScreenshots };
+const TESTS = { testFileIndex, testHttpIndex, testViewValues, testCopyTheFiles, testEmbed, testLayout, testScreenshots };
 
 await mkdir(SHOTS, { recursive: true });
 console.log(`${version} (${FIREFOX}), puppeteer-core over WebDriver BiDi`);

@@ -97,6 +97,7 @@ test-checkpoints: wasm
 
 test-browser: web
 	node tests/browser/run.mjs
+	node tests/browser/faults.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
 # Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless

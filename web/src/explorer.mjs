@@ -113,6 +113,8 @@ export class AttentionExplorer extends HTMLElement {
     if (this.onHashChange) window.removeEventListener('hashchange', this.onHashChange);
     this.themeQuery?.removeEventListener('change', this.onThemeChange);
     this.resizeObserver?.disconnect();
+    this.stopListening?.();
+    this.stopListening = null;
     this.session?.destroy();
     this.compareSession?.destroy();
     this.session = this.compareSession = null;
@@ -129,7 +131,7 @@ export class AttentionExplorer extends HTMLElement {
   // ---- loading -------------------------------------------------------------------------
 
   async start() {
-    if (this.engine) { this.openSession(); return; }
+    if (this.engine) { this.listenToWeights(); this.openSession(); return; }
     const assetBase = this.getAttribute('assets') || AttentionExplorer.assetBase;
     try {
       this.engine = await loadEngine({
@@ -141,7 +143,7 @@ export class AttentionExplorer extends HTMLElement {
       return;
     }
     if (!this.isConnected) return;
-    this.engine.loading?.onChange((state) => this.onWeightsArrived(state));
+    this.listenToWeights();
     this.openSession();
     this.resolveReady(this);
   }
@@ -163,12 +165,19 @@ export class AttentionExplorer extends HTMLElement {
       this.model = model;
     }
     this.engine = model.engine;
+    this.listenToWeights();  // a converted model is whole: the default model's parts no longer matter here
     const { layers, heads } = this.engine.shape;
     Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1), rolloutLayer: null });
     this.tokenKey = null;
     this.controlsBuilt = false;
     this.dataset.model = label;
     this.openSession();
+  }
+
+  /** Arrivals and failures of the engine's weights parts, until disconnected or another model is shown. */
+  listenToWeights() {
+    this.stopListening?.();
+    this.stopListening = this.engine.loading?.onChange((state) => this.onWeightsArrived(state)) ?? null;
   }
 
   /** A converted model no explorer shows any more is freed. */
@@ -183,8 +192,8 @@ export class AttentionExplorer extends HTMLElement {
   }
 
   /** A part of the weights arrived (or was refused): what waited for it is drawn again. */
-  onWeightsArrived({ missing, error }) {
-    if (error) { this.showFirstError(error); return; }
+  onWeightsArrived({ missing, error, background }) {
+    if (error) { if (!background) this.showFirstError(error); return; }
     if (!this.run || !this.isConnected) return;
     if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
     if (this.state.view === 'mlm' && (missing === 0 || missing % 8 === 0)) this.renderView();
@@ -198,9 +207,27 @@ export class AttentionExplorer extends HTMLElement {
     }, (error) => this.showFirstError(error));
   }
 
-  /** The first part of the weights refused or missing is the one named; later ones follow from it. */
+  /** The first part of the weights refused or missing is the one named; later ones follow from it.
+   * A drawn explorer keeps its figure: the notice goes in place of the view that needs the part,
+   * with a control that fetches it again. */
   showFirstError(error) {
+    if (this.run && !this.parts.main.hidden) { this.showMissingWeights(error); return; }
     if (this.parts.error.hidden) this.showError(error);
+  }
+
+  showMissingWeights(error) {
+    const retry = () => {
+      this.engine.loading.ensure(this.engine.loading.failedParts(), 'high')
+        .then(() => { if (this.isConnected) this.runNow(); }, (again) => this.showMissingWeights(again));
+    };
+    this.currentFigure = null;
+    replaceChildrenOf(this.parts.figureBox, html('div', { class: 'error weights-missing', role: 'alert' }, [
+      html('strong', { text: 'This view needs a part of the model weights that could not be loaded.' }),
+      html('span', { class: 'error-message', text: error.message }),
+      html('button', { type: 'button', class: 'small-button retry-weights', text: 'Try again', onclick: retry }),
+    ]));
+    this.parts.notes.replaceChildren();
+    this.markDrawn();
   }
 
   openSession() {

@@ -193,7 +193,9 @@ export class AttentionExplorer extends HTMLElement {
 
   /** A part of the weights arrived (or was refused): what waited for it is drawn again. */
   onWeightsArrived({ missing, error, background }) {
-    if (error) { if (!background) this.showFirstError(error); return; }
+    // A part fetched while idle that the network failed to bring is fetched again when a run
+    // needs it; a part the engine refused (its bytes are corrupted) is said at once.
+    if (error) { if (!background || Number.isInteger(error.code)) this.showFirstError(error); return; }
     if (!this.run || !this.isConnected) return;
     if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
     if (this.state.view === 'mlm' && (missing === 0 || missing % 8 === 0)) this.renderView();
@@ -211,8 +213,9 @@ export class AttentionExplorer extends HTMLElement {
    * A drawn explorer keeps its figure: the notice goes in place of the view that needs the part,
    * with a control that fetches it again. */
   showFirstError(error) {
-    if (this.run && !this.parts.main.hidden) { this.showMissingWeights(error); return; }
-    if (this.parts.error.hidden) this.showError(error);
+    const drawn = this.run && !this.parts.main.hidden;
+    if (drawn && !Number.isInteger(error.code)) this.showMissingWeights(error);
+    else if (this.parts.error.hidden) this.showError(error, { keepFigure: drawn });
   }
 
   showMissingWeights(error) {
@@ -253,9 +256,9 @@ export class AttentionExplorer extends HTMLElement {
     progress.setAttribute('aria-valuenow', known ? String(Math.round((100 * loaded) / total)) : '');
   }
 
-  showError(error) {
+  showError(error, { keepFigure = false } = {}) {
     this.parts.status.hidden = true;
-    this.parts.main.hidden = true;
+    this.parts.main.hidden = !keepFigure;
     const headline = {
       weights: 'the model weights could not be loaded or were refused',
       wasm: 'the engine (WebAssembly) could not be loaded',

@@ -1,0 +1,3 @@
+// Français : chaque texte de l'explorateur (mêmes clés et mêmes paramètres que en.mjs).
+export default {
+};

@@ -53,9 +53,10 @@ function numberFormat(lang, digits, style = 'decimal') {
   return formatters.get(key);
 }
 
-/** French typography in a catalogue text: a narrow no-break space before ; : ! ? % and ×. */
+/** French typography in a catalogue text: a narrow no-break space before ; : ! ? and %. (A multiplier
+ * keeps its × attached, 12,24×, as a product a × b keeps its spaces.) */
 export function frenchSpacing(text) {
-  return text.replace(/[ \u00a0\u202f]?([;:!?%\u00d7])(?!\/\/)/g, (match, mark, offset, whole) => {
+  return text.replace(/[ \u00a0\u202f]?([;:!?%])(?!\/\/)/g, (match, mark, offset, whole) => {
     const before = whole[offset - 1];
     const opening = match[0] === mark && (offset === 0 || before === '(' || before === '\n' || before === '{' || before === '\u00ab');
     return opening ? match : `\u202f${mark}`;
@@ -92,8 +93,8 @@ export function translator(lang = DEFAULT_LANGUAGE) {
   t.lang = lang;
   t.number = number;
   t.integer = integer;
-  /** "12.24×" / "12,24 ×" */
-  t.times = (value, digits = 2) => (french ? `${number(value, digits)}\u202f\u00d7` : `${number(value, digits)}\u00d7`);
+  /** "12.24×" / "12,24×" */
+  t.times = (value, digits = 2) => `${number(value, digits)}\u00d7`;
   /** 0.42 → "42%" / "42 %" (one decimal below 10%). */
   t.percent = (value) => {
     const digits = value >= 0.0995 ? 0 : 1;

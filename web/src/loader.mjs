@@ -33,10 +33,11 @@ export function partScriptUrl(headUrl, index) {
 
 /** A failure while loading, with the part that failed ('wasm', 'weights' or 'engine'). */
 export class LoadError extends Error {
-  constructor(part, message, code = null) {
+  constructor(part, message, code = null, reason = null) {
     super(message);
     this.part = part;
     this.code = code;
+    this.reason = reason;  // [catalogue key, placeholders] for the page (i18n/en.mjs); null: by `code`
   }
 }
 
@@ -129,20 +130,20 @@ async function loadAsset({ part, label, binaryUrl, scriptUrl, expectedBytes, rep
       report({ part, message: `loading ${label}`, loaded: received, total: expected || expectedBytes }));
     if (bytes) return bytes;
   }
-  if (!scriptUrl) throw new LoadError(part, `could not load the ${label} from ${binaryUrl}`);
+  if (!scriptUrl) throw new LoadError(part, `could not load the ${label} from ${binaryUrl}`, null, ['load.notFound', { url: binaryUrl }]);
   const size = expectedBytes ? ` (${megabytes(expectedBytes)})` : '';
   report({ part, message: `loading ${label}${size}`, loaded: 0, total: 0 });
   let text;
   try {
     text = await loadAssetScript(scriptUrl);
   } catch (error) {
-    throw new LoadError(part, `could not load the ${label}: ${error.message}`);
+    throw new LoadError(part, `could not load the ${label}: ${error.message}`, null, ['load.failed', { detail: error.message }]);
   }
   report({ part, message: `decoding ${label}`, loaded: 1, total: 1 });
   try {
     return decodeBase64(text);
   } catch {
-    throw new LoadError(part, `the ${label} script ${scriptUrl} does not hold valid base64 data`);
+    throw new LoadError(part, `the ${label} script ${scriptUrl} does not hold valid base64 data`, null, ['load.badBase64', { url: scriptUrl }]);
   }
 }
 
@@ -168,7 +169,7 @@ async function compileWasm(bytes) {
   try {
     return await WebAssembly.compile(bytes);
   } catch (error) {
-    throw new LoadError('wasm', `the browser refused the engine's WebAssembly: ${error.message}`);
+    throw new LoadError('wasm', `the browser refused the engine's WebAssembly: ${error.message}`, null, ['load.wasmRefused', { detail: error.message }]);
   }
 }
 
@@ -176,12 +177,12 @@ async function compileWasm(bytes) {
 function loadErrorOf(error) {
   if (error instanceof LoadError) return error;
   if (error instanceof EngineError && error.code !== STATUS.NO_MEMORY) {
-    return new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
+    return new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: error.partIndex ?? null }]);
   }
   if (error instanceof EngineError) {
     return new LoadError('engine', `the engine could not start: ${error.message}`, error.code);
   }
-  return new LoadError('engine', `the engine could not start: ${error.message}`);
+  return new LoadError('engine', `the engine could not start: ${error.message}`, null, ['load.engineFailed', { detail: error.message }]);
 }
 
 /** Bytes [start, end) of a file over http: {response, bytes, total, whole}; bytes null unless the
@@ -311,7 +312,7 @@ async function scriptHead(scriptUrl, report) {
   try {
     head = decodeBase64(await loadAssetScript(scriptUrl));
   } catch (error) {
-    throw new LoadError('weights', `could not load the model weights: ${error.message}`);
+    throw new LoadError('weights', `could not load the model weights: ${error.message}`, null, ['load.failed', { detail: error.message }]);
   }
   const header = readWeightsHeader(head);
   const isHead = /\.head\.js(?=[?#]|$)/.test(scriptUrl) && header?.headBytes === head.length;
@@ -435,7 +436,7 @@ class PartLoader {
       got = await this.fetchRun(run, priority);
     } catch (error) {
       const named = run.map((i) => engine.describePart(i)).join(', ');
-      failed(new LoadError('weights', `the model weights ${named} could not be loaded: ${error.message}`));
+      failed(new LoadError('weights', `the model weights ${named} could not be loaded: ${error.message}`, null, ['load.partsFailed', { parts: run, detail: error.message }]));
     }
     let refusal = null;
     for (const i of got.parts) {  // from a script: its other parts too, they are here already
@@ -445,7 +446,7 @@ class PartLoader {
         engine.partArrived(i, got.bytes.subarray(offset - got.base, offset - got.base + length));
         this.bytesLoaded += length;
       } catch (error) {
-        const refused = new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
+        const refused = new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: i }]);
         if (run.includes(i)) refusal ??= refused;
         else { this.failures.set(i, refused); this.changed(refused, priority === 'idle'); }
       }
@@ -518,7 +519,7 @@ async function loadWeights(sources, report) {
     const fetched = await fetchHead(binaryUrl, report);
     if (fetched) return fetched;
   }
-  if (!scriptUrl) throw new LoadError('weights', `could not load the model weights from ${binaryUrl}`);
+  if (!scriptUrl) throw new LoadError('weights', `could not load the model weights from ${binaryUrl}`, null, ['load.notFound', { url: binaryUrl }]);
   return scriptHead(scriptUrl, report);
 }
 

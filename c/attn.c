@@ -547,33 +547,47 @@ static int all_parts_ready(const attn_engine *e) {
     return !e->parts || e->parts->missing == 0;
 }
 
-/* The answer's log-probability and the top-1 id of a run at `position`. */
-static int answer_reading(const bert_state *state, int position, int32_t answer, float *log_probs,
-                          float *log_prob, int32_t *top1) {
-    const int status = run_status(bert_mlm_log_probs(state, position, log_probs));
-    if (status != ATTN_OK) return status;
-    *log_prob = log_probs[answer];
-    *top1 = argmax(log_probs, state->model->vocab_size);
-    return ATTN_OK;
-}
-
-/* Each head of `layer` alone, then the whole layer, on top of the session's removed heads. */
-static int layer_importance(attn_session *s, const bert_state *base, int layer, int position,
-                            const int32_t *answer, float log_prob, float *log_probs, float *delta, int32_t *top1) {
+/* rows[0]: the base's final hidden state at `position`; rows[1 + entry]: the probe's with each
+ * head of `layer` alone removed (entries 0 … heads − 1), then the whole layer (entry heads). */
+static int gather_rows(attn_session *s, const bert_state *base, int layer, int position, float *rows) {
     const bert_model *m = &s->engine->model;
+    const size_t width = (size_t)m->hidden;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
+    memcpy(rows, base->layer_input + hidden_index(base, m->layers, position), width * sizeof *rows);
     for (int entry = 0; entry <= m->heads; entry++) {
         memcpy(removed, s->removed, sizeof removed);
         for (int h = 0; h < m->heads; h++)
             if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
-        float with_removal;
-        int status = probe_run(s, base, layer, removed);
-        if (status == ATTN_OK)
-            status = answer_reading(&s->probe, position, answer[0], log_probs, &with_removal, &top1[entry]);
+        const int status = probe_run(s, base, layer, removed);
         if (status != ATTN_OK) return status;
-        delta[entry] = with_removal - log_prob;
+        memcpy(rows + (size_t)(1 + entry) * width, s->probe.layer_input + hidden_index(&s->probe, m->layers, position),
+               width * sizeof *rows);
     }
     return ATTN_OK;
+}
+
+/* The masked-word head on every gathered row at once, then each removal's Δ and top-1. */
+static int read_answers(const attn_session *s, const float *rows, int answer_given, int32_t *answer,
+                        float *log_prob, float *delta, int32_t *top1) {
+    const bert_model *m = &s->engine->model;
+    const int count = m->heads + 2;
+    const size_t vocab = (size_t)m->vocab_size;
+    float *log_probs = malloc((size_t)count * vocab * sizeof *log_probs);
+    if (!log_probs) return ATTN_ERR_NO_MEMORY;
+    const int status = run_status(bert_mlm_log_probs(m, rows, count, log_probs));
+    if (status == ATTN_OK) {
+        answer[1] = argmax(log_probs, m->vocab_size);
+        if (answer_given < 0) answer[0] = answer[1];
+        else answer[0] = answer_given;
+        *log_prob = log_probs[answer[0]];
+        for (int entry = 0; entry <= m->heads; entry++) {
+            const float *row = log_probs + (size_t)(1 + entry) * vocab;
+            delta[entry] = row[answer[0]] - *log_prob;
+            top1[entry] = argmax(row, m->vocab_size);
+        }
+    }
+    free(log_probs);
+    return status;
 }
 
 int attn_session_importance(attn_session *s, int target, int layer, int32_t *answer,
@@ -585,17 +599,14 @@ int attn_session_importance(attn_session *s, int target, int layer, int32_t *ans
     if (target < 0 || target >= count || layer < 0 || layer >= m->layers) return ATTN_ERR_ARGUMENT;
     if (!all_parts_ready(s->engine)) return ATTN_ERR_NOT_LOADED;
     const int position = positions[target];
-    float *log_probs = malloc((size_t)m->vocab_size * sizeof *log_probs);
-    if (!log_probs) return ATTN_ERR_NO_MEMORY;
+    float *rows = malloc((size_t)(m->heads + 2) * (size_t)m->hidden * sizeof *rows);
+    if (!rows) return ATTN_ERR_NO_MEMORY;
     const bert_state *base;
     int status = base_run(s, target, position, &base);
-    if (status == ATTN_OK) status = run_status(bert_mlm_log_probs(base, position, log_probs));
-    if (status == ATTN_OK) {
-        answer[1] = argmax(log_probs, m->vocab_size);
-        answer[0] = base == &s->state ? answer[1] : s->ids[position];
-        *log_prob = log_probs[answer[0]];
-        status = layer_importance(s, base, layer, position, answer, *log_prob, log_probs, delta, top1);
-    }
-    free(log_probs);
+    if (status == ATTN_OK) status = gather_rows(s, base, layer, position, rows);
+    /* the answer: the run's own top-1 at a [MASK] of the text, else the token that was there */
+    if (status == ATTN_OK)
+        status = read_answers(s, rows, base == &s->state ? -1 : s->ids[position], answer, log_prob, delta, top1);
+    free(rows);
     return status;
 }

@@ -191,16 +191,18 @@ static void top_k(const float *probs, int count, int k, int32_t *ids, float *out
     }
 }
 
-/* logits[vocab] at one position; BERT_OK or BERT_ERR_NOT_FINITE. */
-static int mlm_logits(const bert_state *s, int position, float *logits) {
-    const bert_model *m = s->model;
-    float transformed[4096];
-    const float *h = s->layer_input + hidden_index(s, m->layers, position);
-    matmul_q8(h, 1, &m->mlm_transform, m->mlm_transform_bias, transformed);
-    gelu(transformed, m->hidden);
-    layer_norm(transformed, 1, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
-    matmul_q8(transformed, 1, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
-    return all_finite(logits, (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
+/* logits[count][vocab] of `count` final hidden states; BERT_OK, BERT_ERR (memory) or
+ * BERT_ERR_NOT_FINITE. Rows go through the decoder together: one matrix product of `count`
+ * tokens costs much less than `count` products of one. */
+static int mlm_logits(const bert_model *m, const float *hidden, int count, float *logits) {
+    float *transformed = malloc((size_t)count * (size_t)m->hidden * sizeof *transformed);
+    if (!transformed) return BERT_ERR;
+    matmul_q8(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
+    gelu(transformed, count * m->hidden);
+    layer_norm(transformed, count, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
+    matmul_q8(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    free(transformed);
+    return all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
 
 int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float *probs) {
@@ -208,7 +210,7 @@ int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float
     if (position < 0 || position >= s->n || k < 1 || k > m->vocab_size) return BERT_ERR;
     float *logits = malloc((size_t)m->vocab_size * sizeof(float));
     if (!logits) return BERT_ERR;
-    const int status = mlm_logits(s, position, logits);
+    const int status = mlm_logits(m, s->layer_input + hidden_index(s, m->layers, position), 1, logits);
     if (status == BERT_OK) {
         softmax(logits, m->vocab_size);
         top_k(logits, m->vocab_size, k, ids, probs);
@@ -217,16 +219,17 @@ int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float
     return status;
 }
 
-int bert_mlm_log_probs(const bert_state *s, int position, float *log_probs) {
-    const bert_model *m = s->model;
-    if (position < 0 || position >= s->n) return BERT_ERR;
-    const int status = mlm_logits(s, position, log_probs);
+int bert_mlm_log_probs(const bert_model *m, const float *hidden, int count, float *log_probs) {
+    const int status = mlm_logits(m, hidden, count, log_probs);
     if (status != BERT_OK) return status;
-    float max = log_probs[0];
-    for (int v = 1; v < m->vocab_size; v++) max = log_probs[v] > max ? log_probs[v] : max;
-    double sum = 0;
-    for (int v = 0; v < m->vocab_size; v++) sum += exp((double)log_probs[v] - max);
-    const float log_sum = (float)(max + log(sum));
-    for (int v = 0; v < m->vocab_size; v++) log_probs[v] -= log_sum;
+    const size_t vocab = (size_t)m->vocab_size;
+    for (float *row = log_probs; row < log_probs + (size_t)count * vocab; row += vocab) {
+        float max = row[0];
+        for (size_t v = 1; v < vocab; v++) max = row[v] > max ? row[v] : max;
+        double sum = 0;
+        for (size_t v = 0; v < vocab; v++) sum += exp((double)row[v] - max);
+        const float log_sum = (float)(max + log(sum));
+        for (size_t v = 0; v < vocab; v++) row[v] -= log_sum;
+    }
     return BERT_OK;
 }

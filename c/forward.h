@@ -64,8 +64,10 @@ static inline size_t hidden_index(const bert_state *s, int layer, int token) {
  * (softmax over the whole vocabulary), most probable first. Returns BERT_OK, BERT_ERR or
  * BERT_ERR_NOT_FINITE (a logit is a NaN or an infinity). */
 int bert_mlm_top_k(const bert_state *state, int position, int k, int32_t *ids, float *probs);
-/* MLM head at one position: log_probs[vocab] (log-softmax of the logits). Same returns. */
-int bert_mlm_log_probs(const bert_state *state, int position, float *log_probs);
+/* MLM head on `count` final hidden states hidden[count][model->hidden] (rows of layer_input[layers],
+ * of one state or gathered from several): log_probs[count][vocab], the log-softmax of the logits.
+ * Same returns. */
+int bert_mlm_log_probs(const bert_model *model, const float *hidden, int count, float *log_probs);
 
 /* 1 when every one of the count values is finite. */
 int all_finite(const float *values, size_t count);

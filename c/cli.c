@@ -677,8 +677,11 @@ static int show_info(const attn_engine *engine, int json) {
                "model card: ",
                shape[SHAPE_LAYERS], shape[SHAPE_HEADS], shape[SHAPE_HIDDEN], shape[SHAPE_FFN],
                shape[SHAPE_VOCAB], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES]);
-        print_terminal(problem ? "(not shown)" : card, 0);
-        putchar('\n');
+        if (problem) printf("(not shown: %s)\n", problem);
+        else {
+            print_terminal(card, 0);
+            putchar('\n');
+        }
     }
     return 0;
 }

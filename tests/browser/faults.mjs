@@ -3,7 +3,8 @@
 // Chromium: a failed request for a weights part the sentence does not need (retried, never
 // shown), a part that keeps failing (only the view that needs it says so, with a control that
 // fetches it again), a server that answers part requests with the whole file (read once), and
-// explorers added and removed after the engine has loaded (each one freed).
+// explorers added and removed after the engine has loaded (each one freed), and runs that find
+// no memory (nothing of the previous text stays on show as if it were the new one's).
 // Ends with "N passed, N failed"; exits 1 on any failure.
 
 import http from 'node:http';
@@ -208,8 +209,45 @@ async function testAddAndRemoveAfterLoad() {
   await page.context().close();
 }
 
+/** Out of memory in a run: the engine's NO_MEMORY for sentence B, then for sentence A. */
+async function testRunWithoutMemory() {
+  reset();
+  const page = await openPage(`<attention-explorer sentence="${SENTENCE}" view="compare"></attention-explorer>`);
+  await drawn(page);
+  const explorer = page.locator('attention-explorer').first();
+  const state = () => explorer.evaluate((e) => {
+    const root = e.shadowRoot;
+    return { tokens: [...root.querySelectorAll('.token .piece')].map((t) => t.textContent), text: root.querySelector('textarea').value,
+      error: root.querySelector('.figure-box .error')?.textContent ?? null, figure: !!root.querySelector('.figure-box svg') };
+  });
+  await explorer.evaluate((e) => {
+    const fail = () => { const error = new Error('out of memory'); error.code = 20; throw error; };
+    e.compareSession.runText = fail;
+    const box = e.shadowRoot.querySelector('textarea');
+    box.value = 'The dog sat on the mat.';
+    box.dispatchEvent(new InputEvent('input', { bubbles: true }));
+  });
+  await page.waitForFunction(() => !!document.querySelector('attention-explorer').shadowRoot.querySelector('.figure-box .error'), null, { timeout: 10000 });
+  let now = await state();
+  check(`sentence B out of memory: the view says why ("${(now.error || '').slice(0, 60)}"), the tokens are the new sentence A's`,
+    /memory/i.test(now.error || '') && now.tokens.includes('dog') && !now.figure, JSON.stringify(now));
+  await explorer.evaluate((e) => {
+    const fail = () => { const error = new Error('out of memory'); error.code = 20; throw error; };
+    e.session.runText = fail;
+    const box = e.shadowRoot.querySelector('textarea');
+    box.value = 'A bird flew over the house.';
+    box.dispatchEvent(new InputEvent('input', { bubbles: true }));
+  });
+  await page.waitForFunction(() => document.querySelector('attention-explorer').shadowRoot.querySelectorAll('.token').length === 0, null, { timeout: 10000 });
+  now = await state();
+  check('sentence A out of memory: no token or figure of the previous text stays on show, the view says why',
+    now.tokens.length === 0 && !now.figure && /memory/i.test(now.error || ''), JSON.stringify(now));
+  check('no uncaught error when a run finds no memory', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
 try {
-  for (const test of [testOneFailedPart, testPartThatKeepsFailing, testServerIgnoringRangesForParts, testAddAndRemoveAfterLoad]) {
+  for (const test of [testRunWithoutMemory, testOneFailedPart, testPartThatKeepsFailing, testServerIgnoringRangesForParts, testAddAndRemoveAfterLoad]) {
     try {
       await test();
     } catch (error) {

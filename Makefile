@@ -98,6 +98,7 @@ test-checkpoints: wasm
 
 test-browser: web
 	node tests/browser/run.mjs
+	node tests/browser/faults.mjs
 
 # The browser suite's core checks in Debian's firefox-esr, driven over WebDriver BiDi.
 test-firefox: web

@@ -381,7 +381,24 @@ function roundedInputs(model, matrixName, x, n, width) {
   return out;
 }
 
-function encoderLayer(model, layer, x, n, attention, record) {
+/** In place: the columns of every head of `layer` that `removed` names set to 0 (an ablation). */
+function removeHeads(context, n, shape, layer, removed) {
+  const { hidden, heads } = shape;
+  const size = hidden / heads;
+  for (let h = 0; h < heads; h++) {
+    if (!removed?.(layer, h)) continue;
+    for (let i = 0; i < n; i++) context.fill(0, i * hidden + h * size, i * hidden + (h + 1) * size);
+  }
+}
+
+/** removedHeads ([[layer, head], …], from 0) as a test (layer, head) → removed; null when empty. */
+function removalTest(removedHeads) {
+  if (!removedHeads || removedHeads.length === 0) return null;
+  const keys = new Set(removedHeads.map(([l, h]) => `${l}.${h}`));
+  return (layer, head) => keys.has(`${layer}.${head}`);
+}
+
+function encoderLayer(model, layer, x, n, attention, record, removed) {
   const { hidden, heads, ffn, lnEps } = model.shape;
   const name = (suffix) => tensor(model, `bert.encoder.layer.${layer}.${suffix}`);
   const project = (input, inputs, prefix, outputs) => linear(
@@ -392,6 +409,7 @@ function encoderLayer(model, layer, x, n, attention, record) {
   const k = project(x, hidden, 'attention.self.key', hidden);
   const v = project(x, hidden, 'attention.self.value', hidden);
   const context = selfAttention(q, k, v, n, model.shape, attention, layer * heads * n * n);
+  removeHeads(context, n, model.shape, layer, removed);
   record?.push({ input: x, query: q, key: k, value: v, context });
   const attended = addInto(project(context, hidden, 'attention.output.dense', hidden), x);
   layerNorm(attended, n, hidden, name('attention.output.LayerNorm.weight'), name('attention.output.LayerNorm.bias'), lnEps);
@@ -405,8 +423,10 @@ function encoderLayer(model, layer, x, n, attention, record) {
 /**
  * Runs the encoder on token ids. typeIds defaults to all zeros. With keepHidden, the result
  * also has `hidden`: the embedding output and every layer's output ([layers + 1] arrays).
+ * removedHeads ([[layer, head], …], from 0): those heads' context vectors are zeroed before
+ * their layer's output projection W_O (an ablation); their attention is still computed.
  */
-export function referenceForward(model, ids, { typeIds, keepHidden = false } = {}) {
+export function referenceForward(model, ids, { typeIds, keepHidden = false, removedHeads } = {}) {
   const { shape } = model;
   const types = typeIds ?? new Array(ids.length).fill(0);
   checkInputs(shape, ids, types);
@@ -414,9 +434,10 @@ export function referenceForward(model, ids, { typeIds, keepHidden = false } = {
   const attention = new Float64Array(shape.layers * shape.heads * n * n);
   const embeddingOutput = embed(model, ids, types);
   const hidden = [embeddingOutput];
+  const removed = removalTest(removedHeads);
   let x = embeddingOutput;
   for (let layer = 0; layer < shape.layers; layer++) {
-    x = encoderLayer(model, layer, x, n, attention);
+    x = encoderLayer(model, layer, x, n, attention, null, removed);
     hidden.push(x);
   }
   const result = { n, attention, embeddingOutput, lastHidden: x };
@@ -452,8 +473,19 @@ export function modelTensor(model, name) {
 
 // ---------------------------------------------------------------- masked-LM head
 
-/** The k most probable tokens at `position`: softmax(LN(GELU(h·W_tᵀ+b_t))·Eᵀ + bias). */
-export function mlmTopK(model, result, position, k) {
+/** log-softmax(LN(GELU(h·W_tᵀ+b_t))·Eᵀ + bias) at `position`: Float64Array[vocab] (nats). */
+export function mlmLogProbs(model, result, position) {
+  const logits = mlmLogits(model, result, position);
+  let max = -Infinity;
+  for (const v of logits) max = Math.max(max, v);
+  let sum = 0;
+  for (const v of logits) sum += Math.exp(v - max);
+  const logSum = max + Math.log(sum);
+  for (let i = 0; i < logits.length; i++) logits[i] -= logSum;
+  return logits;
+}
+
+function mlmLogits(model, result, position) {
   const { hidden, vocab, lnEps } = model.shape;
   if (!Number.isInteger(position) || position < 0 || position >= result.lastHidden.length / hidden) {
     throw new Error(`position ${position} is outside the sentence`);
@@ -464,8 +496,14 @@ export function mlmTopK(model, result, position, k) {
   for (let i = 0; i < hidden; i++) t[i] = gelu(t[i]);
   layerNorm(t, 1, hidden, tensor(model, 'cls.predictions.transform.LayerNorm.weight'),
     tensor(model, 'cls.predictions.transform.LayerNorm.bias'), lnEps);
-  const logits = linear(t, 1, hidden, tensor(model, 'bert.embeddings.word_embeddings.weight'),
+  return linear(t, 1, hidden, tensor(model, 'bert.embeddings.word_embeddings.weight'),
     tensor(model, 'cls.predictions.bias'), vocab);
+}
+
+/** The k most probable tokens at `position`: softmax(LN(GELU(h·W_tᵀ+b_t))·Eᵀ + bias). */
+export function mlmTopK(model, result, position, k) {
+  const { vocab } = model.shape;
+  const logits = mlmLogits(model, result, position);
   softmaxRows(logits, 1, vocab);
   const order = Array.from({ length: vocab }, (_, id) => id);
   order.sort((a, b) => logits[b] - logits[a] || a - b);

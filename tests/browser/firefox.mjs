@@ -23,6 +23,7 @@ import { viewValueChecks } from './view-values.mjs';
 import { explorerOf } from './lib/puppeteer-locators.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
+import { VIEWS } from '../../web/src/views/index.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(ROOT, 'test-output/screenshots');
@@ -308,7 +309,7 @@ async function testEmbed() {
   }
 }
 
-const VIEW_IDS = ['row', 'grid', 'lines', 'rollout', 'matrix', 'entropy', 'contributions', 'mlm', 'compare', 'layer', 'scaling'];
+const VIEW_IDS = VIEWS.map((view) => view.id);
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
 /**

@@ -23,6 +23,7 @@ import { viewValueChecks } from './view-values.mjs';
 import { convertPanelTest } from './convert.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
+import { VIEWS } from '../../web/src/views/index.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test-output');
@@ -708,7 +709,7 @@ async function testTiming() {
 }
 
 
-const VIEW_IDS = ['row', 'grid', 'lines', 'rollout', 'matrix', 'entropy', 'contributions', 'mlm', 'compare', 'layer', 'scaling'];
+const VIEW_IDS = VIEWS.map((view) => view.id);
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
 /**
@@ -780,6 +781,70 @@ async function gotoHash(page, params) {
   await page.goto('about:blank');
   await page.goto(url(FILE, 'index.html') + '#' + hash);
   await waitDrawn(page);
+}
+
+/**
+ * A view added from a page's own script (AttentionExplorerPage.registerView, no file of the
+ * project changed): it gets a tab with its label in the page's language, its state and hash
+ * parameter, the keyboard reaches its tab and its focus target, and the hash restores it.
+ */
+const HELLO_VIEW = `AttentionExplorerPage.registerView({
+  id: 'hello', aliases: ['hi'], labelKey: 'view.hello',
+  messages: { en: { 'view.hello': 'Hello', 'hello.title': 'Hello, {token}' }, fr: { 'view.hello': 'Bonjour', 'hello.title': 'Bonjour, {token}' } },
+  state: { greeting: 'hi' },
+  params: [{ name: 'greeting', read: (text) => /^[a-z]{1,12}$/.test(text) ? { set: { greeting: text } } : { used: ['problem.usedDefault', {}] },
+    write: (state) => (state.greeting === 'hi' ? null : state.greeting) }],
+  focus: '.hello-target',
+  render({ run, state, width, t }) {
+    const ns = 'http://www.w3.org/2000/svg';
+    const figure = document.createElementNS(ns, 'svg');
+    figure.setAttribute('width', width); figure.setAttribute('height', 60); figure.setAttribute('viewBox', '0 0 ' + width + ' 60');
+    const text = document.createElementNS(ns, 'text');
+    text.setAttribute('x', 12); text.setAttribute('y', 30); text.setAttribute('tabindex', '0'); text.setAttribute('class', 'hello-target');
+    text.textContent = t('hello.title', { token: run.tokens[state.token] }) + ' (' + state.greeting + ')';
+    figure.append(text);
+    return { figure, notes: [], wire: (svg, ui) => svg.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') ui.select({ greeting: 'again' }, 'figure');
+    }) };
+  },
+});`;
+
+async function testRegisteredView() {
+  await mkdir(OUT, { recursive: true });
+  await writeFile(path.join(OUT, 'registered-view.js'), HELLO_VIEW + '\n');
+  const body = (lang) => `<!doctype html><html lang="${lang}"><meta charset="utf-8"><script src="../web/dist/attention-explorer.js"></script>` +
+    '<script src="registered-view.js"></script><attention-explorer hash></attention-explorer>\n';
+  await writeFile(path.join(OUT, 'registered-view.html'), body('en'));
+  await writeFile(path.join(OUT, 'registered-view-fr.html'), body('fr'));
+  const page = await newPage();
+  await page.goto(`${FILE}/test-output/registered-view.html#view=hi&greeting=there&token=2`);
+  await waitDrawn(page);
+  const tab = explorer(page).locator('.tab[data-view="hello"]');
+  check('registered view: a tab with its label, last in the tab list', (await tab.textContent()) === 'Hello' &&
+    (await explorer(page).locator('.tab').last().getAttribute('data-view')) === 'hello');
+  const state = await pageState(page);
+  check('registered view: the hash chose it by its alias and set its own parameter', state.view === 'hello' && state.greeting === 'there', JSON.stringify({ view: state.view, greeting: state.greeting }));
+  const drawn = await explorer(page).locator('.figure-box .hello-target').textContent();
+  check('registered view: its figure is drawn from the run and its state', drawn === `Hello, ${state.tokens[2]} (there)`, drawn);
+  await explorer(page).locator('.tab[data-view="row"]').click();
+  await explorer(page).locator('.tab[data-view="row"]').focus();
+  await andRedraw(page, () => page.keyboard.press('End'));
+  const focused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.dataset.view);
+  check('registered view: End on the tabs reaches its tab and focuses it', focused === 'hello', String(focused));
+  await explorer(page).locator('.hello-target').focus();
+  await andRedraw(page, () => page.keyboard.press('Enter'));
+  const after = await page.evaluate(() => ({ greeting: document.querySelector('attention-explorer').state.greeting,
+    focus: document.querySelector('attention-explorer').shadowRoot.activeElement?.getAttribute('class') }));
+  await page.waitForFunction(() => location.hash.includes('greeting=again'), null, { timeout: 3000 }).catch(() => {});
+  const hash = await page.evaluate(() => location.hash);
+  check('registered view: its keyboard handling changes its state, the focus returns to its target, the hash keeps it',
+    after.greeting === 'again' && after.focus === 'hello-target' && hash.includes('view=hello') && hash.includes('greeting=again'), `${JSON.stringify(after)} ${hash}`);
+  check('registered view: layout clean', (await page.evaluate(layoutProblemsInPage, 0)).length === 0);
+  await page.goto(`${FILE}/test-output/registered-view-fr.html#view=hello`);
+  await waitDrawn(page);
+  check('registered view: its own messages in French', (await explorer(page).locator('.tab[data-view="hello"]').textContent()) === 'Bonjour');
+  check('registered view: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
 }
 
 async function testReadings() {
@@ -1123,7 +1188,7 @@ async function rolloutTiming() {
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
-  testCopyTheFiles, testModelCard, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
+  testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 
 await mkdir(SHOTS, { recursive: true });
 try {

@@ -39,7 +39,7 @@ static int reserve(bert_state *s, int n) {
         grow(&s->layer_input, (layers + 1) * tokens * hidden) ||
         grow(&s->query, per_layer) || grow(&s->key, per_layer) ||
         grow(&s->value, per_layer) || grow(&s->context, per_layer) ||
-        grow(&s->scratch, tokens * wide))
+        grow(&s->scratch, tokens * (wide + hidden)))
         return -1;
     s->capacity = n;
     return 0;
@@ -75,29 +75,38 @@ static void attend_head(const bert_state *s, int layer, int head, float *probs) 
     gemm_nn(n, size, n, probs, n, v, hidden, ctx, hidden);
 }
 
-/* The residual adds are fused into the output projections (y = x·Wᵀ + b + residual), and the
- * FFN output is accumulated straight into the next layer's input: no copies, no extra pass. */
+/* y += x over count floats: a residual connection. */
+static void add_residual(float *y, const float *x, size_t count) {
+    for (size_t i = 0; i < count; i++) y[i] += x[i];
+}
+
+/* The FFN output goes to the scratch after the FFN's own activations, then is added into the
+ * next layer's input. */
 static void encoder_layer(bert_state *s, int l) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
     const int n = s->n, hidden = m->hidden;
+    const size_t count = (size_t)n * (size_t)hidden;
     const float *x = s->layer_input + hidden_index(s, l, 0);
     float *next = s->layer_input + hidden_index(s, l + 1, 0);
     const size_t base = hidden_index(s, l, 0);
+    float *ffn_hidden = s->scratch, *ffn_output = s->scratch + (size_t)n * (size_t)m->ffn;
 
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
     float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
-    matmul_q8_shared(x, n, 3, qkv, qkv_bias, qkv_out);
+    matmul_w8_or_w16_shared(x, n, 3, qkv, qkv_bias, qkv_out);
     for (int h = 0; h < m->heads; h++)
         attend_head(s, l, h, s->attention + attention_index(s, l, h, 0));
 
-    matmul_q8_residual(s->context + base, n, &L->attn_out, L->attn_out_bias, x, next);
+    matmul_w8_or_w16(s->context + base, n, &L->attn_out, L->attn_out_bias, next);
+    add_residual(next, x, count);  /* next = x + attention output */
     layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
 
-    matmul_q8(next, n, &L->ffn_in, L->ffn_in_bias, s->scratch);
-    gelu(s->scratch, n * m->ffn);
-    matmul_q8_residual(s->scratch, n, &L->ffn_out, L->ffn_out_bias, next, next);
+    matmul_w8_or_w16(next, n, &L->ffn_in, L->ffn_in_bias, ffn_hidden);
+    gelu(ffn_hidden, n * m->ffn);
+    matmul_w8_or_w16(ffn_hidden, n, &L->ffn_out, L->ffn_out_bias, ffn_output);
+    add_residual(next, ffn_output, count);  /* next = next + FFN output */
     layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
 }
 
@@ -140,10 +149,10 @@ int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float
     float *logits = malloc((size_t)m->vocab_size * sizeof(float));
     if (!logits) return -1;
     const float *h = s->layer_input + hidden_index(s, m->layers, position);
-    matmul_q8(h, 1, &m->mlm_transform, m->mlm_transform_bias, transformed);
+    matmul_w8_or_w16(h, 1, &m->mlm_transform, m->mlm_transform_bias, transformed);
     gelu(transformed, m->hidden);
     layer_norm(transformed, 1, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
-    matmul_q8(transformed, 1, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    matmul_w8_or_w16(transformed, 1, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
     softmax(logits, m->vocab_size);
     top_k(logits, m->vocab_size, k, ids, probs);
     free(logits);

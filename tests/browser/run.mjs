@@ -18,6 +18,8 @@ import { chromium } from 'playwright-core';
 import { createEngine } from '../../web/src/engine.mjs';
 import { corruptWeightsCases, MESSAGES, partsOf, partOfToken, splitForScripts } from '../lib/corrupt-weights.mjs';
 import { layoutProblemsInPage } from './layout.mjs';
+import { importanceReference } from '../lib/importance-reference.mjs';
+import { referenceForward } from '../../weights/reference.mjs';
 import { float64Reference, expectedReading, borderlineReading, ATTENTION_BAR, ANALYSIS_BARS } from './float64-reference.mjs';
 import { viewValueChecks } from './view-values.mjs';
 import { convertPanelTest } from './convert.mjs';
@@ -689,6 +691,7 @@ async function testTiming() {
   const whole = await firstRowTimes(HTTP, 2, { throttle: THROTTLED }).finally(() => noRanges.delete('/web/dist/bert-mini.int8.bin'));
   const keys = await keystrokeTimes(24);
   const rolloutMs = await rolloutTiming();
+  const importanceMs = await importanceTiming();
   check(`timing: ${file.times.length} file:// loads, ${web.times.length} http loads, ${keys.times.length} keystrokes (${keys.n}-token sentence) measured`,
     file.times.length >= 5 && web.times.length >= 5 && keys.times.length >= 20);
   console.log(`timing detail: file:// first row ${file.times.map(Math.round).join(', ')} ms (last load: ${JSON.stringify(file.parts)})`);
@@ -705,7 +708,7 @@ async function testTiming() {
   console.log(`timing detail: the goal for a course site (first row within 4 MB of weights and 2 s at 20 Mbit/s) is ${goal ? 'met' : 'not met'}`);
   console.log(`timing (throttled http): first_row_bytes=${slow.weightBytes} first_row_ms=${Math.round(median(slow.times))}`);
   console.log(`timing (http): first_row_bytes=${web.weightBytes} first_row_ms=${Math.round(median(web.times))} keystroke_ms=${median(keys.times).toFixed(1)}`);
-  console.log(`timing: first_row_bytes=${file.weightBytes} first_row_ms=${Math.round(median(file.times))} keystroke_ms=${median(keys.times).toFixed(1)} rollout_512_ms=${rolloutMs.toFixed(1)}`);
+  console.log(`timing: first_row_bytes=${file.weightBytes} first_row_ms=${Math.round(median(file.times))} keystroke_ms=${median(keys.times).toFixed(1)} rollout_512_ms=${rolloutMs.toFixed(1)} importance_ms=${importanceMs.toFixed(1)}`);
 }
 
 
@@ -1185,10 +1188,140 @@ async function rolloutTiming() {
   return first.ms;
 }
 
+
+// ---- heads switched off, and head importance ---------------------------------------------
+
+/** The float64 row (layer, head, token) of `ids` with `removedHeads` removed (weights/reference.mjs). */
+function ablatedRow(ids, removedHeads, layer, head, token) {
+  const { heads } = float64.model.shape;
+  const n = ids.length;
+  const attention = referenceForward(float64.model, ids, { removedHeads }).attention;
+  const start = ((layer * heads + head) * n + token) * n;
+  return Array.from(attention.subarray(start, start + n));
+}
+
+const drawnRow = (page) => explorer(page).locator('.attention-row rect.bar').evaluateAll((all) => all.map((r) => Number(r.dataset.value)));
+const maxDiff = (a, b) => (a.length === b.length ? Math.max(...a.map((v, i) => Math.abs(v - b[i]))) : Infinity);
+
+/**
+ * A head switched off from the All-heads grid: the Row view draws the float64 reference's ablated
+ * row, the page says how many heads are off, the hash keeps it and restores it, the reset draws
+ * the unablated row again; an unusable `off=` is reported; the head view's legend switch works
+ * from the keyboard.
+ */
+async function testAblation() {
+  const page = await newPage();
+  const sentence = 'The cat sat on the mat because it was tired.';
+  await gotoHash(page, { sentence, layer: 3, head: 1, token: 8, view: 'grid' });
+  const ids = await explorer(page).evaluate((e) => Array.from(e.run.ids));
+  const plain = ablatedRow(ids, [], 2, 0, 8);
+  const removed = [[1, 0], [1, 2]];
+  const ablated = ablatedRow(ids, removed, 2, 0, 8);
+  const change = maxDiff(plain, ablated);
+  await andRedraw(page, () => explorer(page).locator('.head-switch[data-layer="2"][data-head="1"]').click());
+  const afterClick = await pageState(page);
+  check('ablation: the grid cell\'s switch switches L2·H1 off without selecting it', JSON.stringify(afterClick.off) === '[[1,0]]' && afterClick.layer === 2 && afterClick.head === 0,
+    JSON.stringify(afterClick));
+  const focused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.getAttribute('aria-checked'));
+  await andRedraw(page, () => page.keyboard.press('ArrowRight'));
+  await explorer(page).locator('.head-switch[data-layer="3"][data-head="2"]').focus();
+  await andRedraw(page, () => explorer(page).locator('.head-switch[data-layer="3"][data-head="2"]').press('Space'));
+  await andRedraw(page, () => explorer(page).locator('.head-switch[data-layer="3"][data-head="2"]').press('Enter'));
+  await andRedraw(page, () => explorer(page).locator('.head-cell[data-layer="2"][data-head="3"]').click());
+  await andRedraw(page, () => explorer(page).locator('.head-switch[data-layer="2"][data-head="3"]').press('Enter'));
+  const state = await pageState(page);
+  check('ablation: the switch keeps the focus and works from the keyboard (Space, Enter)', focused === 'false' && JSON.stringify(state.off) === JSON.stringify(removed), `${focused} ${JSON.stringify(state.off)}`);
+  await andRedraw(page, () => explorer(page).locator('.head-cell[data-layer="3"][data-head="1"]').click());
+  await selectView(page, 'row');
+  const bars = await drawnRow(page);
+  const delta = maxDiff(bars, ablated);
+  check(`ablation: with L2·H1 and L2·H3 off the Row view draws the float64 reference's ablated row of L3·H1 "it" (max |Δ| ${delta.toExponential(1)}; removing them moves it by ${change.toExponential(1)})`,
+    float64.see('ablation', 'row with heads removed', delta, ATTENTION_BAR) && change > 20 * ATTENTION_BAR);
+  const banner = await explorer(page).locator('.ablation').textContent();
+  check('ablation: the page says "2 heads off" and which', /2 heads off/.test(banner) && /L2 · H1, L2 · H3/.test(banner), banner);
+  await page.waitForTimeout(300);
+  const hash = await page.evaluate(() => location.hash);
+  check('ablation: the hash keeps the heads that are off (off=2.1,2.3)', new URLSearchParams(hash.slice(1)).get('off') === '2.1,2.3', hash);
+  await page.goto('about:blank');
+  await page.goto(url(FILE, 'index.html') + hash);
+  await waitDrawn(page);
+  const restored = maxDiff(await drawnRow(page), ablated);
+  check(`ablation: the hash restores it: the ablated row again (max |Δ| ${restored.toExponential(1)})`, float64.see('ablation', 'row restored from the hash', restored, ATTENTION_BAR));
+  await andRedraw(page, () => explorer(page).locator('.ablation-reset').click());
+  const reset = maxDiff(await drawnRow(page), plain);
+  check(`ablation: the reset draws the unablated float64 row (max |Δ| ${reset.toExponential(1)}) and hides the line`,
+    float64.see('ablation', 'row after the reset', reset, ATTENTION_BAR) && await explorer(page).locator('.ablation').isHidden());
+  await gotoHash(page, { sentence, view: 'lines', layer: 2, off: '2.9,x' });
+  const notice = await explorer(page).locator('.problems').textContent();
+  check('ablation: an unusable off= is reported with what is used instead', /off=/.test(notice) && (await pageState(page)).off.length === 0, notice);
+  await explorer(page).locator('.hv-legend-item[data-head="2"]').focus();
+  const alone = await explorer(page).locator('.hv-line').evaluateAll((all) => new Set(all.filter((l) => getComputedStyle(l).display !== 'none').map((l) => l.dataset.head)).size);
+  await page.keyboard.press('Tab');
+  check('head view: focusing a head in the legend shows it alone; its switch (Tab, then Space) is next', alone === 1);
+  await andRedraw(page, () => page.keyboard.press('Space'));
+  check('head view: the legend switch switches L2·H2 off', JSON.stringify((await pageState(page)).off) === '[[1,1]]');
+  check('ablation: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+/** The Head importance view's cells against importanceReference (the bar of tests/ablation.test.mjs: 1e-3 nats). */
+async function testImportance() {
+  const DELTA_BAR = 1e-3;
+  const page = await newPage();
+  const vocab = float64.model.vocab;
+  const special = { maskId: vocab.indexOf('[MASK]'), clsId: vocab.indexOf('[CLS]'), sepId: vocab.indexOf('[SEP]') };
+  for (const [sentence, off] of [['The cat sat on the [MASK].', ''], ['The cat sat on the [MASK].', '1.2'], ['A dog ran.', '']]) {
+    await gotoHash(page, { sentence, view: 'head-importance', layer: 2, head: 1, token: 3, ...(off ? { off } : {}) });
+    await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
+    const ids = await explorer(page).evaluate((e) => Array.from(e.run.ids));
+    const removedHeads = off ? [off.split('.').map((v) => Number(v) - 1)] : [];
+    const ref = importanceReference(float64.model, ids, { ...special, removedHeads });
+    const { layers, heads } = float64.model.shape;
+    const mean = (pick) => ref.targets.reduce((s, target) => s + pick(target), 0) / ref.targets.length;
+    const cells = await explorer(page).locator('.imp-cell').evaluateAll((all) => all.map((c) => ({ layer: Number(c.dataset.layer) - 1, head: c.dataset.head, delta: Number(c.dataset.delta) })));
+    let worst = 0;
+    for (const cell of cells) {
+      const want = cell.head === '' ? mean((target) => target.layers[cell.layer]) : mean((target) => target.heads[cell.layer * heads + Number(cell.head) - 1]);
+      worst = Math.max(worst, Math.abs(cell.delta - want));
+    }
+    const subtitle = await explorer(page).locator('.figure-box .fig-sub').allTextContents();
+    const says = ref.maskedInTurn ? /masked in turn/.test(subtitle.join(' ')) : /\[MASK\]/.test(subtitle.join(' '));
+    check(`importance "${sentence}"${off ? ` with ${off} off` : ''}: ${cells.length} cells (${layers} × ${heads} heads and ${layers} layers) are the float64 reference's mean Δ log p over ${ref.targets.length} target(s) (max |Δ| ${worst.toExponential(1)}), and the figure says which targets`,
+      cells.length === layers * (heads + 1) && float64.see('head importance', 'mean Δ log p per head and layer', worst, DELTA_BAR) && says, subtitle.join(' / '));
+    const effect = await explorer(page).locator('.imp-bar-effect').getAttribute('data-value');
+    const own = ref.targets.find((target) => target.position === 3);
+    const wantEffect = own ? own.heads[1 * heads + 0] : mean((target) => target.heads[1 * heads + 0]);
+    check(`importance "${sentence}": the effect bar of L2·H1 for token 3 is the reference's (${Number(effect).toFixed(4)} vs ${wantEffect.toFixed(4)})`,
+      float64.see('head importance', 'effect bar', Math.abs(Number(effect) - wantEffect), DELTA_BAR));
+  }
+  await andRedraw(page, () => explorer(page).locator('.imp-cell[data-layer="3"][data-head="4"]').click());
+  const picked = await pageState(page);
+  check('importance: clicking a cell picks its head', picked.layer === 2 && picked.head === 3);
+  check('importance: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+/** The importance map of bert-mini at 12 tokens, timed in the page (its first computation). */
+async function importanceTiming() {
+  const page = await newPage();
+  await gotoHash(page, { sentence: 'The cat sat on the mat because it was tired.', view: 'row' });
+  const times = [];
+  for (let k = 0; k < 3; k++) {
+    await selectView(page, 'head-importance');
+    await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
+    times.push(await explorer(page).evaluate((e) => { const ms = e.session.importance().computeMs; e.session.runMemo.delete('importance'); return ms; }));
+    await selectView(page, 'row');
+  }
+  const n = await explorer(page).evaluate((e) => e.run.n);
+  await page.context().close();
+  check(`importance: bert-mini, ${n} tokens, the map computed (${median(times).toFixed(1)} ms of engine time; goal ≤ 100 ms, ${median(times) <= 100 ? 'met' : 'not met'})`, n === 12 && times.every(Number.isFinite), times.join(', '));
+  return median(times);
+}
+
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
-  testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
+  testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testAblation, testImportance, testTiming };
 
 await mkdir(SHOTS, { recursive: true });
 try {

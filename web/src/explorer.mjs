@@ -124,6 +124,8 @@ export class AttentionExplorer extends HTMLElement {
       select: (changes, focus) => explorer.setSelection(changes, focus),
       type: (changes, event) => explorer.typed(changes, event),
       runNow: (changes) => { Object.assign(explorer.state, changes); explorer.compareRun = null; explorer.runNow(); },
+      toggleHead: (layer, head, focus) => explorer.toggleHead(layer, head, focus),
+      isOff: (layer, head) => (explorer.state.off ?? []).some(([l, h]) => l === layer && h === head),
       get readout() { return explorer.parts.hoverReadout; },
       get notes() { return explorer.parts.notes; },
     };
@@ -173,11 +175,25 @@ export class AttentionExplorer extends HTMLElement {
     this.parts.hoverReadout.hidden = !view.readout;
     result.wire?.(result.figure, this.viewInterface());
     this.scrollChosenIntoView(result.figure);
+    this.showRemovedHeads();
     this.parts.which.replaceChildren(
       html('strong', { text: headName(t, state.layer, state.head) }), t('which.rowOf'),
       html('strong', { text: t.quote(this.run.tokens[state.token]) }), t('which.token', { index: state.token }),
     );
     this.markDrawn();
+  }
+
+  /** The line saying which heads are switched off, with its reset button; hidden when none is. */
+  showRemovedHeads() {
+    const off = this.session.removedHeads();
+    const t = this.t;
+    this.parts.ablation.hidden = off.length === 0;
+    this.dataset.headsOff = String(off.length);
+    if (!off.length) return;
+    this.parts.ablationText.replaceChildren(
+      html('strong', { text: t('ablation.count', { count: off.length }) }),
+      t('ablation.which', { heads: off.map(([l, h]) => t('grid.cellName', { layer: l + 1, head: h + 1 })).join(', ') }),
+    );
   }
 
   /** Long figures scroll inside their box: keep the chosen token's row in sight. */

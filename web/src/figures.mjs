@@ -79,7 +79,7 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
   const labelWidth = width < 520 ? 28 : 64;
   const gap = width < 520 ? 5 : 10;
   const cellWidth = Math.floor((width - 2 * FIGURE_PAD - labelWidth - gap * (heads - 1)) / heads);
-  const compact = cellWidth < 110;
+  const compact = cellWidth < 150;
   for (let h = 0; h < heads; h++) {
     const x = FIGURE_PAD + labelWidth + h * (cellWidth + gap) + cellWidth / 2;
     root.append(svg('text', { x, y: y + 4, 'text-anchor': 'middle', class: 'col-head-muted', text: t(compact ? 'grid.headShort' : 'grid.head', { head: h + 1 }) }));
@@ -94,7 +94,7 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
       const cell = cells[l * heads + h];
       tallest = Math.max(tallest, badgeRows(t, cell.roles, cellWidth - 12, compact).length);
     }
-    cellHeights.push((compact ? 80 : 92) + tallest * (badgeHeight + 3));
+    cellHeights.push((compact ? 80 : 92) + tallest * (badgeHeight + 3) + SWITCH_ROW);
   }
   for (let l = 0; l < layers; l++) {
     const row = svg('g', { role: 'row' });
@@ -119,12 +119,27 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
   return root;
 }
 
+const SWITCH_ROW = 24;
+
+/** The on/off switch of a head (role switch; its own click, not the one that selects the head). */
+export function headSwitch({ x, y, layer, head, off, focusable, t }) {
+  const group = svg('g', {
+    class: 'head-switch', role: 'switch', 'aria-checked': off ? 'false' : 'true', tabindex: focusable ? 0 : -1,
+    'aria-label': t('ablation.switchAria', { head: t('grid.cellName', { layer: layer + 1, head: head + 1 }) }),
+    dataset: { layer: String(layer + 1), head: String(head + 1) },
+  });
+  group.append(svg('rect', { x, y, width: 28, height: 14, rx: 7, class: 'switch-track' }));
+  group.append(svg('circle', { cx: off ? x + 7 : x + 21, cy: y + 7, r: 5, class: 'switch-knob' }));
+  group.append(svg('text', { x: x + 34, y: y + 7, 'dominant-baseline': 'central', class: 'switch-text', text: t(off ? 'ablation.off' : 'ablation.on') }));
+  return group;
+}
+
 function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, n, compact, t }) {
-  const { layer, head, stats, roles, values } = cell;
+  const { layer, head, stats, roles, values, off } = cell;
   const label = t('grid.cellLabel', { head: headName(t, layer, head), ratio: t.number(stats.ratio, 2), sum: t.number(stats.sum, 3), effective: t.number(stats.effective, 1), n }) +
     (roles.length ? t('grid.cellRoles', { roles: roles.map((r) => roleBadge(t, r)).join(', ') }) : '');
   const group = svg('g', {
-    class: `head-cell${selected ? ' selected' : ''}`, role: 'gridcell', tabindex: selected ? 0 : -1,
+    class: `head-cell${selected ? ' selected' : ''}${off ? ' head-off' : ''}`, role: 'gridcell', tabindex: selected ? 0 : -1,
     'aria-selected': selected ? 'true' : 'false', 'aria-label': label,
     dataset: {
       layer: String(layer + 1), head: String(head + 1), token: String(token),
@@ -157,6 +172,7 @@ function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, 
     by += 20;
   }
   group.append(svg('title', { text: label }));
+  group.append(headSwitch({ x: x + pad, y: y + cellHeight - SWITCH_ROW + 2, layer, head, off, focusable: selected, t }));
   return group;
 }
 

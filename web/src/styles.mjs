@@ -181,6 +181,32 @@ textarea {
 .hv-left:focus { outline: none; }
 .hv-left:focus-visible { text-decoration: underline; fill: var(--focus); }
 .hv-current { font-weight: 700; fill: var(--ink); }
+.ablation { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 12px; color: var(--ink); background: var(--warn-bg); border-left: 4px solid var(--warn-line); padding: 5px 10px; border-radius: 4px; margin: 0 0 8px; font-size: 14px; }
+.ablation[hidden] { display: none; }
+.ablation-text strong { margin-right: 6px; }
+.ablation-reset { font: inherit; font-size: 13.5px; padding: 3px 10px; border-radius: 6px; border: 1px solid var(--line-strong); background: var(--bg); color: var(--ink); cursor: pointer; }
+.head-switch { cursor: pointer; }
+.head-switch:focus { outline: none; }
+.switch-track { fill: var(--accent); stroke: none; }
+.switch-knob { fill: var(--bg); stroke: none; }
+.switch-text { font-size: 11px; font-weight: 600; fill: var(--ink); }
+.head-switch[aria-checked="false"] .switch-track { fill: var(--muted); }
+.head-switch:focus-visible .switch-track { stroke: var(--focus); stroke-width: 3; }
+.head-cell.head-off .cell-bg { stroke-dasharray: 5 3; fill: var(--bg); }
+.head-cell.head-off .sparkline, .head-cell.head-off .cell-ratio, .head-cell.head-off .cell-ratio-compact { opacity: 0.45; }
+.hv-line.off { stroke-dasharray: 4 3; }
+.hv-legend-item { cursor: pointer; }
+.hv-legend-item:focus { outline: none; }
+.hv-legend-item:focus-visible text { text-decoration: underline; fill: var(--focus); }
+.hv-legend-item[aria-pressed="true"] text { font-weight: 700; fill: var(--ink); text-decoration: underline; }
+.hv-line.solo-hidden { display: none; }
+.imp-cell { cursor: pointer; }
+.imp-cell:focus { outline: none; }
+.imp-cell:focus-visible .imp-bg { stroke: var(--focus); stroke-width: 3; }
+.imp-chosen { fill: none; stroke: var(--ink); stroke-width: 3; }
+.imp-bar-bg { fill: var(--plot); }
+.imp-progress-track { fill: var(--plot); stroke: var(--line-strong); }
+.imp-progress-bar { fill: var(--accent); }
 .problems { color: var(--ink); background: var(--warn-bg); border-left: 4px solid var(--warn-line); padding: 6px 10px; border-radius: 4px; margin: 0 0 10px; font-size: 14px; }
 .problems[hidden] { display: none; }
 .problems ul { margin: 4px 0 0; padding-left: 20px; }

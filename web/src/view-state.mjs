@@ -216,3 +216,31 @@ export function writeHash(state, views) {
   }
   return '#' + params.toString().replace(/\+/g, '%20');
 }
+
+/** "2.1,3.4": the removed heads [[layer, head], …] (from 0) as 1-based layer.head pairs, or null for none. */
+export function writeHeadList(heads) {
+  return heads.length ? heads.map(([l, h]) => `${l + 1}.${h + 1}`).join(',') : null;
+}
+
+/**
+ * The heads switched off (state.off, [[layer, head], …] from 0, layer-major, each once) as a
+ * hash/attribute parameter "2.1,3.4" (1-based layer.head); an empty text switches none off.
+ */
+export function headListParam(name, key, used) {
+  return {
+    name,
+    read(text, context) {
+      const items = String(text).split(',').map((s) => s.trim()).filter(Boolean);
+      const heads = new Map();
+      for (const item of items) {
+        const match = /^(\d{1,4})\.(\d{1,4})$/.exec(item);
+        const layer = match ? oneBasedIndex(match[1], context.layers) : null;
+        const head = match ? oneBasedIndex(match[2], context.heads) : null;
+        if (layer === null || head === null) return { used: used(context.current, context) };
+        heads.set((layer - 1) * context.heads + head - 1, [layer - 1, head - 1]);
+      }
+      return { set: { [key]: [...heads].sort((a, b) => a[0] - b[0]).map(([, pair]) => pair) } };
+    },
+    write: (state) => writeHeadList(state[key]),
+  };
+}

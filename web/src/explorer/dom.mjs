@@ -69,6 +69,11 @@ function panelParts(parts, explorer, t) {
     html('strong', { text: t('problem.heading') }), parts.problems,
   ]);
   parts.modelCard = html('div', { class: 'model-card-box' });
+  parts.ablationText = html('span', { class: 'ablation-text' });
+  parts.ablation = html('div', { class: 'ablation', role: 'status', hidden: true }, [
+    parts.ablationText,
+    html('button', { type: 'button', class: 'ablation-reset', text: t('ablation.reset'), onclick: () => explorer.setRemovedHeads([], '.tab[aria-selected="true"]') }),
+  ]);
   parts.figureBox = html('div', { class: 'figure-box' });
   parts.hoverReadout = html('p', { class: 'hover-readout', 'aria-live': 'polite', hidden: true });
   parts.notes = html('div', { class: 'notes' });
@@ -77,7 +82,7 @@ function panelParts(parts, explorer, t) {
     html('button', { type: 'button', class: 'save-svg', text: t('actions.svg'), onclick: () => explorer.exportFigure('svg') }),
   ]);
   parts.panel = html('div', { class: 'panel', role: 'tabpanel', id: explorer.partId('panel') },
-    [parts.viewControls, parts.figureBox, parts.hoverReadout, parts.notes, parts.actions]);
+    [parts.viewControls, parts.ablation, parts.figureBox, parts.hoverReadout, parts.notes, parts.actions]);
 }
 
 /** Builds (or rebuilds, in the current language) the explorer's shadow DOM into explorer.parts. */

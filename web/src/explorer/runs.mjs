@@ -62,6 +62,7 @@ export const runs = {
     this.parts.busy.hidden = true;
     const started = performance.now();
     try {
+      this.syncRemovedHeads(this.session);
       this.run = this.session.runText(this.state.sentence);
     } catch (error) {
       if (error.code === STATUS.NOT_LOADED && this.engine.loading) this.waitForWeights();
@@ -131,6 +132,29 @@ export const runs = {
     this.showViewError(error);
   },
 
+  /** The session removes the heads the state switches off (before its next run). */
+  syncRemovedHeads(session) {
+    const { layers, heads } = this.engine.shape;
+    const wanted = (this.state.off ?? []).filter(([l, h]) => l < layers && h < heads);
+    if (wanted.join(';') === session.removedHeads().join(';')) return;
+    session.setRemovedHeads(wanted);
+  },
+
+  /** Switches head (layer, head) off, or on again when it is off; every view then shows that model. */
+  toggleHead(layer, head, focus = null) {
+    const off = this.state.off ?? [];
+    const isOff = off.some(([l, h]) => l === layer && h === head);
+    const next = isOff ? off.filter(([l, h]) => l !== layer || h !== head) : [...off, [layer, head]];
+    this.setRemovedHeads(next.sort((a, b) => a[0] - b[0] || a[1] - b[1]), focus);
+  },
+
+  setRemovedHeads(off, focus = null) {
+    this.state.off = off;
+    this.compareRun = null;
+    this.runNow();
+    if (focus) this.focusPart(focus);
+  },
+
   compareText() {
     return this.state.compareSentence ?? changeOneWord(this.state.sentence);
   },
@@ -138,6 +162,7 @@ export const runs = {
   runCompare() {
     if (!this.compareSession) this.compareSession = this.engine.createSession();
     const text = this.compareText();
+    this.syncRemovedHeads(this.compareSession);
     this.compareRun = this.compareSession.runText(text);
     this.syncViewControls();
   },

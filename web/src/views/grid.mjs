@@ -48,6 +48,7 @@ export const gridView = {
         cells.push({
           layer: l, head: h, stats: session.rowStats(l, h, state.token),
           roles: session.headRoles(l, h).roles, values: session.row(l, h, state.token),
+          off: session.removedHeads().some(([rl, rh]) => rl === l && rh === h),
         });
       }
     }
@@ -75,7 +76,22 @@ export const gridView = {
   },
 };
 
+/** Wires the on/off switches of heads drawn by headSwitch: click, Enter or Space; never the head's selection. */
+export function wireHeadSwitches(figure, ui) {
+  for (const button of figure.querySelectorAll('.head-switch')) {
+    const toggle = (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      const { layer, head } = button.dataset;
+      ui.toggleHead(Number(layer) - 1, Number(head) - 1, `.head-switch[data-layer="${layer}"][data-head="${head}"]`);
+    };
+    button.addEventListener('click', toggle);
+    button.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') toggle(event); });
+  }
+}
+
 function wireGrid(figure, ui) {
+  wireHeadSwitches(figure, ui);
   for (const cell of figure.querySelectorAll('.head-cell')) {
     cell.addEventListener('click', () => {
       ui.select({ layer: Number(cell.dataset.layer) - 1, head: Number(cell.dataset.head) - 1 }, 'figure');

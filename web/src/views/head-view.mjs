@@ -8,9 +8,18 @@ import { headColour } from '../palette.mjs';
 import { isSpecialToken } from '../format.mjs';
 import { note, keptTokens, renormalised, renormalisedNote } from './common.mjs';
 import { specialControl } from './controls.mjs';
+import { headSwitch } from '../figures.mjs';
+import { wireHeadSwitches } from './grid.mjs';
 
-/** Lines below this weight are not drawn (they would be invisible anyway). */
+/** Lines below this weight are not drawn (they would be invisible anyway)… */
 const MIN_LINE_WEIGHT = 0.02;
+/** …except each token's TOP_K strongest lines in each head, which are drawn at any length. */
+const TOP_K = 3;
+
+/** The indices of the k largest values of a row. */
+function topIndices(row, k) {
+  return Array.from(row.keys()).sort((a, b) => row[b] - row[a]).slice(0, k);
+}
 /** Above this many tokens only the chosen token's lines are drawn. */
 const ALL_LINES_UP_TO = 64;
 
@@ -18,6 +27,7 @@ export const headView = {
   id: 'lines',
   labelKey: 'view.lines',
   controls: [specialControl],
+  state: { soloHead: null },
   focus: '.hv-left[tabindex="0"]',
   render(ctx) {
     const { session, engine, run, state, width, theme, t } = ctx;
@@ -35,10 +45,12 @@ export const headView = {
     root.append(background);
     let y = figureHeader(root, {
       title: t('lines.title', { layer: layer + 1, count: heads }), width,
-      subtitle: t(allLines ? 'lines.subtitle' : 'lines.subtitleChosen', { min: t.number(MIN_LINE_WEIGHT, 2), m }) +
+      subtitle: t(allLines ? 'lines.subtitle' : 'lines.subtitleChosen', { min: t.number(MIN_LINE_WEIGHT, 2), m, k: TOP_K }) +
         (hiding ? t('lines.hidden') : ''),
     });
-    y = drawLegend(root, { x: FIGURE_PAD, y, width: width - 2 * FIGURE_PAD, heads, theme, selectedHead: state.head, t });
+    const off = (h) => session.removedHeads().some(([l, rh]) => l === layer && rh === h);
+    const solo = state.soloHead !== null && state.soloHead < heads ? state.soloHead : null;
+    y = drawLegend(root, { x: FIGURE_PAD, y, width: width - 2 * FIGURE_PAD, heads, theme, selectedHead: state.head, layer, off, solo, t });
     const rowHeight = m <= 40 ? 20 : 16;
     let widest = 0;
     for (const i of kept) widest = Math.max(widest, textWidth(run.tokens[i], 12.5, 750));
@@ -58,11 +70,12 @@ export const headView = {
       const group = svg('g', { class: `hv-from${kept[k] === token ? ' chosen' : ''}`, dataset: { from: String(kept[k]) } });
       for (let h = 0; h < heads; h++) {
         const row = rowsByHead[h][s];
+        const strongest = new Set(topIndices(row, TOP_K));
         row.forEach((w, to) => {
-          if (w < MIN_LINE_WEIGHT) return;
+          if (w < MIN_LINE_WEIGHT && !strongest.has(to)) return;
           group.append(svg('line', {
             x1: xLeft, y1: rowY(k), x2: xRight, y2: rowY(to), stroke: headColour(h, heads, theme),
-            'stroke-width': 2, 'stroke-opacity': Math.max(0.08, Math.min(1, w)).toFixed(3), class: 'hv-line',
+            'stroke-width': 2, 'stroke-opacity': Math.max(0.08, Math.min(1, w)).toFixed(3), class: `hv-line${off(h) ? ' off' : ''}`,
             dataset: { head: String(h + 1), to: String(kept[to]), weight: String(w) },
           }));
         });
@@ -92,25 +105,55 @@ export const headView = {
       note(t('lines.hint', { layer: layer + 1 }), 'hint'),
       hiding ? note(renormalisedNote(t), 'warning renormalised') : null,
     ];
+    root.dataset.solo = solo === null ? '' : String(solo + 1);
     return { figure: root, notes, wire: wireHeadView };
   },
 };
 
-function drawLegend(root, { x, y, width, heads, theme, selectedHead, t }) {
+function drawLegend(root, { x, y, width, heads, theme, selectedHead, layer, off, solo, t }) {
   let cx = x;
   let cy = y + 4;
   for (let h = 0; h < heads; h++) {
     const label = t('grid.head', { head: h + 1 });
-    const w = 22 + textWidth(label, 12.5, h === selectedHead ? 700 : 400) + 14;
-    if (cx > x && cx + w > x + width) { cx = x; cy += 20; }
-    root.append(svg('rect', { x: cx, y: cy, width: 16, height: 4, fill: headColour(h, heads, theme), class: 'hv-swatch' }));
-    root.append(svg('text', { x: cx + 22, y: cy + 2, 'dominant-baseline': 'central', class: `axis${h === selectedHead ? ' hv-current' : ''}`, text: label }));
+    const labelWidth = textWidth(label, 12.5, h === selectedHead || h === solo ? 700 : 400);
+    const switchText = Math.max(textWidth(t('ablation.on'), 11, 600), textWidth(t('ablation.off'), 11, 600));
+    const w = 22 + labelWidth + 10 + 34 + switchText + 18;
+    if (cx > x && cx + w > x + width) { cx = x; cy += 24; }
+    const item = svg('g', {
+      class: 'hv-legend-item', role: 'button', tabindex: 0, 'aria-pressed': h === solo ? 'true' : 'false',
+      'aria-label': t('lines.legendAria', { head: h + 1 }), dataset: { head: String(h + 1) },
+    });
+    item.append(svg('rect', { x: cx, y: cy - 6, width: 22 + labelWidth + 4, height: 16, fill: 'transparent' }));
+    item.append(svg('rect', { x: cx, y: cy, width: 16, height: 4, fill: headColour(h, heads, theme), class: 'hv-swatch' }));
+    item.append(svg('text', { x: cx + 22, y: cy + 2, 'dominant-baseline': 'central', class: `axis${h === selectedHead ? ' hv-current' : ''}`, text: label }));
+    root.append(item);
+    root.append(headSwitch({ x: cx + 22 + labelWidth + 10, y: cy - 5, layer, head: h, off: off(h), focusable: true, t }));
     cx += w;
   }
-  return cy + 16;
+  return cy + 18;
+}
+
+/** Shows only head `head`'s lines (1-based, as text), or every head's when it is ''. */
+function showHeadAlone(figure, head) {
+  for (const line of figure.querySelectorAll('.hv-line')) line.classList.toggle('solo-hidden', head !== '' && line.dataset.head !== head);
 }
 
 function wireHeadView(figure, ui) {
+  wireHeadSwitches(figure, ui);
+  const pinned = figure.dataset.solo;
+  showHeadAlone(figure, pinned);
+  for (const item of figure.querySelectorAll('.hv-legend-item')) {
+    const head = item.dataset.head;
+    const pick = () => ui.select({ soloHead: pinned === head ? null : Number(head) - 1 }, `.hv-legend-item[data-head="${head}"]`);
+    item.addEventListener('pointerenter', () => showHeadAlone(figure, head));
+    item.addEventListener('pointerleave', () => showHeadAlone(figure, pinned));
+    item.addEventListener('focus', () => showHeadAlone(figure, head));
+    item.addEventListener('blur', () => showHeadAlone(figure, pinned));
+    item.addEventListener('click', pick);
+    item.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); pick(); }
+    });
+  }
   const isolate = (index) => {
     figure.classList.toggle('isolating', index !== null);
     for (const group of figure.querySelectorAll('.hv-from')) group.classList.toggle('on', group.dataset.from === String(index));

@@ -26,9 +26,10 @@ import { mlmView } from './mlm.mjs';
 import { compareView } from './compare.mjs';
 import { layerView } from './layer.mjs';
 import { scalingView } from './scaling.mjs';
+import { importanceView } from './importance.mjs';
 import { addMessages } from '../i18n/index.mjs';
 
-export const VIEWS = [rowView, gridView, headView, rolloutView, matrixView, entropyView, contributionsView, mlmView, compareView, layerView, scalingView];
+export const VIEWS = [rowView, gridView, headView, rolloutView, matrixView, entropyView, contributionsView, mlmView, compareView, layerView, scalingView, importanceView];
 
 const normalName = (name) => String(name ?? '').trim().toLowerCase();
 

@@ -1318,10 +1318,42 @@ async function importanceTiming() {
   return median(times);
 }
 
+/**
+ * controls="none" and "compact": the figure stays, the sentence box, token strip (and for none
+ * the tabs) go; the token is chosen on the figure (click, tap on a row) and from the keyboard
+ * (the stepper); a figure-only explorer of a 12-token sentence fits one 390 × 844 phone screen.
+ */
+async function testCompactControls() {
+  const page = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await gotoHash(page, { sentence: 'The cat sat on the mat because it was tired.', view: 'row', token: 8 });
+  await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'NONE')));
+  const sizes = await explorer(page).evaluate((e) => {
+    const visible = (sel) => { const el = e.shadowRoot.querySelector(sel); return !!el && el.getClientRects().length > 0; };
+    return { height: e.getBoundingClientRect().height, sentence: visible('textarea'), tokens: visible('.tokens'), tabs: visible('.tabs'), figure: visible('.figure-box svg') };
+  });
+  check(`controls="NONE": figure only (no sentence box, token strip or tabs), ${Math.round(sizes.height)} px tall at 390 px for 12 tokens (≤ 844)`,
+    sizes.figure && !sizes.sentence && !sizes.tokens && !sizes.tabs && sizes.height <= 844, JSON.stringify(sizes));
+  await page.waitForTimeout(100);
+  const box = await explorer(page).locator('.figure-box svg').evaluate((svg) => ({ top: Number(svg.dataset.rowTop), row: Number(svg.dataset.rowHeight) }));
+  await andRedraw(page, () => explorer(page).locator('.figure-box svg').tap({ position: { x: 60, y: box.top + 2.5 * box.row } }));
+  check('controls="none": a tap on a row of the figure picks its token', (await pageState(page)).token === 2, String((await pageState(page)).token));
+  await explorer(page).locator('.stepper-next').focus();
+  await andRedraw(page, () => page.keyboard.press('ArrowRight'));
+  check('controls="none": the arrow keys on the token stepper move the token', (await pageState(page)).token === 3);
+  await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'compact')));
+  const compact = await explorer(page).evaluate((e) => ({ tabs: e.shadowRoot.querySelector('.tabs').getClientRects().length > 0, tokens: e.shadowRoot.querySelector('.tokens').getClientRects().length > 0 }));
+  check('controls="compact": tabs kept, token strip dropped', compact.tabs && !compact.tokens, JSON.stringify(compact));
+  await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'tiny')));
+  const notice = await explorer(page).locator('.problems').textContent();
+  check('controls="tiny" is reported, the full controls used', /controls=/.test(notice) && await explorer(page).locator('.tokens').isVisible(), notice);
+  check('compact controls: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
-  testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testAblation, testImportance, testTiming };
+  testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testAblation, testImportance, testCompactControls, testTiming };
 
 await mkdir(SHOTS, { recursive: true });
 try {

@@ -20,12 +20,13 @@ import { releaseModel } from './explorer/models.mjs';
 import { languageWatcher } from './explorer/language.mjs';
 
 const LONG_FIGURE_TOKENS = 40;
+const CONTROL_MODES = ['full', 'compact', 'none'];
 const english = translator('en');
 let firstRowMarked = false;
 let explorerCount = 0;
 
 export class AttentionExplorer extends HTMLElement {
-  static get observedAttributes() { return [...controlNames(VIEWS), 'theme', 'lang']; }
+  static get observedAttributes() { return [...controlNames(VIEWS), 'theme', 'lang', 'controls']; }
 
   constructor() {
     super();
@@ -87,6 +88,7 @@ export class AttentionExplorer extends HTMLElement {
     if (name === 'lang') { this.onLanguageChange(); return; }
     if (!this.parts || !this.engine || old === value) return;
     if (name === 'theme') { this.checkTheme(); this.renderView(); return; }
+    if (name === 'controls') { this.controlsChecked = false; this.renderView(); return; }
     if (value === null) return;
     this.applyControls({ [name]: value }, 'attribute');
     this.refresh();
@@ -145,6 +147,7 @@ export class AttentionExplorer extends HTMLElement {
     const t = this.t;
     this.parts.root.classList.toggle('theme-dark', theme === 'dark');
     this.parts.root.classList.toggle('theme-light', theme !== 'dark');
+    this.applyControlsMode();
     this.figureWidth = Math.max(300, Math.floor(this.parts.panel.clientWidth || 640));
     const state = this.state;
     if (state.rolloutLayer === null) state.rolloutLayer = this.engine.shape.layers - 1;
@@ -174,6 +177,7 @@ export class AttentionExplorer extends HTMLElement {
     this.parts.hoverReadout.textContent = '';
     this.parts.hoverReadout.hidden = !view.readout;
     result.wire?.(result.figure, this.viewInterface());
+    if (this.controlsMode !== 'full') this.wireFigureTokens(result.figure);
     this.scrollChosenIntoView(result.figure);
     this.showRemovedHeads();
     this.parts.which.replaceChildren(
@@ -181,6 +185,44 @@ export class AttentionExplorer extends HTMLElement {
       html('strong', { text: t.quote(this.run.tokens[state.token]) }), t('which.token', { index: state.token }),
     );
     this.markDrawn();
+  }
+
+  /**
+   * controls="full|compact|none" (any case): compact drops the sentence box and the token strip,
+   * none also the pickers, tabs, view controls, notes and buttons; the token is then chosen on
+   * the figure (click or tap a row) or with the token stepper above it (buttons, arrow keys).
+   */
+  applyControlsMode() {
+    const given = this.getAttribute('controls');
+    const word = given?.trim().toLowerCase() ?? 'full';
+    const mode = CONTROL_MODES.includes(word) ? word : 'full';
+    if (!this.controlsChecked) {
+      this.controlsChecked = true;
+      if (given !== null && mode !== word) this.reportProblems([{ name: 'controls', given, source: 'attribute', used: ['problem.usedControls', {}] }]);
+    }
+    this.controlsMode = mode;
+    for (const m of CONTROL_MODES) this.parts.root.classList.toggle(`controls-${m}`, m === mode);
+    const stepper = this.parts.tokenStepper;
+    stepper.hidden = mode === 'full';
+    if (mode !== 'full' && this.run) {
+      const { token } = this.state;
+      this.parts.tokenStepperText.textContent = this.t('stepper.token', { token: this.t.quote(this.run.tokens[token]), index: token, count: this.run.n });
+      this.parts.tokenPrevious.disabled = token <= 0;
+      this.parts.tokenNext.disabled = token >= this.run.n - 1;
+    }
+  }
+
+  /** Without the token strip, a click or tap on a row of a figure drawn a row per token picks that token. */
+  wireFigureTokens(figure) {
+    const top = Number(figure.dataset.rowTop), rowHeight = Number(figure.dataset.rowHeight);
+    if (!(rowHeight > 0) || figure.dataset.view === 'matrix') return;
+    figure.addEventListener('click', (event) => {
+      const box = figure.getBoundingClientRect();
+      const scale = box.height / Number(figure.getAttribute('height') || box.height);
+      const index = Math.floor(((event.clientY - box.top) / scale - top) / rowHeight);
+      if (index >= 0 && index < this.run.n && index !== this.state.token) this.setSelection({ token: index });
+    });
+    figure.style.cursor = 'pointer';
   }
 
   /** The line saying which heads are switched off, with its reset button; hidden when none is. */
@@ -200,7 +242,7 @@ export class AttentionExplorer extends HTMLElement {
   scrollChosenIntoView(figure) {
     const box = this.parts.figureBox;
     const top = Number(figure.dataset.rowTop), rowHeight = Number(figure.dataset.rowHeight);
-    if (!(rowHeight > 0) || box.scrollHeight <= box.clientHeight) { box.scrollTop = 0; return; }
+    if (!(rowHeight > 0) || figure.dataset.keepTop || box.scrollHeight <= box.clientHeight) { box.scrollTop = 0; return; }
     const y = top + this.state.token * rowHeight;
     if (y < box.scrollTop || y + rowHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, y - box.clientHeight / 3);
   }

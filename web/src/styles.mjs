@@ -207,6 +207,14 @@ textarea {
 .imp-bar-bg { fill: var(--plot); }
 .imp-progress-track { fill: var(--plot); stroke: var(--line-strong); }
 .imp-progress-bar { fill: var(--accent); }
+.token-stepper { display: flex; align-items: center; gap: 8px; margin: 0 0 6px; font-size: 14px; }
+.token-stepper[hidden] { display: none; }
+.token-stepper button { font: inherit; font-size: 18px; line-height: 1; min-width: 36px; min-height: 32px; border-radius: 6px; border: 1px solid var(--line-strong); background: var(--bg); color: var(--ink); cursor: pointer; }
+.token-stepper button:disabled { opacity: 0.4; cursor: default; }
+.controls-compact .sentence-label, .controls-compact textarea, .controls-compact .token-info, .controls-compact .tokens,
+.controls-none .sentence-label, .controls-none textarea, .controls-none .token-info, .controls-none .tokens,
+.controls-none .pickers, .controls-none .tabs, .controls-none .view-controls, .controls-none .notes, .controls-none .actions,
+.controls-none .model-card-box, .controls-none .hover-readout, .controls-none .convert-host { display: none; }
 .problems { color: var(--ink); background: var(--warn-bg); border-left: 4px solid var(--warn-line); padding: 6px 10px; border-radius: 4px; margin: 0 0 10px; font-size: 14px; }
 .problems[hidden] { display: none; }
 .problems ul { margin: 4px 0 0; padding-left: 20px; }

@@ -69,6 +69,18 @@ function panelParts(parts, explorer, t) {
     html('strong', { text: t('problem.heading') }), parts.problems,
   ]);
   parts.modelCard = html('div', { class: 'model-card-box' });
+  parts.tokenStepperText = html('span', { class: 'stepper-text', 'aria-live': 'polite' });
+  const step = (by) => explorer.setSelection({ token: Math.max(0, Math.min((explorer.run?.n ?? 1) - 1, explorer.state.token + by)) });
+  parts.tokenPrevious = html('button', { type: 'button', class: 'stepper-previous', 'aria-label': t('stepper.previous'), text: '\u2039', onclick: () => step(-1) });
+  parts.tokenNext = html('button', { type: 'button', class: 'stepper-next', 'aria-label': t('stepper.next'), text: '\u203a', onclick: () => step(1) });
+  parts.tokenStepper = html('div', { class: 'token-stepper', role: 'group', 'aria-label': t('stepper.aria'), hidden: true }, [parts.tokenPrevious, parts.tokenStepperText, parts.tokenNext]);
+  parts.tokenStepper.addEventListener('keydown', (event) => {
+    const by = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -1, ArrowDown: 1 }[event.key];
+    if (!by) return;
+    event.preventDefault();
+    step(by);
+    (by < 0 ? parts.tokenPrevious : parts.tokenNext).focus();
+  });
   parts.ablationText = html('span', { class: 'ablation-text' });
   parts.ablation = html('div', { class: 'ablation', role: 'status', hidden: true }, [
     parts.ablationText,
@@ -82,7 +94,7 @@ function panelParts(parts, explorer, t) {
     html('button', { type: 'button', class: 'save-svg', text: t('actions.svg'), onclick: () => explorer.exportFigure('svg') }),
   ]);
   parts.panel = html('div', { class: 'panel', role: 'tabpanel', id: explorer.partId('panel') },
-    [parts.viewControls, parts.ablation, parts.figureBox, parts.hoverReadout, parts.notes, parts.actions]);
+    [parts.viewControls, parts.tokenStepper, parts.ablation, parts.figureBox, parts.hoverReadout, parts.notes, parts.actions]);
 }
 
 /** Builds (or rebuilds, in the current language) the explorer's shadow DOM into explorer.parts. */
@@ -101,7 +113,7 @@ export function buildDom(explorer) {
   panelParts(parts, explorer, t);
   parts.main = html('div', { class: 'main', hidden: true }, [
     parts.problemBox,
-    html('label', { class: 'field-label', for: id('sentence') }, [t('sentence.label'), ' ', html('span', { class: 'field-help', text: t('sentence.help') })]),
+    html('label', { class: 'field-label sentence-label', for: id('sentence') }, [t('sentence.label'), ' ', html('span', { class: 'field-help', text: t('sentence.help') })]),
     parts.sentence,
     html('div', { class: 'token-info' }, [parts.tokenCount, parts.busy]),
     parts.truncation,

@@ -50,6 +50,14 @@ export default {
   'imp.computingNote': 'Each step removes one layer\u2019s heads one by one for one target word; the map is drawn when every step is done, and kept for this sentence.',
   'imp.noMlm': 'This checkpoint has no masked-word head, so there is no right answer whose probability could change.',
   'imp.noTargets': 'No word to mask in this text.',
+  'colour.shadeLight': 'Darker',
+  'colour.shadeDark': 'Brighter',
+  'row.statLargest': 'largest: {token} {value}',
+  'stepper.token': '{token} (token {index} of {count})',
+  'stepper.previous': 'Previous token',
+  'stepper.next': 'Next token',
+  'stepper.aria': 'Chosen token (the arrow keys move it; a click or tap on a row of the figure picks it)',
+  'problem.usedControls': 'controls full (use full, compact or none)',
   'tabs.aria': 'Views',
 
   // names
@@ -324,7 +332,7 @@ export default {
   'compare.noChange': 'No weight in this row changes by {below} or more.',
 
   // Entropy
-  'entropy.tableSubtitle': 'Outlined: {head}. Darker = more concentrated (fewer effective tokens), as in every view.',
+  'entropy.tableSubtitle': 'Outlined: {head}. {shade} = more concentrated (fewer effective tokens), as in every view.',
   'entropy.barsTitle': '{head} \u2014 effective tokens of every row',
   'entropy.barsSubtitle': 'Effective tokens = exp(entropy of the row): {n} when the row is uniform, 1 when all weight is on one token.',
   'entropy.heading': 'effective tokens (entropy in nats)',
@@ -338,7 +346,7 @@ export default {
 
   // Matrix
   'matrix.title': '{head} \u2014 the full {n} \u00d7 {n} attention matrix',
-  'matrix.subtitle': 'Row i: how token i spreads its attention over the columns; every row sums to 1 (a softmax). Darker = more weight. Tap, click or hover a cell for its value; the arrow keys move, Enter picks the row\u2019s token, + and \u2212 zoom.',
+  'matrix.subtitle': 'Row i: how token i spreads its attention over the columns; every row sums to 1 (a softmax). {shade} = more weight. Tap, click or hover a cell for its value; the arrow keys move, Enter picks the row\u2019s token, + and \u2212 zoom.',
   'matrix.zoomIn': 'Zoom in (+)',
   'matrix.zoomOut': 'Zoom out (\u2212)',
   'matrix.zoomState': '{size} \u00d7 {size} of {n} \u00d7 {n} tokens, values on tap or hover',

@@ -40,7 +40,7 @@ export const entropyView = {
     }
     const colours = seriesColours(theme);
     const table = (list, title) => headTableFigure({
-      subtitle: t('entropy.tableSubtitle', { head: headName(t, layer, head) }),
+      subtitle: t('entropy.tableSubtitle', { head: headName(t, layer, head), shade: t(ctx.theme === 'dark' ? 'colour.shadeDark' : 'colour.shadeLight') }),
       width, theme, layers, heads, selected: state, title, t,
       text: (l, h) => t.number(list[l * heads + h], 1), value: (l, h) => list[l * heads + h].toFixed(1),
       shade: (l, h) => concentration(list[l * heads + h], n),

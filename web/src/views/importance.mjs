@@ -36,25 +36,31 @@ function importanceOf(session, shape) {
   if (!job || job.memo !== session.runMemo) {
     job = { memo: session.runMemo, steps: session.importanceSteps(), progress: { done: 0, total: targets * shape.layers }, listeners: new Set() };
     jobs.set(session, job);
-    runBetweenFrames(session, job);
   }
+  if (!job.running) runBetweenFrames(session, job);
   return { job };
 }
 
 function runBetweenFrames(session, job) {
+  job.running = true;
   const slice = () => {
-    if (session.runMemo !== job.memo) return;  // a new run (or removal set): this one is no longer wanted
+    // A new run (or removal set), or no figure waiting for it (another view): it stops, and the
+    // view takes it up again where it was when it is shown.
+    for (const listener of job.listeners) if (!listener.figure.isConnected) job.listeners.delete(listener);
+    if (session.runMemo !== job.memo || !job.listeners.size) { job.running = false; return; }
     const start = performance.now();
     let step;
     try {
       do step = job.steps.next(); while (!step.done && performance.now() < start + SLICE_MS);
     } catch (error) {
       job.error = error;
+      job.running = false;
       for (const listener of job.listeners) listener(true);
       return;
     }
     job.computeMs = (job.computeMs ?? 0) + performance.now() - start;
     if (step.done) {
+      job.running = false;
       session.memo('importance', () => ({ ...step.value, computeMs: job.computeMs }));
       for (const listener of job.listeners) listener(true);
       return;
@@ -231,6 +237,7 @@ function wireProgress(figure, ui, job) {
     const line = figure.querySelector('.fig-sub');
     if (line) line.textContent = ui.t('imp.computing', { done: job.progress.done, total: job.progress.total });
   };
+  listener.figure = figure;
   job.listeners.add(listener);
 }
 

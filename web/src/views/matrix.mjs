@@ -26,12 +26,13 @@ export const matrixView = {
     const n = run.n;
     const rows = [];
     for (let i = 0; i < n; i++) rows.push(session.row(layer, head, i));
-    const cursor = validCursor(state.matrixCursor, n) ?? [token, token];
+    // By default the window holds the chosen row and its largest column (often [CLS]), so its Σ = 1 can be read.
+    const cursor = validCursor(state.matrixCursor, n) ?? [token, session.rowStats(layer, head, token).argmax];
     const matrix = matrixFigure({
       width, theme, tokens: run.tokens, rows, selected: token, cursor, zoomOut: state.matrixZoom, t,
       rowStats: (i) => session.rowStats(layer, head, i),
       title: t('matrix.title', { head: capitalise(headName(t, layer, head)), n }),
-      subtitle: t('matrix.subtitle'),
+      subtitle: t('matrix.subtitle', { shade: t(ctx.theme === 'dark' ? 'colour.shadeDark' : 'colour.shadeLight') }),
     });
     labelCells(matrix, rows);
     const { level, max, showValues } = matrix.zoom;

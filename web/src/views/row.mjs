@@ -38,7 +38,7 @@ export const rowView = {
         colour: seriesColours(theme).head, scaleMax: fixedScale ? 1 : undefined,
         stats: hiding
           ? [t('row.statShownRenormalised', { sum: t.number(1, 3) }), t('row.statModel', { sum, ratio })]
-          : [t('row.statSum', { sum }), t('row.statRatio', { ratio })],
+          : [t('row.statSum', { sum }), t('row.statRatio', { ratio }), t('row.statLargest', { token: t.quote(run.tokens[stats.argmax]), value: t.number(stats.max, 3) })],
         emphasiseStats: true, values, uniform: 1 / shownN,
         data: { ...rowDataset(layer, head, token, stats, n), kind: hiding ? 'head-renormalised' : 'head', reading: reading.kind, scale: state.scale },
         ariaLabel: t('row.aria', { head: headName(t, layer, head), token, sum, ratio }),
@@ -57,6 +57,7 @@ export const rowView = {
       hiding ? note(renormalisedNote(t), 'warning renormalised') : null,
       positionalWarning(ctx),
     ];
+    figure.dataset.keepTop = 'true';  // the title and the row's largest weight (in the heading) stay in view
     return { figure, notes };
   },
 };

@@ -33,7 +33,12 @@ const SHOTS = path.join(OUT, 'screenshots');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run'];
-const only = process.argv.slice(2);
+const CORE = process.argv.includes('--core');
+/** --core: the checks a change to the page must pass, quickly (the layout at a few widths); the full suite runs everything. */
+const CORE_TESTS = ['testFileIndex', 'testHttpIndex', 'testViewValues', 'testKeyboard', 'testHash', 'testAttributes', 'testHashRestore',
+  'testHeadView', 'testLayout', 'testAblation', 'testImportance', 'testCompactControls'];
+const only = process.argv.slice(2).filter((arg) => arg !== '--core');
+if (CORE && !only.length) only.push(...CORE_TESTS);
 
 let passed = 0, failed = 0;
 function check(name, ok, detail = '') {
@@ -715,21 +720,32 @@ async function testTiming() {
 const VIEW_IDS = VIEWS.map((view) => view.id);
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
+/** Column widths of the layout test: the full suite's, and the few of --core. */
+const LAYOUT_WIDTHS = process.env.LAYOUT_WIDTHS ? process.env.LAYOUT_WIDTHS.split(',').map(Number) : CORE ? [320, 700, 1280] : [320, 390, 560, 620, 700, 900, 1280];
+const LAYOUT_LANGUAGES = CORE ? ['en'] : ['en', 'fr'];
+
 /**
- * Every view at 390 and 1280 px, light and dark, for 3, 12 and 512 tokens: no two text boxes
- * of a figure intersect, none is cut by the figure or its box, nothing scrolls sideways.
- * Screenshots of every view at 390 px go to test-output/screenshots/phone-*.png.
+ * Every view in a column of each width of LAYOUT_WIDTHS (the explorer's own container: a course
+ * column, in a phone's viewport below 560 px), light and dark, for 3, 12 and 512 tokens, in
+ * English and French: no two text boxes of a figure intersect, none is cut by the figure or its
+ * box, nothing scrolls sideways. Screenshots of every view at 390 px go to
+ * test-output/screenshots/phone-*.png. --core: a few widths, English only (and French at 390 px).
  */
 async function testLayout() {
   const sentences = [['3 tokens', 'Hello'], ['12 tokens', 'The cat sat on the mat because it was tired.'], ['512 tokens', LONG_TEXT]];
-  for (const scheme of ['light', 'dark']) {
+  const runs = LAYOUT_LANGUAGES.flatMap((lang) => ['light', 'dark'].map((scheme) => [lang, scheme, LAYOUT_WIDTHS]));
+  if (CORE) runs.push(['fr', 'light', [390]]);
+  for (const [lang, scheme, widths] of runs) {
     const page = await newPage({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
     await page.goto(url(FILE, 'index.html') + '#view=row');
     await waitDrawn(page);
+    if (lang !== 'en') await andRedraw(page, () => explorer(page).evaluate((e, l) => e.setAttribute('lang', l), lang));
     for (const [label, sentence] of sentences) {
+      if (CORE && widths.length === 1 && label !== '12 tokens') continue;
       await typeSentence(page, sentence);
-      for (const width of [390, 1280]) {
-        await page.setViewportSize({ width, height: 844 });
+      for (const width of widths) {
+        await page.setViewportSize({ width: width < 560 ? width : 1280, height: 844 });
+        await explorer(page).evaluate((e, w) => { e.style.display = 'block'; e.style.width = `${w}px`; e.style.maxWidth = '100%'; }, width);
         await page.waitForTimeout(150);
         const failures = [];
         for (const view of VIEW_IDS) {
@@ -739,12 +755,12 @@ async function testLayout() {
           }
           const problems = await page.evaluate(layoutProblemsInPage, 0);
           if (problems.length) failures.push(`${view}: ${problems.slice(0, 3).join('; ')}`);
-          if (width === 390 && label === '12 tokens') await shot(page, `phone-${scheme}-${String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0')}-${view}`);
+          if (width === 390 && label === '12 tokens' && lang === 'en') await shot(page, `phone-${scheme}-${String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0')}-${view}`);
         }
-        check(`layout ${width} px, ${scheme}, ${label}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
+        check(`layout ${width} px column, ${scheme}, ${lang}, ${label}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
       }
     }
-    check(`layout ${scheme}: no page errors`, page.problems.length === 0, page.problems.join('; '));
+    check(`layout ${scheme}, ${lang}: no page errors`, page.problems.length === 0, page.problems.join('; '));
     await page.context().close();
   }
 }

@@ -23,9 +23,27 @@ export function niceMax(value) {
   return 10 * power;
 }
 
-/** Wraps text into lines of at most `width` px. */
+/** A word wider than `width` px, cut into pieces that fit (after punctuation where it can). */
+function splitLongWord(word, width, size, weight) {
+  if (textWidth(word, size, weight) <= width) return [word];
+  const pieces = [];
+  let piece = '';
+  for (const char of word) {
+    if (piece && textWidth(piece + char, size, weight) > width) {
+      const cut = Math.max(piece.search(/[(·,/\-–][^(·,/\-–]*$/) + 1, 0);
+      const keep = cut > 0 && cut < piece.length ? piece.slice(0, cut) : piece;
+      pieces.push(keep);
+      piece = piece.slice(keep.length);
+    }
+    piece += char;
+  }
+  if (piece) pieces.push(piece);
+  return pieces;
+}
+
+/** Wraps text into lines of at most `width` px (a word wider than that is cut). */
 export function wrapText(text, width, size = 13, weight = 400) {
-  const words = String(text).split(/\s+/);
+  const words = String(text).split(/\s+/).flatMap((word) => splitLongWord(word, width, size, weight));
   const lines = [];
   let line = '';
   for (const word of words) {
@@ -223,9 +241,9 @@ export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, 
   const n = tokens.length;
   const rowHeight = rowHeightFor(n);
   const labelWidth = tokenColumnWidth(labels || tokens, width, true, indexText);
-  const gap = columns.length > 1 ? (width < 520 ? 14 : 30) : 0;
+  const gap = columns.length > 1 ? (width < 400 ? 6 : width < 520 ? 14 : 30) : 0;
   const available = width - 2 * FIGURE_PAD - labelWidth - gap * (columns.length - 1);
-  const columnWidth = Math.max(60, Math.floor(available / columns.length));
+  const columnWidth = Math.max(44, Math.floor(available / columns.length));
   const showValues = columnWidth >= 110;
 
   const body = svg('g');

@@ -148,7 +148,7 @@ export class AttentionExplorer extends HTMLElement {
     this.parts.root.classList.toggle('theme-dark', theme === 'dark');
     this.parts.root.classList.toggle('theme-light', theme !== 'dark');
     this.applyControlsMode();
-    this.figureWidth = Math.max(300, Math.floor(this.parts.panel.clientWidth || 640));
+    this.figureWidth = Math.max(240, Math.floor(this.parts.panel.clientWidth || 640));
     const state = this.state;
     if (state.rolloutLayer === null) state.rolloutLayer = this.engine.shape.layers - 1;
     const view = viewById(state.view) ?? VIEWS[0];

@@ -157,7 +157,7 @@ function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, 
     group.append(svg('text', { x: x + cellWidth - pad, y: y + 42, 'text-anchor': 'end', class: 'cell-eff', text: t('grid.effective', { effective: t.number(stats.effective, 1) }) }));
   }
   group.append(svg('text', {
-    x: x + pad, y: y + (compact ? 38 : 42), class: compact ? 'cell-ratio-compact' : 'cell-ratio', text: t.times(stats.ratio, 2),
+    x: x + pad, y: y + (compact ? 38 : 42), class: compact ? 'cell-ratio-compact' : 'cell-ratio', text: t.times(stats.ratio, compact && stats.ratio >= 100 ? 0 : compact && stats.ratio >= 10 ? 1 : 2),
   }));
   const sparkTop = compact ? 46 : 52;
   group.append(sparkline(values, { x: x + pad, y: y + sparkTop, width: cellWidth - 2 * pad, height: 24, colour }));

@@ -134,7 +134,7 @@ export const compareView = {
         columnFor(t, a, aStats, 'a', colours.head, token, run.n, scaleMax, layer, head),
         { ...columnFor(t, b, bStats, 'b', colours.second, otherToken, other.n, scaleMax, layer, head), uniform: 1 / other.n },
         {
-          heading: t('compare.headingDifference'), kind: 'signed', values: difference, className: 'difference-row',
+          heading: t(width < 400 ? 'compare.headingDifferenceShort' : 'compare.headingDifference'), kind: 'signed', values: difference, className: 'difference-row',
           scaleMax: DIFFERENCE_SCALE, threshold: NO_DIFFERENCE_BELOW,
           format: (v) => (v >= 0 ? '+' : '') + t.number(v, 3),
           stats: significant

@@ -14,6 +14,8 @@ import { weightsWaitText } from './mlm.mjs';
 
 /** Time given to the computation per frame when it runs between frames. */
 const SLICE_MS = 30;
+/** Larger than this (targets × tokens), the map is not computed: each target is a forward pass of every token. */
+const MAX_WORK = 128 * 128;
 const CELL_HEIGHT = 32;
 const BAR_ROW = 30;
 
@@ -152,7 +154,12 @@ function drawBars(root, { y, width, t, bars }) {
 }
 
 function progressFigure({ width, t, progress }) {
-  const root = messageFigure({ width, title: t('imp.title'), lines: [t('imp.computing', { done: progress.done, total: progress.total })] });
+  const root = messageFigure({ width, title: t('imp.title'), lines: [t('imp.computingNote')] });
+  const height = Number(root.getAttribute('height')) + 24;
+  root.append(svg('text', { x: FIGURE_PAD, y: height - 14, class: 'fig-sub imp-progress-text', text: t('imp.computing', { done: progress.done, total: progress.total }) }));
+  root.setAttribute('height', height);
+  root.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  root.querySelector('.fig-bg').setAttribute('height', height);
   root.classList.add('imp-progress');
   return root;
 }
@@ -178,9 +185,13 @@ export const importanceView = {
         notes: [], wire: (figure, ui) => waiting.then(() => { if (figure.isConnected) ui.select({}); }, () => {}),
       };
     }
+    const targets = session.importanceTargets().positions.length;
+    if (targets * run.n > MAX_WORK && !session.runMemo.has('importance')) {
+      return { figure: messageFigure({ width, title: t('imp.title'), lines: [t('imp.tooLong', { count: targets, n: run.n })] }), notes: [] };
+    }
     const { result: importance, job } = importanceOf(session, engine.shape);
     if (!importance) {
-      return { figure: progressFigure({ width, t, progress: job.progress }), notes: [note(t('imp.computingNote'), 'note')], wire: (figure, ui) => wireProgress(figure, ui, job) };
+      return { figure: progressFigure({ width, t, progress: job.progress }), notes: [], wire: (figure, ui) => wireProgress(figure, ui, job) };
     }
     if (!importance.targets.length) {
       return { figure: messageFigure({ width, title: t('imp.title'), lines: [t('imp.noTargets')] }), notes: [] };
@@ -234,7 +245,7 @@ function wireProgress(figure, ui, job) {
   const listener = (done) => {
     if (!figure.isConnected) { job.listeners.delete(listener); return; }
     if (done) { job.listeners.delete(listener); ui.select({}); return; }
-    const line = figure.querySelector('.fig-sub');
+    const line = figure.querySelector('.imp-progress-text');
     if (line) line.textContent = ui.t('imp.computing', { done: job.progress.done, total: job.progress.total });
   };
   listener.figure = figure;

@@ -771,13 +771,18 @@ async function testScreenshots() {
     const page = await newPage({ colorScheme: scheme });
     await page.goto(url(FILE, 'index.html') + '#sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.') + '&layer=2&head=3&token=8&view=row');
     await waitDrawn(page);
-    for (const view of views) {
-      if (view === 'mlm') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
-      if (view === 'compare') await typeSentence(page, 'The cat sat on the mat because it was tired.');
-      await selectView(page, view);
-      if (view === 'scaling') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
-      if (view === 'matrix') await explorer(page).locator('.figure-box svg').hover({ position: { x: 300, y: 260 } });
-      await shot(page, `${scheme}-${views.indexOf(view) + 1}-${view}`);
+    for (const width of [390, 700, 1280]) {
+      await page.setViewportSize({ width: width < 560 ? width : 1280, height: 900 });
+      await explorer(page).evaluate((e, w) => { e.style.display = 'block'; e.style.width = `${w}px`; e.style.maxWidth = '100%'; }, width);
+      for (const view of views) {
+        if (view === 'mlm') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
+        if (view === 'compare') await typeSentence(page, 'The cat sat on the mat because it was tired.');
+        await selectView(page, view);
+        if (view === 'scaling' && !(await explorer(page).locator('.whatif-toggle').isChecked())) await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+        if (view === 'matrix') await explorer(page).locator('.figure-box svg').hover({ position: { x: Math.min(300, width - 60), y: 260 } });
+        if (view === 'head-importance') await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 60000 });
+        await shot(page, `${scheme}-${width}-${String(views.indexOf(view) + 1).padStart(2, '0')}-${view}`);
+      }
     }
     check(`screenshots: ${views.length} views in ${scheme} mode, no page errors`, page.problems.length === 0, page.problems.join('; '));
     await page.context().close();

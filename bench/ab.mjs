@@ -4,7 +4,7 @@
 //   node bench/ab.mjs N RUNS A.wasm[:weights.bin] B.wasm[:weights.bin] ...
 //
 // Prints, per build, the median and minimum of RUNS timings of Session.runIds on N tokens
-// (the ids of bench.mjs); weights default to weights/bert-mini.int8.bin.
+// (the ids of bench.mjs); weights default to web/dist/bert-mini.int8.bin.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../web/src/engine.mjs';
@@ -20,7 +20,7 @@ if (!(n >= 1 && n <= 512 && runs >= 1 && specs.length >= 1)) {
 
 const builds = [];
 for (const spec of specs) {
-  const [wasm, weights = `${root}weights/bert-mini.int8.bin`] = spec.split(':');
+  const [wasm, weights = `${root}web/dist/bert-mini.int8.bin`] = spec.split(':');
   const engine = await createEngine({ wasm: readFileSync(wasm), weights: readFileSync(weights) });
   builds.push({ spec, session: engine.createSession(), times: [] });
 }

@@ -29,7 +29,9 @@ const SHOTS = path.join(OUT, 'screenshots');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run'];
-const only = process.argv.slice(2);
+// --core: the set `make test` runs (every test but those of FULL_ONLY); none: the full suite.
+const core = process.argv.includes('--core');
+const only = process.argv.slice(2).filter((a) => a !== '--core');
 
 let passed = 0, failed = 0;
 function check(name, ok, detail = '') {
@@ -97,7 +99,7 @@ function startServer() {
 const float64 = float64Reference(ROOT);
 const engine = await createEngine({
   wasm: readFileSync(path.join(ROOT, 'web/dist/attn.wasm')),
-  weights: readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin')),
+  weights: readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin')),
 });
 const nodeSession = engine.createSession();
 
@@ -405,7 +407,7 @@ async function testLongInput() {
 
 async function testLoadErrors() {
   await mkdir(OUT, { recursive: true });
-  const weights = new Uint8Array(readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin')));
+  const weights = new Uint8Array(readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin')));
   weights[Math.floor(weights.length / 2)] ^= 0x55;
   await writeFile(path.join(OUT, 'corrupt.bin'), weights);
   const script = `(self.attentionExplorerAssets = self.attentionExplorerAssets || {})[document.currentScript.src] = function () {/*${Buffer.from(weights).toString('base64')}*/};\n`;
@@ -448,7 +450,7 @@ function weightsScript(name, bytes) {
  * at a time. The visible message must hold the engine's message and code, no row is drawn.
  */
 async function testCorruptWeightsMatrix() {
-  const weights = readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin'));
+  const weights = readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin'));
   const cases = corruptWeightsCases(weights);
   const overHttp = new Set(['empty file', 'cut inside the header (64)', 'cut inside the tensor data', 'cut before the last byte',
     'bad magic', 'checksum mismatch: one data byte flipped', 'wrong shape: 8 heads', 'vocab line count above the header',
@@ -526,7 +528,7 @@ async function testCorruptWeightsMatrix() {
  * reads the head script and the part scripts.
  */
 async function testCorruptParts() {
-  const weights = readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin'));
+  const weights = readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin'));
   const sentence = 'The cat sat on the mat.';
   const catPart = partOfToken(weights, engine.tokenize('cat').ids[1]);
   const parts = partsOf(weights), lastPart = parts.length - 1;
@@ -618,7 +620,7 @@ async function testCorruptParts() {
 async function testMaskWaitsForParts() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-mask-parts-'));
   const prefix = `/mask-parts-${path.basename(dir)}/`;
-  const weights = readFileSync(path.join(ROOT, 'weights/bert-mini.int8.bin'));
+  const weights = readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin'));
   await writeFile(path.join(dir, 'slow.bin'), weights);
   const sentence = 'The cat sat on the [MASK].';
   await writeFile(path.join(dir, 'mask.html'), '<!doctype html><meta charset="utf-8"><title>mask</title>' +
@@ -1178,13 +1180,19 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
+/** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
+const FULL_ONLY = new Set(['testTiming', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout',
+  'testLongInput', 'testConvertPanel']);
 
 await mkdir(SHOTS, { recursive: true });
 try {
   for (const [name, test] of Object.entries(TESTS)) {
     if (only.length && !only.some((o) => name.toLowerCase().includes(o.toLowerCase()))) continue;
+    if (core && FULL_ONLY.has(name)) continue;
+    const started = performance.now();
     try {
       await test();
+      console.log(`test time: ${name} ${((performance.now() - started) / 1000).toFixed(1)} s`);
     } catch (error) {
       check(`${name} ran to the end`, false, error.stack || error.message);
     }

@@ -17,7 +17,7 @@ FLOAT_CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
 
 .PHONY: deps all native wasm web test test-all test-native test-node test-node-all test-checkpoints test-browser \
-        test-browser-all spec spec-check print-engine-sources weights bench fuzz clean help
+        test-browser-all test-firefox spec spec-check print-engine-sources weights bench fuzz clean help
 
 all: native wasm
 
@@ -40,6 +40,7 @@ help:
 	@echo "make test-browser-all  the full browser suite, throttled page loads included"
 	@echo "make test-fuzz-regressions  the fuzz corpora and every crash ever found, replayed (ASan+UBSan)"
 	@echo "make test-valgrind the CLI under valgrind: errors or leaks fail"
+	@echo "make test-firefox  the browser suite's core checks in firefox-esr (part of test-all)"
 	@echo "make weights       re-convert $(CHECKPOINT) into $(WEIGHTS)"
 	@echo "make bench         engine vs onnxruntime-web (Chromium and Node)"
 	@echo "make bench-smoke   the bench scripts' smoke test (10 rounds)"
@@ -98,7 +99,7 @@ test: deps
 
 test-all: deps
 	$(MAKE) spec-check
-	$(MAKE) test-native test-fuzz-regressions test-node-all test-checkpoints test-browser-all test-valgrind
+	$(MAKE) test-native test-fuzz-regressions test-node-all test-checkpoints test-browser-all test-firefox test-valgrind
 
 deps:
 	@tools/install-deps.sh
@@ -155,6 +156,11 @@ test-browser: web
 
 test-browser-all: web
 	node tests/browser/run.mjs
+	node tests/browser/faults.mjs
+
+# The browser suite's core checks in Debian's firefox-esr, driven over WebDriver BiDi.
+test-firefox: web
+	node tests/browser/firefox.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
 # Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless

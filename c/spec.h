@@ -186,6 +186,7 @@ enum {
     ATTN_ERR_PAIR       = 23,
     ATTN_ERR_NO_MLM     = 24,
     ATTN_ERR_NOT_LOADED = 25,
+    ATTN_ERR_NOT_FINITE = 26,
 };
 
 enum {
@@ -202,7 +203,7 @@ static inline const char *status_message_of(int status)
     case 3: return "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs";
     case 4: return "weights file is truncated: it is shorter than its header says (incomplete download?)";
     case 5: return "weights file is corrupted: checksum mismatch";
-    case 6: return "weights file describes a model shape this engine cannot run (at most 12 layers and 12 heads, hidden 1024, FFN 4096, 512 positions)";
+    case 6: return "weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)";
     case 7: return "weights file has an inconsistent tensor table (name, shape, size, offset or alignment)";
     case 8: return "weights file vocabulary does not match its header (line count or size)";
     case 9: return "weights buffer is not 16-byte aligned in memory";
@@ -214,6 +215,7 @@ static inline const char *status_message_of(int status)
     case 23: return "this model has a single token type, so it cannot take a sentence pair";
     case 24: return "this model has no masked-word head (it was converted from a checkpoint without cls.predictions.* tensors): attention works, [MASK] predictions are off";
     case 25: return "the weights this needs have not arrived yet (a part of the weights file is still loading)";
+    case 26: return "the weights make a value that is not a number (NaN or infinity) in this run, so no result is shown: the weights file has values the model cannot use";
     }
     return 0;
 }

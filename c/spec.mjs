@@ -164,18 +164,19 @@ export const STATUSES = [
   { name: 'VERSION', code: 3, weights: true, message: "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs" },
   { name: 'TRUNCATED', code: 4, weights: true, message: 'weights file is truncated: it is shorter than its header says (incomplete download?)' },
   { name: 'CHECKSUM', code: 5, weights: true, message: 'weights file is corrupted: checksum mismatch' },
-  { name: 'SHAPE', code: 6, weights: true, message: 'weights file describes a model shape this engine cannot run (at most 12 layers and 12 heads, hidden 1024, FFN 4096, 512 positions)' },
+  { name: 'SHAPE', code: 6, weights: true, message: 'weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)' },
   { name: 'TENSOR', code: 7, weights: true, message: 'weights file has an inconsistent tensor table (name, shape, size, offset or alignment)' },
-  { name: 'VOCAB', code: 8, weights: true, message: 'weights file vocabulary does not match its header (line count or size)' },
+  { name: 'VOCAB_TABLE', c: 'VOCAB', code: 8, weights: true, message: 'weights file vocabulary does not match its header (line count or size)' },
   { name: 'ALIGNMENT', code: 9, weights: true, message: 'weights buffer is not 16-byte aligned in memory' },
   { name: 'TRAILING', code: 10, weights: true, message: 'weights file is longer than its header says (extra bytes after the end)' },
   { name: 'OLD_FORMAT', code: 11, weights: true, message: 'weights file is format version 1 (two int8 planes per matrix); this engine reads version 2: reconvert the checkpoint with weights/convert.mjs' },
   { name: 'NO_MEMORY', code: 20, message: 'out of memory' },
-  { name: 'VOCAB_UNUSABLE', c: 'VOCAB', code: 21, message: 'the vocabulary in the weights file is unusable (a special token is missing, or the vocabulary is not UTF-8)' },
+  { name: 'VOCAB', code: 21, message: 'the vocabulary in the weights file is unusable (a special token is missing, or the vocabulary is not UTF-8)' },
   { name: 'ARGUMENT', code: 22, message: 'argument out of range (layer, head, token or position), or no run yet' },
   { name: 'PAIR', code: 23, message: 'this model has a single token type, so it cannot take a sentence pair' },
   { name: 'NO_MLM', code: 24, message: 'this model has no masked-word head (it was converted from a checkpoint without cls.predictions.* tensors): attention works, [MASK] predictions are off' },
   { name: 'NOT_LOADED', code: 25, message: 'the weights this needs have not arrived yet (a part of the weights file is still loading)' },
+  { name: 'NOT_FINITE', code: 26, message: 'the weights make a value that is not a number (NaN or infinity) in this run, so no result is shown: the weights file has values the model cannot use' },
 ];
 
 /** weights_status codes lie below this, the engine's own codes from it on. */

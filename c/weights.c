@@ -25,6 +25,8 @@ enum {
     CHECKSUM_BYTES = 4,
 };
 
+enum { MIN_POSITIONS = 3 };  /* [CLS] piece [SEP], or a pair's [CLS] [SEP] [SEP]: fewer and no text runs */
+
 static const char MAGIC[] = WEIGHTS_MAGIC;
 
 /* ------------------------------------------------------------------ CRC-32 */
@@ -247,7 +249,7 @@ static weights_status check_shape(const file_header *h)
     int ok = in_range(h->vocab_size, 1, BERT_MAX_VOCAB) && in_range(h->hidden, 1, BERT_MAX_HIDDEN) &&
              in_range(h->layers, 1, BERT_MAX_LAYERS) && in_range(h->heads, 1, BERT_MAX_HEADS) &&
              h->hidden % h->heads == 0 && in_range(h->ffn, 1, BERT_MAX_FFN) &&
-             in_range(h->max_positions, 1, BERT_MAX_TOKENS) &&
+             in_range(h->max_positions, MIN_POSITIONS, BERT_MAX_TOKENS) &&
              in_range(h->type_vocab, 1, BERT_MAX_TYPE_VOCAB) && isfinite(h->ln_eps) && h->ln_eps > 0.0f;
     return ok ? WEIGHTS_OK : WEIGHTS_ERR_SHAPE;
 }
@@ -384,9 +386,9 @@ static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t
     const int int8 = e->kind == WEIGHTS_KIND_INT8;
     if (!int8 && e->kind != WEIGHTS_KIND_INT16) return 0;
     if (int8 ? e->qmax != WEIGHTS_INT8_QMAX : (e->qmax < 1 || e->qmax > INT16_MAX)) return 0;
-    if (e->rows != rows || e->cols != cols || e->group == 0 || e->group > cols || cols % e->group != 0)
-        return 0;
-    const uint64_t count = (uint64_t)rows * cols, scale_count = (uint64_t)rows * (cols / e->group);
+    if (e->rows != rows || e->cols != cols) return 0;
+    if (e->group != cols) return 0;  /* one scale per row: the only layout the kernels read */
+    const uint64_t count = (uint64_t)rows * cols, scale_count = rows;
     return e->data_bytes == count * (int8 ? 1 : 2) && e->scale_bytes == scale_count * sizeof(float) &&
            array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes);
 }
@@ -435,7 +437,6 @@ static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32
     t->role = role;
     out->rows = (int)rows;
     out->cols = (int)cols;
-    out->group = (int)e.group;
 }
 
 static void take_vector(table_cursor *t, const char *name, uint32_t length, const float **out)

@@ -196,7 +196,7 @@ async function checkKeyboard(page, label) {
   await page.keyboard.press('Tab');
   await andRedraw(page, () => page.keyboard.press('ArrowRight'));
   const view = (await pageState(page)).view;
-  check(`${label}: Tab reaches the view tabs; ArrowRight opens the next view`, view === 'grid', view);
+  check(`${label}: Tab reaches the view tabs; ArrowRight opens the next view`, view === 'all-heads', view);
   await page.keyboard.press('Tab');
   const cellFocused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.getAttribute('class'));
   check(`${label}: Tab reaches the selected head cell`, /head-cell/.test(cellFocused || ''), cellFocused);
@@ -339,7 +339,7 @@ async function testInjection() {
   await waitDrawn(page);
   await page.waitForTimeout(200);
   await typeSentence(page, '"><svg onload=alert(3)> <img src=x onerror=alert(1)>');
-  for (const view of ['row', 'grid', 'compare', 'contributions']) await selectView(page, view);
+  for (const view of ['row', 'all-heads', 'compare', 'contributions']) await selectView(page, view);
   await page.waitForTimeout(300);
   const injected = await page.evaluate(() => {
     const root = document.querySelector('attention-explorer').shadowRoot;
@@ -751,37 +751,129 @@ const VIEW_IDS = VIEWS.map((view) => view.id);
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
 /**
- * Every view at 390 and 1280 px, light and dark, for 3, 12 and 512 tokens: no two text boxes
- * of a figure intersect, none is cut by the figure or its box, nothing scrolls sideways.
- * Screenshots of every view at 390 px go to test-output/screenshots/phone-*.png.
+ * Every view at each width, light and dark, for 3, 12 and 512 tokens: no two text boxes of a
+ * figure intersect, none is cut by the figure or its box, nothing scrolls sideways. English
+ * at 390 and 1280 px (screenshots of every view at 390 px: test-output/screenshots/phone-*.png);
+ * French (index.html?lang=fr, strings ~20% longer) at 390, 700 and 1280 px (screenshots of
+ * every view at each width: test-output/screenshots/fr-*.png).
  */
-async function testLayout() {
+async function layoutIn(lang, widths) {
   const sentences = [['3 tokens', 'Hello'], ['12 tokens', 'The cat sat on the mat because it was tired.'], ['512 tokens', LONG_TEXT]];
+  const query = lang === 'en' ? '' : `?lang=${lang}`;
+  const label = lang === 'en' ? '' : ` (${lang})`;
   for (const scheme of ['light', 'dark']) {
     const page = await newPage({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
-    await page.goto(url(FILE, 'index.html') + '#view=row');
+    await page.goto(url(FILE, `index.html${query}`) + '#view=row');
     await waitDrawn(page);
-    for (const [label, sentence] of sentences) {
+    if (lang !== 'en') {
+      const tab = await explorer(page).locator('.tab[data-view="row"]').textContent();
+      check(`layout${label}: the explorer speaks ${lang} (Row tab "${tab}")`, tab !== 'Row', tab);
+    }
+    for (const [count, sentence] of sentences) {
       await typeSentence(page, sentence);
-      for (const width of [390, 1280]) {
+      for (const width of widths) {
         await page.setViewportSize({ width, height: 844 });
         await page.waitForTimeout(150);
         const failures = [];
         for (const view of VIEW_IDS) {
           await selectView(page, view);
-          if (view === 'scaling' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
+          if (view === 'why-sqrt-d' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
             await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
           }
           const problems = await page.evaluate(layoutProblemsInPage, 0);
           if (problems.length) failures.push(`${view}: ${problems.slice(0, 3).join('; ')}`);
-          if (width === 390 && label === '12 tokens') await shot(page, `phone-${scheme}-${String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0')}-${view}`);
+          const number = String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0');
+          if (lang === 'en' && width === 390 && count === '12 tokens') await shot(page, `phone-${scheme}-${number}-${view}`);
+          if (lang !== 'en' && count === '12 tokens') await shot(page, `${lang}-${width}-${scheme}-${number}-${view}`);
         }
-        check(`layout ${width} px, ${scheme}, ${label}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
+        check(`layout${label} ${width} px, ${scheme}, ${count}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
       }
     }
-    check(`layout ${scheme}: no page errors`, page.problems.length === 0, page.problems.join('; '));
+    check(`layout${label} ${scheme}: no page errors`, page.problems.length === 0, page.problems.join('; '));
     await page.context().close();
   }
+}
+
+async function testLayout() {
+  await layoutIn('en', [390, 1280]);
+}
+
+async function testLayoutFrench() {
+  await layoutIn('fr', [390, 700, 1280]);
+}
+
+/** What a view prints for people: its figure's texts and its notes, as one string. */
+async function shownText(page) {
+  return explorer(page).evaluate((e) => {
+    const root = e.shadowRoot;
+    const texts = [...root.querySelectorAll('.figure-box svg text')].map((t) => t.textContent);
+    const notes = [...root.querySelectorAll('.notes, .hover-readout, .which')].map((n) => n.textContent);
+    return [...texts, ...notes].join(' \u2016 ');
+  });
+}
+
+/**
+ * French on a French page: every view that prints numbers writes them the French way
+ * (0,942; Σ = 1,000; 12,24×; 42 %) and no English decimal is left, while the data-*
+ * values stay machine-readable; the language follows lang on the element, then on an
+ * ancestor, changes redraw, an unsupported language falls back to English with one note;
+ * index.html follows the browser's language and its switch.
+ */
+async function testFrench() {
+  const page = await newPage({ locale: 'fr-FR' });
+  const notes = [];
+  page.on('console', (message) => { if (message.type() === 'info') notes.push(message.text()); });
+  await page.goto(url(FILE, 'index.html') + '#sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.') + '&layer=2&head=3&token=8&view=row');
+  await waitDrawn(page);
+  check('French: index.html follows the browser\'s language (fr-FR): <html lang="fr">, French prose and explorer',
+    (await page.evaluate(() => document.documentElement.lang)) === 'fr' && (await page.locator('h1:visible').textContent()).includes('Explorateur') &&
+    (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Ligne');
+  const englishDecimal = /(^|[^\w.])\d+\.\d/;
+  for (const view of VIEW_IDS) {
+    if (view === 'mask') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
+    if (view === 'compare') await typeSentence(page, 'The cat sat on the mat because it was tired.');
+    await selectView(page, view);
+    if (view === 'why-sqrt-d') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+    const text = await shownText(page);
+    const english = englishDecimal.exec(text);
+    check(`French numbers, ${view}: decimal commas (${(text.match(/\d,\d/g) || []).length}), no English decimal point`,
+      /\d,\d/.test(text) && !english, english ? `"${text.slice(Math.max(0, english.index - 40), english.index + 40)}"` : text.slice(0, 200));
+  }
+  await selectView(page, 'row');
+  const row = await explorer(page).evaluate((e) => {
+    const root = e.shadowRoot;
+    return { sum: root.querySelector('.attention-row').dataset.sum, shown: root.querySelector('[data-role="row-sum"]').textContent,
+      stats: [...root.querySelectorAll('.attention-row text')].map((t) => t.textContent).join(' | ') };
+  });
+  check(`French numbers: the row's \u03a3 is shown "${row.shown}", its data-sum stays machine-readable (${row.sum})`,
+    row.shown === Number(row.sum).toFixed(3).replace('.', ',') && /^\d\.\d+/.test(row.sum) && row.stats.includes('\u03a3 = 1,000'), row.stats);
+  await selectView(page, 'all-heads');
+  const ratios = await explorer(page).locator('.cell-ratio, .cell-ratio-compact').allTextContents();
+  check(`French numbers: the head grid's ratios are written 12,24\u00d7 (${ratios.slice(0, 3).join(' ')})`, ratios.length === 16 && ratios.every((r) => /^\d+,\d\d\u00d7$/.test(r)));
+  await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
+  await selectView(page, 'mask');
+  const percents = await explorer(page).locator('.mlm-row text.val').allTextContents();
+  check(`French numbers: percentages with a narrow no-break space (${percents.slice(0, 2).join(', ')})`, percents.length > 0 && percents.every((p) => /^\d+(,\d)?\u202f%$/.test(p)));
+  const maskLine = await explorer(page).locator('.mask-line').first().textContent();
+  check(`French: the [MASK] line under the sentence ("${maskLine.slice(0, 60)}\u2026")`, maskLine.includes('au token') && /\u00ab\u202f\S+\u202f\u00bb \d+/.test(maskLine));
+  await page.locator('.language-switch button[value="en"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-explorer').shadowRoot.querySelector('.tab[data-view="row"]').textContent === 'Row', null, { timeout: 5000 }).catch(() => {});
+  check('French: the page\'s switch turns page and explorer to English',
+    (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Row' && (await page.locator('h1:visible').textContent()) === 'Attention explorer');
+  // The element's own lang wins over the page's; an unsupported one falls back to English, noted once.
+  await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('lang', 'fr')));
+  check('French: lang="fr" on the element redraws it in French', (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Ligne');
+  await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('lang', 'de')));
+  await explorer(page).evaluate((e) => { e.setAttribute('lang', 'fr'); e.setAttribute('lang', 'de'); });
+  await page.waitForTimeout(100);
+  const german = notes.filter((n) => n.includes('"de"'));
+  check(`French: lang="de" falls back to English with one console note (${german.length})`,
+    (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Row' && german.length === 1, notes.join(' | '));
+  await explorer(page).evaluate((e) => e.removeAttribute('lang'));
+  await andRedraw(page, () => page.evaluate(() => { document.documentElement.lang = 'fr'; }));
+  check('French: with no lang of its own, the explorer follows <html lang> as it changes', (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Ligne');
+  check('French: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
 }
 
 async function testScreenshots() {
@@ -791,10 +883,10 @@ async function testScreenshots() {
     await page.goto(url(FILE, 'index.html') + '#sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.') + '&layer=2&head=3&token=8&view=row');
     await waitDrawn(page);
     for (const view of views) {
-      if (view === 'mlm') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
+      if (view === 'mask') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
       if (view === 'compare') await typeSentence(page, 'The cat sat on the mat because it was tired.');
       await selectView(page, view);
-      if (view === 'scaling') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+      if (view === 'why-sqrt-d') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
       if (view === 'matrix') await explorer(page).locator('.figure-box svg').hover({ position: { x: 300, y: 260 } });
       await shot(page, `${scheme}-${views.indexOf(view) + 1}-${view}`);
     }
@@ -805,7 +897,7 @@ async function testScreenshots() {
   await phone.goto(url(FILE, 'index.html') + '#token=2&layer=1&head=1&view=row');
   await waitDrawn(phone);
   await shot(phone, 'phone-row', 0, true);
-  await selectView(phone, 'grid');
+  await selectView(phone, 'all-heads');
   await shot(phone, 'phone-grid');
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check('phone width (390 px): the page does not scroll sideways', overflow <= 0, `${overflow}px`);
@@ -948,7 +1040,7 @@ async function testReadings() {
   // Empty input: [CLS] [SEP] alone is no positional head.
   await gotoHash(page, { sentence: '', view: 'row' });
   const warnings = await explorer(page).locator('.notes .warning').count();
-  await selectView(page, 'grid');
+  await selectView(page, 'all-heads');
   const positional = await explorer(page).locator('.head-cell[data-roles*="previous"], .head-cell[data-roles*="next"]').count();
   check('readings: empty input shows no positional-head warning and no positional badge', warnings === 0 && positional === 0, `${warnings} warnings, ${positional} badges`);
   check('readings: no page errors', page.problems.length === 0, page.problems.join('; '));
@@ -986,7 +1078,9 @@ async function testAttributes() {
   await writeFile(path.join(OUT, 'attributes.html'), '<!doctype html><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>\n' +
     '<attention-explorer sentence="It was late and it was cold." token="it#2" layer="0" head="5" view="heads"></attention-explorer>\n' +
     '<attention-explorer sentence="The cat sat on the mat." token="dog" whatif="maybe" theme="blue"></attention-explorer>\n' +
-    '<attention-explorer sentence="The cat sat on the mat." token="cat" layer="2" head="3" view="lines"></attention-explorer>\n');
+    '<attention-explorer sentence="The cat sat on the mat." token="cat" layer="2" head="3" view="lines"></attention-explorer>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." view="Why-Sqrt-D" theme="DARK" scale="Fixed" special="HIDE" whatif="ON"></attention-explorer>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." view="Grid"></attention-explorer>\n');
   const page = await newPage();
   const warnings = [];
   page.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); });
@@ -998,7 +1092,7 @@ async function testAttributes() {
   const tokensFirst = nodeSession.runText('It was late and it was cold.').tokens;
   const secondIt = tokensFirst.findIndex((t, i) => t === 'it' && i > tokensFirst.indexOf('it'));
   check(`attributes: token="it#2" picks the second "it" (token ${secondIt})`, first.token === secondIt, `${first.token}`);
-  check('attributes: token="cat" picks the word "cat"; layer, head and view="lines" are used', third.token === 2 && third.layer === 1 && third.head === 2 && third.view === 'lines',
+  check('attributes: token="cat" picks the word "cat"; layer, head and view="lines" (the head view\'s older name) are used', third.token === 2 && third.layer === 1 && third.head === 2 && third.view === 'head-view',
     JSON.stringify({ token: third.token, layer: third.layer, head: third.head, view: third.view }));
   check('attributes: invalid layer="0", head="5", view="heads" fall back to layer 1, head 1, the row view', first.layer === 0 && first.head === 0 && first.view === 'row');
   const notice = (await explorer(page, 0).locator('.problems').textContent()).replace(/\s+/g, ' ');
@@ -1009,6 +1103,12 @@ async function testAttributes() {
     /token=.*\u201cdog\u201d.*token 1 \u201cthe\u201d/.test(noticeSecond) && /whatif=.*\u201cmaybe\u201d/.test(noticeSecond) &&
     /theme=.*\u201cblue\u201d.*system setting/.test(noticeSecond) && second.token === 1, noticeSecond);
   check('attributes: the third explorer (all valid) shows no notice', await explorer(page, 2).locator('.problems').isHidden());
+  const fourth = await pageState(page, 3), fifth = await pageState(page, 4);
+  const dark = await explorer(page, 3).evaluate((e) => e.shadowRoot.querySelector('.explorer').classList.contains('theme-dark'));
+  check('attributes: enumerated values in any case (view="Why-Sqrt-D", theme="DARK", scale="Fixed", special="HIDE", whatif="ON"; view="Grid", an older name)',
+    fourth.view === 'why-sqrt-d' && dark && fourth.scale === 'fixed' && fourth.hideSpecial === true && fourth.whatIf === true && fifth.view === 'all-heads' &&
+    (await explorer(page, 3).locator('.problems').isHidden()) && (await explorer(page, 4).locator('.problems').isHidden()),
+    JSON.stringify({ view: fourth.view, dark, scale: fourth.scale, special: fourth.hideSpecial, whatIf: fourth.whatIf, fifth: fifth.view }));
   const named = ['layer=', 'head=', 'view=', 'token=', 'whatif=', 'theme='].filter((name) => warnings.some((w) => w.includes(name)));
   check(`attributes: a console warning for each invalid attribute (${named.join(' ')})`, named.length === 6, warnings.join(' | '));
   check('attributes: no page errors', page.problems.length === 0, page.problems.join('; '));
@@ -1025,7 +1125,7 @@ async function testHashRestore() {
   const state = await pageState(page);
   const itIndex = nodeSession.runText(params.sentence).tokens.indexOf('it');
   const restored = state.sentence === params.sentence && state.compareSentence === params.compare && state.layer === 2 && state.head === 1 &&
-    state.token === itIndex && state.view === 'scaling' && state.rolloutLayer === 1 && state.whatIf === true && state.scale === 'fixed' && state.hideSpecial === true;
+    state.token === itIndex && state.view === 'why-sqrt-d' && state.rolloutLayer === 1 && state.whatIf === true && state.scale === 'fixed' && state.hideSpecial === true;
   check('hash: every control (sentence, compare, layer, head, token as a word, view, rollout, whatif, scale, special) is restored', restored, JSON.stringify(state));
   check('hash: the what-if toggle is drawn on', await explorer(page).locator('.whatif-toggle').isChecked() && (await explorer(page).locator('.whatif-row').count()) === 1);
   await selectView(page, 'rollout');
@@ -1152,10 +1252,13 @@ async function testCopyTheFiles() {
   };
   for (const file of files.flatMap(matching)) await writeFile(path.join(dir, file), readFileSync(path.join(ROOT, 'web', file)));
   await writeFile(path.join(dir, 'lesson.html'), `<!doctype html>\n<meta charset="utf-8">\n<title>a course page</title>\n${snippet}`);
+  // The same snippet in a French course page: the explorer speaks French.
+  await writeFile(path.join(dir, 'lecon.html'), `<!doctype html>\n<html lang="fr">\n<meta charset="utf-8">\n<title>une page de cours</title>\n${snippet}`);
   const prefix = `/course-${path.basename(dir)}/`;
   SERVED.set(prefix, dir);
   try {
-    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(path.join(dir, 'lesson.html')).href]]) {
+    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(path.join(dir, 'lesson.html')).href],
+      ['http, <html lang="fr">', `${HTTP}${prefix}lecon.html`], ['file://, <html lang="fr">', pathToFileURL(path.join(dir, 'lecon.html')).href]]) {
       const page = await newPage();
       const failed = [];
       page.on('requestfailed', (request) => failed.push(`${request.url()} (${request.failure()?.errorText})`));
@@ -1166,6 +1269,12 @@ async function testCopyTheFiles() {
       const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
       check(`copy the files (${label}): the README's ${files.length} files and snippet give a drawn explorer with no failed request`,
         drawn === 1 && failed.length === 0, `${failed.join(', ')}; drawn ${drawn}`);
+      if (label.includes('fr')) {
+        const french = await explorer(page).evaluate((e) => ({ tab: e.shadowRoot.querySelector('.tab[aria-selected="true"]').textContent,
+          sum: e.shadowRoot.querySelector('.attention-row').dataset.sum, shown: e.shadowRoot.querySelector('[data-role="row-sum"]').textContent }));
+        check(`copy the files (${label}): the explorer speaks French ("${french.tab}", \u03a3 ${french.shown})`,
+          french.tab === 'Ligne' && french.shown === Number(french.sum).toFixed(3).replace('.', ','), JSON.stringify(french));
+      }
       if (label === 'http') {
         check('copy the files (http): the weights come from the .bin next to the script, not from the base64 script',
           loaded.includes('bert-mini.int8.bin') && !loaded.some((n) => n.startsWith('bert-mini.weights.')), loaded.join(', '));
@@ -1241,7 +1350,7 @@ async function rolloutTiming() {
 
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
-  testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
+  testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 
 await mkdir(SHOTS, { recursive: true });

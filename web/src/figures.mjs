@@ -135,14 +135,21 @@ function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, 
   group.append(svg('rect', { x, y, width: cellWidth, height: cellHeight, rx: 8, class: 'cell-bg' }));
   const pad = compact ? 6 : 10;
   group.append(svg('text', { x: x + pad, y: y + 17, class: 'cell-name', text: t(compact ? 'grid.cellNameShort' : 'grid.cellName', { layer: layer + 1, head: head + 1 }) }));
+  const ratioText = t.times(stats.ratio, 2);
+  const effText = t('grid.effective', { effective: t.number(stats.effective, 1) });
+  // The big ratio and "eff" share a line: a narrower cell (or a longer language) gets the
+  // smaller ratio, then loses "eff" (still in the cell's label and tooltip) rather than overlap.
+  const room = cellWidth - 2 * pad - 8 - textWidth(effText, 11.5);
+  const bigRatio = !compact && textWidth(ratioText, 21, 700) <= room;
+  const showEff = !compact && (bigRatio || textWidth(ratioText, 15, 700) <= room);
   if (!compact) {
     group.append(svg('text', {
       x: x + cellWidth - pad, y: y + 17, 'text-anchor': 'end', class: 'cell-sum', text: `\u03a3 ${t.number(stats.sum, 3)}`,
     }));
-    group.append(svg('text', { x: x + cellWidth - pad, y: y + 42, 'text-anchor': 'end', class: 'cell-eff', text: t('grid.effective', { effective: t.number(stats.effective, 1) }) }));
+    if (showEff) group.append(svg('text', { x: x + cellWidth - pad, y: y + 42, 'text-anchor': 'end', class: 'cell-eff', text: effText }));
   }
   group.append(svg('text', {
-    x: x + pad, y: y + (compact ? 38 : 42), class: compact ? 'cell-ratio-compact' : 'cell-ratio', text: t.times(stats.ratio, 2),
+    x: x + pad, y: y + (compact ? 38 : 42), class: bigRatio ? 'cell-ratio' : 'cell-ratio-compact', text: ratioText,
   }));
   const sparkTop = compact ? 46 : 52;
   group.append(sparkline(values, { x: x + pad, y: y + sparkTop, width: cellWidth - 2 * pad, height: 24, colour }));
@@ -286,8 +293,10 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
   });
   root.append(cursorRect);
   const bottom = top + size * cell + 18;
+  const high = t.number(peak, 3), caption = t('matrix.sqrtScale');
+  const legendNeeds = textWidth('0', 11) + textWidth(caption, 11) + textWidth(high, 11) + 28;  // the three labels side by side
   colourLegend(root, {
-    x: left, y: bottom, width: Math.min(220, size * cell), theme, low: '0', high: t.number(peak, 3), caption: t('matrix.sqrtScale'),
+    x: left, y: bottom, width: Math.min(width - left - FIGURE_PAD, Math.max(Math.min(220, size * cell), legendNeeds)), theme, low: '0', high, caption,
   });
   const height = bottom + 44;
   root.setAttribute('height', height);

@@ -8,6 +8,7 @@
 //                  ({name, state, params, build(ui) → {element, sync(state)}})
 //   focus          the selector of the element its keyboard handling focuses in the figure
 //   readout        true when it writes the line under the figure
+//   redrawsAsWeightsArrive  true when it shows the progress of the weights still loading
 //   needsCompare   true when it reads sentence B's run
 //   render(ctx)    → {figure, notes, wire?(figure, ui)}
 // The element, the hash, the keyboard handling and the tests iterate this list: adding a view

@@ -5,7 +5,8 @@ import { fixed, meanAndDeviation, tokenPhrase } from '../format.mjs';
 import { note } from './common.mjs';
 
 export const layerView = {
-  id: 'layer',
+  id: 'inside-a-layer',
+  aliases: ['layer'],
   labelKey: 'view.layer',
   render(ctx) {
     const { session, engine, run, state, width, theme, t } = ctx;

@@ -166,7 +166,7 @@ export default {
   'row.readoutRatioValue': "{ratio} = {max} × {n}",
   'row.readoutUniform': "part uniforme 1/n",
   'row.readoutEffective': "tokens effectifs",
-  'row.readoutEffectiveValue': "{effective} sur {n}",
+  'row.readoutEffectiveValue': "{effective}\u00a0sur\u00a0{n}",
   'note.renormalised': "[CLS] et [SEP] sont masqués et les poids restants de chaque ligne sont renormalisés pour que la ligne somme à 1 : les nombres affichés ne sont pas l’attention brute du modèle, qui donne aussi du poids à [CLS] et [SEP].",
   'grid.title': "Les {count} têtes — attention depuis {phrase}",
   'grid.subtitle': "Grand nombre : ratio à l’uniforme (max × n ; {one} = uniforme, {n} = tout sur un token). Chaque ligne somme à {sum}. Badges : le rôle de la tête sur toute la phrase. Ratio le plus élevé : {head} ({ratio}).",

@@ -415,10 +415,12 @@ async function testLoadErrors() {
   await writeFile(path.join(OUT, 'corrupt.html'), page('<attention-explorer weights="corrupt.weights.js"></attention-explorer>'));
   await writeFile(path.join(OUT, 'corrupt-http.html'), page('<attention-explorer weights="corrupt.bin"></attention-explorer>'));
   await writeFile(path.join(OUT, 'missing.html'), page('<attention-explorer weights="no-such-file.weights.js"></attention-explorer>'));
+  await writeFile(path.join(OUT, 'corrupt-fr.html'), page('<html lang="fr"><attention-explorer weights="corrupt.weights.js"></attention-explorer>'));
   const cases = [
     [`${FILE}/test-output/corrupt.html`, /checksum/i, 'file:// corrupt weights', 'error-corrupt-weights'],
     [`${HTTP}/test-output/corrupt-http.html`, /checksum/i, 'http corrupt weights', null],
     [`${FILE}/test-output/missing.html`, /could not load/i, 'file:// missing weights', 'error-missing-weights'],
+    [`${FILE}/test-output/corrupt-fr.html`, /n\u2019a pas pu d\u00e9marrer.*somme de contr\u00f4le incorrecte.*code du moteur 5/, 'file:// corrupt weights, French page (the engine\'s code worded in French)', 'fr-error-corrupt-weights'],
   ];
   for (const [address, pattern, label, screenshot] of cases) {
     const p = await newPage();
@@ -1112,6 +1114,15 @@ async function testAttributes() {
   const named = ['layer=', 'head=', 'view=', 'token=', 'whatif=', 'theme='].filter((name) => warnings.some((w) => w.includes(name)));
   check(`attributes: a console warning for each invalid attribute (${named.join(' ')})`, named.length === 6, warnings.join(' | '));
   check('attributes: no page errors', page.problems.length === 0, page.problems.join('; '));
+  // On a French page the notice is in French, with what is shown instead.
+  await writeFile(path.join(OUT, 'attributes-fr.html'), '<!doctype html><html lang="fr"><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." layer="0" view="heads" theme="bleu"></attention-explorer>\n');
+  await page.goto(`${FILE}/test-output/attributes-fr.html`);
+  await waitDrawn(page);
+  const french = (await explorer(page).locator('.problems').textContent()).replace(/\s+/g, ' ');
+  check(`attributes: on a French page the notice is French ("${french.slice(0, 90)}\u2026")`,
+    /n\u2019ont pas pu \u00eatre utilis\u00e9s/.test(french) && /layer=\u00ab\s0\s\u00bb \(attribut\) inutilisable\s; \u00e0 la place\s: la couche 1 \(ce mod\u00e8le a les couches 1\u20134\)/.test(french) &&
+    /view=.*la vue row/.test(french) && /theme=.*r\u00e9glage du syst\u00e8me/.test(french), french);
   await page.context().close();
 }
 

@@ -63,7 +63,7 @@ export default {
   'status.NOT_LOADED': "les poids nécessaires ne sont pas encore arrivés (une partie du fichier de poids est encore en chargement)",
   'status.unknown': "erreur du moteur {code}",
   'problem.heading': "Certains réglages de cet explorateur n’ont pas pu être utilisés :",
-  'problem.line': " ({source}) inutilisable : affichage de {used} à la place.",
+  'problem.line': " ({source}) inutilisable ; à la place : {used}.",
   'problem.sourceAttribute': "attribut",
   'problem.sourceUrl': "URL",
   'problem.usedDefault': "la valeur par défaut",

@@ -1,7 +1,7 @@
 // Inside a layer: the chosen token's vector at each step after attention.
 
 import { stripFigure } from '../figures.mjs';
-import { fixed, meanAndDeviation, tokenPhrase } from '../format.mjs';
+import { meanAndDeviation, tokenPhrase } from '../format.mjs';
 import { note } from './common.mjs';
 
 export const layerView = {

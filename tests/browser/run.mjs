@@ -9,9 +9,8 @@
 // fails the run), prints the timing line and writes screenshots to
 // test-output/screenshots/. Ends with "N passed, N failed"; exits 1 on any failure.
 
-import http from 'node:http';
 import { readFile, mkdir, writeFile, stat, mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,6 +21,8 @@ import { layoutProblemsInPage } from './layout.mjs';
 import { float64Reference, expectedReading, borderlineReading, ATTENTION_BAR, ANALYSIS_BARS } from './float64-reference.mjs';
 import { viewValueChecks } from './view-values.mjs';
 import { convertPanelTest } from './convert.mjs';
+import { startServer } from './lib/static-server.mjs';
+import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
 import { VIEWS } from '../../web/src/views/index.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -44,51 +45,12 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-// ---- a tiny static server for the http case ----------------------------------------------
+// ---- a tiny static server for the http case (tests/browser/lib/static-server.mjs) ---------
 // Serves the repository, and the directories in SERVED under their URL prefixes.
 const SERVED = new Map();
 const noRanges = new Set();  // paths served whole whatever the Range header asks (a server without ranges)
 const missingRanges = new Map();  // path → [from, to): range requests starting there answer 404
 const slowRanges = new Map();  // path → [first byte, ms]: range requests from there answer that much later
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript',
-  '.css': 'text/css', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.svg': 'image/svg+xml' };
-function startServer() {
-  const server = http.createServer(async (request, response) => {
-    try {
-      const pathname = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
-      const prefix = [...SERVED.keys()].find((p) => pathname.startsWith(p));
-      const dir = prefix ? SERVED.get(prefix) : ROOT;
-      const file = path.join(dir, path.normalize(prefix ? pathname.slice(prefix.length - 1) : pathname));
-      if (!file.startsWith(dir + path.sep)) throw new Error('outside');
-      const data = await readFile(file);
-      const type = TYPES[path.extname(file)] || 'application/octet-stream';
-      const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range || '');
-      if (range && !noRanges.has(pathname)) {  // one range, as the page asks for the weights' parts
-        const start = Number(range[1]);
-        const [missingFrom, missingTo] = missingRanges.get(pathname) ?? [Infinity, Infinity];
-        if (start >= missingFrom && start < missingTo) throw new Error('a range made missing');
-        const [slowFrom, delay] = slowRanges.get(pathname) ?? [Infinity, 0];
-        if (start >= slowFrom) await new Promise((resolve) => setTimeout(resolve, delay));
-        const end = Math.min(range[2] ? Number(range[2]) + 1 : data.length, data.length);
-        if (start >= data.length || end <= start) {
-          response.writeHead(416, { 'content-range': `bytes */${data.length}` });
-          response.end();
-          return;
-        }
-        response.writeHead(206, { 'content-type': type, 'content-length': end - start, 'accept-ranges': 'bytes',
-          'content-range': `bytes ${start}-${end - 1}/${data.length}` });
-        response.end(data.subarray(start, end));
-        return;
-      }
-      response.writeHead(200, { 'content-type': type, 'content-length': data.length });
-      response.end(data);
-    } catch {
-      response.writeHead(404, { 'content-type': 'text/plain' });
-      response.end('not found');
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 // ---- the float64 reference, and the engine in Node ---------------------------------------
 // Every value a view draws is compared with `float64`: analyses of the float64 forward pass of
@@ -103,7 +65,7 @@ const engine = await createEngine({
 const nodeSession = engine.createSession();
 
 // ---- pages -------------------------------------------------------------------------------
-const server = await startServer();
+const server = await startServer(ROOT, { served: SERVED, noRanges, missingRanges, slowRanges });
 const HTTP = `http://127.0.0.1:${server.address().port}`;
 const FILE = pathToFileURL(ROOT).href;
 const url = (base, page) => `${base}/web/${page}`;
@@ -1238,37 +1200,21 @@ async function testMatrixTouch() {
   await page.context().close();
 }
 
-/** The files (`dist/…` rows of its table) and the HTML snippet of a README's embedding section. */
-function embeddingRecipe(file, heading) {
-  const section = readFileSync(path.join(ROOT, file), 'utf8').split(/^## /m).find((s) => s.startsWith(heading)) ?? '';
-  return {
-    files: [...section.matchAll(/^\| `(dist\/[\w.*-]+)` \|/gm)].map((m) => m[1]),
-    snippet: /```html\n([\s\S]*?)```/.exec(section)?.[1],
-  };
-}
-
 /** The README's embedding section, followed literally: copy its files, paste its HTML, serve it, load it. */
 async function testCopyTheFiles() {
-  const { files, snippet } = embeddingRecipe('README.md', 'Put an explorer in a course page');
-  const web = embeddingRecipe('web/README.md', 'Putting an explorer in a course page');
+  const { files, snippet } = embeddingRecipe(ROOT, 'README.md', 'Put an explorer in a course page');
+  const web = embeddingRecipe(ROOT, 'web/README.md', 'Putting an explorer in a course page');
   if (!check(`copy the files: the README lists ${files.length} files and one HTML snippet`, files.length >= 4 && !!snippet)) return;
   check('copy the files: web/README.md gives the same files and snippet as README.md',
     web.snippet === snippet && web.files.join() === files.join(), `${web.files} / ${files}`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-course-'));
-  await mkdir(path.join(dir, 'dist'));
-  const matching = (pattern) => {  // a row may name a family of files: dist/name-*.js
-    if (!pattern.includes('*')) return [pattern];
-    const [before, after] = path.basename(pattern).split('*');
-    return readdirSync(path.join(ROOT, 'web/dist')).filter((n) => n.startsWith(before) && n.endsWith(after)).map((n) => `dist/${n}`);
-  };
-  for (const file of files.flatMap(matching)) await writeFile(path.join(dir, file), readFileSync(path.join(ROOT, 'web', file)));
-  await writeFile(path.join(dir, 'lesson.html'), `<!doctype html>\n<meta charset="utf-8">\n<title>a course page</title>\n${snippet}`);
+  const lesson = await writeCoursePage(ROOT, dir, { files, snippet });
   // The same snippet in a French course page: the explorer speaks French.
   await writeFile(path.join(dir, 'lecon.html'), `<!doctype html>\n<html lang="fr">\n<meta charset="utf-8">\n<title>une page de cours</title>\n${snippet}`);
   const prefix = `/course-${path.basename(dir)}/`;
   SERVED.set(prefix, dir);
   try {
-    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(path.join(dir, 'lesson.html')).href],
+    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(lesson).href],
       ['http, <html lang="fr">', `${HTTP}${prefix}lecon.html`], ['file://, <html lang="fr">', pathToFileURL(path.join(dir, 'lecon.html')).href]]) {
       const page = await newPage();
       const failed = [];

@@ -11,6 +11,7 @@ import { SERIES, sequentialRgb, diverging } from './palette.mjs';
 export const FIGURE_PAD = 14;
 const TITLE_SIZE = 15;
 const LINE = 18;
+const AXIS_SIZE = 11;  // px, .axis in styles.mjs
 
 /** A round upper bound for an axis that must show `value`. */
 export function niceMax(value) {
@@ -272,7 +273,11 @@ export function colourLegend(parent, { x, y, width, theme, low, high, caption, k
   parent.append(svg('rect', { x, y, width, height: 10, class: 'legend-frame' }));
   parent.append(svg('text', { x, y: y + 24, class: 'axis', text: low }));
   parent.append(svg('text', { x: x + width, y: y + 24, 'text-anchor': 'end', class: 'axis', text: high }));
-  if (caption) parent.append(svg('text', { x: x + width / 2, y: y + 24, 'text-anchor': 'middle', class: 'axis', text: caption }));
+  if (!caption) return;
+  // Centred between the end values when it clears both by a space, else on a line of its own.
+  const clear = width / 2 - Math.max(textWidth(low, AXIS_SIZE), textWidth(high, AXIS_SIZE)) - textWidth(' ', AXIS_SIZE);
+  const line = textWidth(caption, AXIS_SIZE) / 2 <= clear ? 24 : 38;
+  parent.append(svg('text', { x: x + width / 2, y: y + line, 'text-anchor': 'middle', class: 'axis', text: caption }));
 }
 
 export function seriesColours(theme) {

@@ -76,6 +76,8 @@ export class AttentionExplorer extends HTMLElement {
     this.themeQuery?.removeEventListener('change', this.onThemeChange);
     this.resizeObserver?.disconnect();
     this.language?.stop();
+    this.stopListening?.();
+    this.stopListening = null;
     this.session?.destroy();
     this.compareSession?.destroy();
     this.session = this.compareSession = null;

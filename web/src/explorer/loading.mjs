@@ -38,7 +38,7 @@ export function errorDetail(t, error, engine) {
 
 export const loading = {
   async start() {
-    if (this.engine) { this.openSession(); return; }
+    if (this.engine) { this.listenToWeights(); this.openSession(); return; }
     const assetBase = this.getAttribute('assets') || this.constructor.assetBase;
     try {
       this.engine = await loadEngine({
@@ -50,7 +50,7 @@ export const loading = {
       return;
     }
     if (!this.isConnected) return;
-    this.engine.loading?.onChange((state) => this.onWeightsArrived(state));
+    this.listenToWeights();
     this.openSession();
     this.resolveReady(this);
   },
@@ -72,6 +72,7 @@ export const loading = {
       this.model = model;
     }
     this.engine = model.engine;
+    this.listenToWeights();  // a converted model is whole: the default model's parts no longer matter here
     const { layers, heads } = this.engine.shape;
     Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1), rolloutLayer: null });
     this.tokenKey = null;
@@ -80,9 +81,17 @@ export const loading = {
     this.openSession();
   },
 
-  /** A part of the weights arrived (or was refused): what waited for it is drawn again. */
-  onWeightsArrived({ missing, error }) {
-    if (error) { this.showFirstError(error); return; }
+  /** Arrivals and failures of the engine's weights parts, until disconnected or another model is shown. */
+  listenToWeights() {
+    this.stopListening?.();
+    this.stopListening = this.engine.loading?.onChange((state) => this.onWeightsArrived(state)) ?? null;
+  },
+
+  /** A part of the weights arrived (or was refused): what waited for it is drawn again. A part
+   * fetched while idle that the network failed to bring is fetched again when a run needs it;
+   * a part the engine refused (its bytes are corrupted) is said at once. */
+  onWeightsArrived({ missing, error, background }) {
+    if (error) { if (!background || Number.isInteger(error.code)) this.showFirstError(error); return; }
     if (!this.run || !this.isConnected) return;
     if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
     if (viewById(this.state.view)?.redrawsAsWeightsArrive && (missing === 0 || missing % 8 === 0)) this.renderView();
@@ -96,9 +105,29 @@ export const loading = {
     }, (error) => this.showFirstError(error));
   },
 
-  /** The first part of the weights refused or missing is the one named; later ones follow from it. */
+  /** The first part of the weights refused or missing is the one named; later ones follow from it.
+   * A drawn explorer keeps its figure: a part the network did not bring is said in place of the
+   * view that needs it, with a control that fetches it again. */
   showFirstError(error) {
-    if (this.parts.error.hidden) this.showError(error);
+    const drawn = this.run && !this.parts.main.hidden;
+    if (drawn && !Number.isInteger(error.code)) this.showMissingWeights(error);
+    else if (this.parts.error.hidden) this.showError(error, { keepFigure: drawn });
+  },
+
+  showMissingWeights(error) {
+    const t = this.t;
+    const retry = () => {
+      this.engine.loading.ensure(this.engine.loading.failedParts(), 'high')
+        .then(() => { if (this.isConnected) this.runNow(); }, (again) => this.showMissingWeights(again));
+    };
+    this.currentFigure = null;
+    replaceChildrenOf(this.parts.figureBox, html('div', { class: 'error weights-missing', role: 'alert' }, [
+      html('strong', { text: t('error.weightsMissing') }),
+      html('span', { class: 'error-message', text: errorDetail(t, error, this.engine) }),
+      html('button', { type: 'button', class: 'small-button retry-weights', text: t('error.retry'), onclick: retry }),
+    ]));
+    this.parts.notes.replaceChildren();
+    this.markDrawn();
   },
 
   openSession() {
@@ -129,11 +158,11 @@ export const loading = {
     bar.setAttribute('aria-valuenow', known ? String(Math.round((100 * loaded) / total)) : '');
   },
 
-  showError(error) {
-    this.lastError = error;
+  showError(error, { keepFigure = false } = {}) {
+    if (!keepFigure) this.lastError = error;  // redrawn in another language in place of the explorer
     const t = this.t;
     this.parts.status.hidden = true;
-    this.parts.main.hidden = true;
+    this.parts.main.hidden = !keepFigure;
     const headline = t({ weights: 'error.headlineWeights', wasm: 'error.headlineWasm' }[error.part] ?? 'error.headlineEngine');
     const coded = Number.isInteger(error.code) && error.part;
     replaceChildrenOf(this.parts.error, [

@@ -65,7 +65,7 @@ export const runs = {
       this.run = this.session.runText(this.state.sentence);
     } catch (error) {
       if (error.code === STATUS.NOT_LOADED && this.engine.loading) this.waitForWeights();
-      else this.showViewError(error);
+      else this.runFailed(error);
       return;
     }
     this.lastRunMs = performance.now() - started;
@@ -76,8 +76,10 @@ export const runs = {
       try {
         this.runCompare();
       } catch (error) {
-        if (error.code !== STATUS.NOT_LOADED || !this.engine.loading) throw error;
-        this.waitForWeights(this.compareText());
+        if (error.code === STATUS.NOT_LOADED && this.engine.loading) { this.waitForWeights(this.compareText()); return; }
+        this.compareRun = null;  // sentence A ran: its tokens are shown, the view says why B is missing
+        this.updateTokens();
+        this.showViewError(error);
         return;
       }
     }
@@ -113,6 +115,20 @@ export const runs = {
     // A token that is gone (for now: it may come back as the reader types) is remembered;
     // meanwhile the first word is shown.
     this.state.token = index ?? Math.min(1, tokens.length - 1);
+  },
+
+  /**
+   * A run that failed (out of memory, numbers that are not finite): the session holds no run any
+   * more, so nothing of the previous text stays on show as if it were this one's — the token
+   * strip is emptied and the view says why, until a run succeeds.
+   */
+  runFailed(error) {
+    this.run = this.compareRun = null;
+    this.tokenKey = null;
+    this.parts.tokens.replaceChildren();
+    this.parts.tokenCount.textContent = '';
+    this.parts.maskPredictions.hidden = true;
+    this.showViewError(error);
   },
 
   compareText() {

@@ -39,6 +39,8 @@ export default {
   'error.headlineEngine': 'the engine failed',
   'error.code': ' (engine code {code})',
   'error.partStatus': '{part}: {status}',
+  'error.weightsMissing': 'This view needs a part of the model weights that could not be loaded.',
+  'error.retry': 'Try again',
   'error.viewNotDrawn': 'This view could not be drawn.',
   'part.rows': 'part {index} of {count} (word embeddings rows {first}\u2013{last})',
   'part.mlmHead': 'part {index} of {count} (the masked-word prediction head)',
@@ -56,7 +58,7 @@ export default {
   'status.VERSION': 'weights file has an unsupported format version or layout; reconvert it with this engine\'s weights/convert.mjs',
   'status.TRUNCATED': 'weights file is truncated: it is shorter than its header says (incomplete download?)',
   'status.CHECKSUM': 'weights file is corrupted: checksum mismatch',
-  'status.SHAPE': 'weights file describes a model shape this engine cannot run (at most 12 layers and 12 heads, hidden 1024, FFN 4096, 512 positions)',
+  'status.SHAPE': 'weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)',
   'status.TENSOR': 'weights file has an inconsistent tensor table (name, shape, size, offset or alignment)',
   'status.VOCAB_TABLE': 'weights file vocabulary does not match its header (line count or size)',
   'status.ALIGNMENT': 'weights buffer is not 16-byte aligned in memory',
@@ -68,6 +70,7 @@ export default {
   'status.PAIR': 'this model has a single token type, so it cannot take a sentence pair',
   'status.NO_MLM': 'this model has no masked-word head (it was converted from a checkpoint without cls.predictions.* tensors): attention works, [MASK] predictions are off',
   'status.NOT_LOADED': 'the weights this needs have not arrived yet (a part of the weights file is still loading)',
+  'status.NOT_FINITE': 'the weights make a value that is not a number (NaN or infinity) in this run, so no result is shown: the weights file has values the model cannot use',
   'status.unknown': 'engine error {code}',
 
   // settings that cannot be used

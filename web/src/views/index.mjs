@@ -31,6 +31,12 @@ import { addMessages } from '../i18n/index.mjs';
 
 export const VIEWS = [rowView, gridView, headView, rolloutView, matrixView, entropyView, contributionsView, mlmView, compareView, layerView, scalingView];
 
+/** A view's own catalogue entries (`messages: {en: {…}, fr: {…}}`) join the catalogues. */
+function addViewMessages(view) {
+  for (const [lang, messages] of Object.entries(view.messages ?? {})) addMessages(lang, messages);
+}
+VIEWS.forEach(addViewMessages);
+
 const normalName = (name) => String(name ?? '').trim().toLowerCase();
 
 /** The view a name means: its id or one of its aliases, in any case; or undefined. */
@@ -53,7 +59,7 @@ export function registerView(view) {
   if (typeof view?.render !== 'function') problems.push('render(ctx) is missing');
   if (typeof view?.labelKey !== 'string') problems.push('labelKey is missing');
   if (problems.length) throw new Error(`registerView: ${problems.join('; ')}`);
-  for (const [lang, messages] of Object.entries(view.messages ?? {})) addMessages(lang, messages);
+  addViewMessages(view);
   VIEWS.push(view);
   return view;
 }

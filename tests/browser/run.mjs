@@ -9,7 +9,9 @@
 // fails the run), prints the timing line and writes screenshots to
 // test-output/screenshots/. Ends with "N passed, N failed"; exits 1 on any failure.
 
-import { readFile, mkdir, writeFile, stat, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, mkdir, writeFile, stat, mkdtemp, rm, cp } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { build as esbuild } from 'esbuild';
 import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -878,67 +880,90 @@ async function gotoHash(page, params) {
 }
 
 /**
- * A view added from a page's own script (AttentionExplorerPage.registerView, no file of the
- * project changed): it gets a tab with its label in the page's language, its state and hash
- * parameter, the keyboard reaches its tab and its focus target, and the hash restores it.
+ * The checks of a page whose explorer has the "hello" view (web/README.md's example): its tab,
+ * its state and hash parameter, the keyboard's way to its tab and its focus target, its own
+ * messages in French. `address(lang)` is the page in that language.
  */
-const HELLO_VIEW = `AttentionExplorerPage.registerView({
-  id: 'hello', aliases: ['hi'], labelKey: 'view.hello',
-  messages: { en: { 'view.hello': 'Hello', 'hello.title': 'Hello, {token}' }, fr: { 'view.hello': 'Bonjour', 'hello.title': 'Bonjour, {token}' } },
-  state: { greeting: 'hi' },
-  params: [{ name: 'greeting', read: (text) => /^[a-z]{1,12}$/.test(text) ? { set: { greeting: text } } : { used: ['problem.usedDefault', {}] },
-    write: (state) => (state.greeting === 'hi' ? null : state.greeting) }],
-  focus: '.hello-target',
-  render({ run, state, width, t }) {
-    const ns = 'http://www.w3.org/2000/svg';
-    const figure = document.createElementNS(ns, 'svg');
-    figure.setAttribute('width', width); figure.setAttribute('height', 60); figure.setAttribute('viewBox', '0 0 ' + width + ' 60');
-    const text = document.createElementNS(ns, 'text');
-    text.setAttribute('x', 12); text.setAttribute('y', 30); text.setAttribute('tabindex', '0'); text.setAttribute('class', 'hello-target');
-    text.textContent = t('hello.title', { token: run.tokens[state.token] }) + ' (' + state.greeting + ')';
-    figure.append(text);
-    return { figure, notes: [], wire: (svg, ui) => svg.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter') ui.select({ greeting: 'again' }, 'figure');
-    }) };
-  },
-});`;
-
-async function testRegisteredView() {
-  await mkdir(OUT, { recursive: true });
-  await writeFile(path.join(OUT, 'registered-view.js'), HELLO_VIEW + '\n');
-  const body = (lang) => `<!doctype html><html lang="${lang}"><meta charset="utf-8"><script src="../web/dist/attention-explorer.js"></script>` +
-    '<script src="registered-view.js"></script><attention-explorer hash></attention-explorer>\n';
-  await writeFile(path.join(OUT, 'registered-view.html'), body('en'));
-  await writeFile(path.join(OUT, 'registered-view-fr.html'), body('fr'));
+async function checkHelloView(label, address) {
   const page = await newPage();
-  await page.goto(`${FILE}/test-output/registered-view.html#view=hi&greeting=there&token=2`);
+  await page.goto(`${address('en')}#view=hello&greeting=again&token=2`);
   await waitDrawn(page);
   const tab = explorer(page).locator('.tab[data-view="hello"]');
-  check('registered view: a tab with its label, last in the tab list', (await tab.textContent()) === 'Hello' &&
+  check(`${label}: a tab with its label, last in the tab list`, (await tab.textContent()) === 'Hello' &&
     (await explorer(page).locator('.tab').last().getAttribute('data-view')) === 'hello');
   const state = await pageState(page);
-  check('registered view: the hash chose it by its alias and set its own parameter', state.view === 'hello' && state.greeting === 'there', JSON.stringify({ view: state.view, greeting: state.greeting }));
+  check(`${label}: the hash chose it and set its own parameter`, state.view === 'hello' && state.greeting === 'again', JSON.stringify({ view: state.view, greeting: state.greeting }));
   const drawn = await explorer(page).locator('.figure-box .hello-target').textContent();
-  check('registered view: its figure is drawn from the run and its state', drawn === `Hello, ${state.tokens[2]} (there)`, drawn);
+  check(`${label}: its figure is drawn from the run and its state`, drawn === `Hello, ${state.tokens[2]} (again)`, drawn);
+  await page.goto(address('en'));
+  await waitDrawn(page);
   await explorer(page).locator('.tab[data-view="row"]').click();
   await explorer(page).locator('.tab[data-view="row"]').focus();
   await andRedraw(page, () => page.keyboard.press('End'));
   const focused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.dataset.view);
-  check('registered view: End on the tabs reaches its tab and focuses it', focused === 'hello', String(focused));
+  check(`${label}: End on the tabs reaches its tab and focuses it`, focused === 'hello', String(focused));
   await explorer(page).locator('.hello-target').focus();
   await andRedraw(page, () => page.keyboard.press('Enter'));
   const after = await page.evaluate(() => ({ greeting: document.querySelector('attention-explorer').state.greeting,
     focus: document.querySelector('attention-explorer').shadowRoot.activeElement?.getAttribute('class') }));
   await page.waitForFunction(() => location.hash.includes('greeting=again'), null, { timeout: 3000 }).catch(() => {});
   const hash = await page.evaluate(() => location.hash);
-  check('registered view: its keyboard handling changes its state, the focus returns to its target, the hash keeps it',
+  check(`${label}: its keyboard handling changes its state, the focus returns to its target, the hash keeps both`,
     after.greeting === 'again' && after.focus === 'hello-target' && hash.includes('view=hello') && hash.includes('greeting=again'), `${JSON.stringify(after)} ${hash}`);
-  check('registered view: layout clean', (await page.evaluate(layoutProblemsInPage, 0)).length === 0);
-  await page.goto(`${FILE}/test-output/registered-view-fr.html#view=hello`);
+  check(`${label}: layout clean`, (await page.evaluate(layoutProblemsInPage, 0)).length === 0);
+  await page.goto(`${address('fr')}#view=hello`);
   await waitDrawn(page);
-  check('registered view: its own messages in French', (await explorer(page).locator('.tab[data-view="hello"]').textContent()) === 'Bonjour');
-  check('registered view: no page errors', page.problems.length === 0, page.problems.join('; '));
+  check(`${label}: its own messages in French`, (await explorer(page).locator('.tab[data-view="hello"]').textContent()) === 'Bonjour');
+  check(`${label}: no page errors`, page.problems.length === 0, page.problems.join('; '));
   await page.context().close();
+}
+
+/** The page of a course holding one explorer (with the URL hash) and the given scripts. */
+const helloPage = (lang, scripts, assets = '') => `<!doctype html><html lang="${lang}"><meta charset="utf-8">` +
+  scripts.map((src) => `<script src="${src}"></script>`).join('') + `<attention-explorer hash${assets ? ` assets="${assets}"` : ''}></attention-explorer>\n`;
+
+/**
+ * Adding a view is one diff: web/README.md's, applied with `git apply` to a scratch copy of
+ * web/src/, touches only the new view's module and its line in views/index.mjs; the copy,
+ * bundled, shows the view with everything it declares.
+ */
+async function testAddedView() {
+  const readme = readFileSync(path.join(ROOT, 'web/README.md'), 'utf8');
+  const diff = /```diff\n([\s\S]*?)```/.exec(readme.split(/^## Views$/m)[1] ?? '')?.[1];
+  if (!check('added view: web/README.md shows the diff of adding a view', !!diff)) return;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-added-view-'));
+  try {
+    await cp(path.join(ROOT, 'web/src'), path.join(dir, 'web/src'), { recursive: true });
+    await mkdir(path.join(dir, 'weights'));
+    await cp(path.join(ROOT, 'weights/convert-core.mjs'), path.join(dir, 'weights/convert-core.mjs'));
+    await writeFile(path.join(dir, 'hello.diff'), diff);
+    const touched = execFileSync('git', ['apply', '--numstat', 'hello.diff'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').map((line) => line.split('\t')[2]);
+    check(`added view: the diff touches only the view's module and the view list (${touched.join(', ')})`,
+      touched.sort().join() === 'web/src/views/hello.mjs,web/src/views/index.mjs', touched.join(', '));
+    execFileSync('git', ['apply', 'hello.diff'], { cwd: dir });
+    await esbuild({ entryPoints: [path.join(dir, 'web/src/attention-explorer.mjs')], outfile: path.join(dir, 'dist/attention-explorer.js'),
+      bundle: true, format: 'iife', target: 'es2022', logLevel: 'silent' });
+    const assets = pathToFileURL(path.join(ROOT, 'web/dist')).href + '/';
+    for (const lang of ['en', 'fr']) await writeFile(path.join(dir, `lesson-${lang}.html`), helloPage(lang, ['dist/attention-explorer.js'], assets));
+    await checkHelloView('added view', (lang) => pathToFileURL(path.join(dir, `lesson-${lang}.html`)).href);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The same view added from a page's own script (AttentionExplorerPage.registerView): no project file changes. */
+async function testRegisteredView() {
+  const readme = readFileSync(path.join(ROOT, 'web/README.md'), 'utf8');
+  const diff = /```diff\n([\s\S]*?)```/.exec(readme.split(/^## Views$/m)[1] ?? '')?.[1] ?? '';
+  // The README's module as a classic script: its imports are the bundle's own helpers.
+  const module = diff.split('\n+++ b/web/src/views/hello.mjs\n')[1]?.split('\ndiff --git')[0].split('\n').filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join('\n') ?? '';
+  const script = module.replace(/^import .*$/gm, '').replace('export const helloView =', 'const helloView =') +
+    '\nAttentionExplorerPage.registerView(helloView);\n';
+  const helpers = 'const { svg, figureRoot, enumParam } = AttentionExplorerPage.helpers;\n';
+  await mkdir(OUT, { recursive: true });
+  await writeFile(path.join(OUT, 'registered-view.js'), `(function () {\n${helpers}${script}})();\n`);
+  for (const lang of ['en', 'fr']) await writeFile(path.join(OUT, `registered-view-${lang}.html`), helloPage(lang, ['../web/dist/attention-explorer.js', 'registered-view.js']));
+  await checkHelloView('registered view', (lang) => `${FILE}/test-output/registered-view-${lang}.html`);
 }
 
 async function testReadings() {
@@ -1308,7 +1333,7 @@ async function rolloutTiming() {
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
-  testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
+  testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 
 await mkdir(SHOTS, { recursive: true });
 try {

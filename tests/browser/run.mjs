@@ -5,8 +5,9 @@
 // (tests/browser/view-values.mjs; the largest differences are printed at the end), checks the embed page under
 // its Content-Security-Policy, keyboard use, script injection, the URL hash, long input,
 // load errors (the corrupt-weights matrix of tests/lib/corrupt-weights.mjs: each case's engine
-// message and code shown), export, records every request (any outside file:// and the local server
-// fails the run), prints the timing line and writes screenshots to
+// message and code shown), export, the page in French (layout, numbers, notices, language changes),
+// a view added by web/README.md's diff and by a page's script, records every request (any outside
+// file:// and the local server fails the run), prints the timing line and writes screenshots to
 // test-output/screenshots/. Ends with "N passed, N failed"; exits 1 on any failure.
 
 import { readFile, mkdir, writeFile, stat, mkdtemp, rm, cp } from 'node:fs/promises';

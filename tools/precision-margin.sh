@@ -25,6 +25,6 @@ for scheme in "$@"; do
   fi
   heldout=$(grep -oE 'attention max \|Δ\| [0-9.e+-]+|^attention: [0-9]+ sentences, max \|Δ\| [0-9.e+-]+' <<<"$result" | head -1 | grep -oE '[0-9.]+e[+-][0-9]+$')
   int16=$(grep -cE ' int16 +\[' <<<"$log" || true)
-  printf '%-32s int16 matrices %3s  calibration %s  held-out %s  ratio %s\n' "$scheme" "$int16" "$calibration" "$heldout" \
+  printf '%-32s size %9d  int16 matrices %3s  calibration %s  held-out %s  ratio %s\n' "$scheme" "$(stat -c %s "$out/w.bin")" "$int16" "$calibration" "$heldout" \
     "$(node -e "console.log((+process.argv[1] / +process.argv[2]).toFixed(2))" "$heldout" "$calibration")"
 done

@@ -402,18 +402,30 @@ export function quantizeMatrix(t, data, precision, group = t.cols) {
 
 // ---------------------------------------------------------------- CRC-32
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
+// Slicing by 8 (as c/weights.c): CRC_SLICES[k][b] is the CRC of byte b followed by k zero bytes.
+const CRC_SLICES = (() => {
+  const slices = Array.from({ length: 8 }, () => new Uint32Array(256));
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
+    slices[0][n] = c >>> 0;
   }
-  return table;
+  for (let n = 0; n < 256; n++) {
+    for (let k = 1; k < 8; k++) slices[k][n] = (slices[k - 1][n] >>> 8) ^ slices[0][slices[k - 1][n] & 0xff];
+  }
+  return slices;
 })();
 
 export function crc32(bytes, c = 0xffffffff) {
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  const [t0, t1, t2, t3, t4, t5, t6, t7] = CRC_SLICES;
+  const whole = bytes.length - (bytes.length % 8);
+  let i = 0;
+  for (; i < whole; i += 8) {
+    const lo = (c ^ (bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24))) >>> 0;
+    c = t7[lo & 0xff] ^ t6[(lo >>> 8) & 0xff] ^ t5[(lo >>> 16) & 0xff] ^ t4[lo >>> 24]
+      ^ t3[bytes[i + 4]] ^ t2[bytes[i + 5]] ^ t1[bytes[i + 6]] ^ t0[bytes[i + 7]];
+  }
+  for (; i < bytes.length; i++) c = t0[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
 
@@ -514,9 +526,24 @@ const bytesOf = (typed) => new Uint8Array(typed.buffer, typed.byteOffset, typed.
 
 // tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
 // matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''.
+// The word-embedding parts' CRCs, per quantized array: the precision search builds a file per
+// candidate plan, and the word embeddings (most of the bytes) are the same array in most of them.
+const WORD_PART_CRCS = new WeakMap();
+
+function partChecksum(out, part, word) {
+  const bytes = out.subarray(part.offset, part.offset + part.bytes);
+  if (part.offset < word.dataOffset) return crc32(bytes);
+  let known = WORD_PART_CRCS.get(word.data);
+  if (!known) WORD_PART_CRCS.set(word.data, (known = new Map()));
+  const key = `${part.offset - word.dataOffset}/${part.bytes}`;
+  if (!known.has(key)) known.set(key, crc32(bytes));
+  return known.get(key);
+}
+
 export function buildFile(shape, vocab, card, tensors) {
   const cardBytes = card ? new Uint8Array([...new TextEncoder().encode(card), 0]) : new Uint8Array(0);
   const L = layoutFile(vocab.length, cardBytes.length, tensors);
+  const word = tensors.find((t) => t.name === WORD_EMBEDDINGS);
   const out = new Uint8Array(L.fileSize);  // zero-filled: padding is 0
   const view = new DataView(out.buffer);
   writeHeader(view, shape, L, tensors.length);
@@ -531,7 +558,7 @@ export function buildFile(shape, vocab, card, tensors) {
     const at = L.partsOffset + i * PART_ENTRY_SIZE;
     view.setBigUint64(at, BigInt(p.offset), true);
     view.setUint32(at + 8, p.bytes, true);
-    view.setUint32(at + 12, crc32(out.subarray(p.offset, p.offset + p.bytes)), true);
+    view.setUint32(at + 12, partChecksum(out, p, word), true);
   });
   view.setUint32(CHECKSUM_OFFSET, headChecksum(out, L.headBytes), true);
   return out;
@@ -627,7 +654,8 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
     fail(`${open.length} matrices are not on the int8 grid and --precision auto must search where to spend precision: `
       + 'choose precision int8 or int16, or convert with node weights/convert.mjs');
   }
-  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab);
+  // The entries as the engine reads them (trailing white space, a CR too, is not part of one).
+  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab).map((line) => line.replace(TRAILING_WHITE_SPACE, ''));
   const planFile = (precisionOf) => buildFile(shape, vocab, '', planTensors(plan, floats, version, precisionOf, onGrid));
   const result = options.searchPrecision({ shape, floats, vocabLines, candidates: open, fixed: new Map(precisions), planFile,
     wasm: typeof options.wasm === 'function' ? options.wasm() : options.wasm, target: options.target, log });

@@ -108,15 +108,17 @@ const exp = (x) => x.toExponential(2);
  * precision is open), fixed (Map name → precision, decided), planFile(precisionOf) → the bytes
  * of a weights file with each matrix at precisionOf(name), wasm (a WebAssembly.Module of
  * web/dist/attn.wasm), target, log. Returns { choice: Map, predicted, calibration, reachable,
- * runs }: predicted = calibration max |Δ| × HELD_OUT_FACTOR.
+ * runs }: predicted = calibration max |Δ| × HELD_OUT_FACTOR; reachable false when no choice
+ * meets the aim, null when there was nothing to choose (the file as forced, measured).
  */
 export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, planFile, wasm, target, log = () => {} }) {
   const started = performance.now();
   const aim = target / HELD_OUT_FACTOR;
   const idsList = calibrationIds(vocabLines, shape.maxPositions, calibrationBudget(shape));
   const tokens = idsList.reduce((a, ids) => a + ids.length, 0);
-  log(`calibration: ${idsList.length} sentences, ${tokens} tokens (weights/calibration.mjs); the engine must stay within `
-    + `${exp(aim)} of the float64 reference there (target / ${HELD_OUT_FACTOR}, the held-out factor)`);
+  log(`calibration: ${idsList.length} sentences, ${tokens} tokens (weights/calibration.mjs); `
+    + (candidates.length ? `the engine must stay within ${exp(aim)} of the float64 reference there (target / ${HELD_OUT_FACTOR}, the held-out factor)`
+      : 'every precision decided: the file is measured, not searched'));
   const model = { shape, tensors: floats };
   const references = idsList.map((ids) => referenceForward(model, ids, {}).attention);
   log(`float64 reference on the calibration text: ${seconds(started)}`);
@@ -125,19 +127,21 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
   const measure = (choice, options) => judge.measure(fileFor(choice), options);
   const allAt = (precision) => new Map(candidates.map((n) => [n, precision]));
   const result = (choice, calibration, reachable) => {
-    log(`search: ${judge.runs} engine runs, ${seconds(started)}`);
+    log(`${candidates.length ? 'search' : 'measured'}: ${judge.runs} engine run${judge.runs === 1 ? '' : 's'}, ${seconds(started)}`);
     return { choice, calibration, predicted: calibration * HELD_OUT_FACTOR, reachable, runs: judge.runs };
   };
 
   const allInt8 = measure(allAt('int8'));
   log(`${candidates.length ? 'every candidate int8' : 'the file as chosen'}: calibration max |Δ| ${exp(allInt8)} (${seconds(started)})`);
-  if (allInt8 <= aim || candidates.length === 0) return result(allAt('int8'), allInt8, allInt8 <= aim);
+  if (candidates.length === 0) return result(allAt('int8'), allInt8, null);  // nothing to choose
+  if (allInt8 <= aim) return result(allAt('int8'), allInt8, true);
   const allInt16 = measure(allAt('int16'));
   log(`every candidate int16: calibration max |Δ| ${exp(allInt16)} (${seconds(started)})`);
   if (allInt16 > aim) {
+    const closest = allInt16 <= allInt8 ? 'int16' : 'int8';
     log(`no choice of precisions reaches ${exp(aim)} on the calibration text: the engine's own rounding dominates; `
-      + 'every candidate int16, the closest measured');
-    return allInt16 <= allInt8 ? result(allAt('int16'), allInt16, false) : result(allAt('int8'), allInt8, false);
+      + `every candidate ${closest}, the closest measured`);
+    return result(allAt(closest), Math.min(allInt8, allInt16), false);
   }
 
   const rankingCount = rankingSentences(idsList);

@@ -5,7 +5,7 @@
 // Small synthetic checkpoints are written on the fly (tests/lib/safetensors.mjs); the real
 // checkpoints under ../shared/checkpoints/ (relative to the repository root) are used when
 // present: bert-mini-int8 (on the per-row int8 grid) and bert-mini-mlm (float-trained, whose
-// precision search runs once, about a minute).
+// precision search runs once: 10 s of CPU, weights/README.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -524,10 +524,9 @@ function writeTableEntry(out, view, at, t) {
 
 const bytesOf = (typed) => new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
 
-// tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
-// matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''.
 // The word-embedding parts' CRCs, per quantized array: the precision search builds a file per
-// candidate plan, and the word embeddings (most of the bytes) are the same array in most of them.
+// candidate plan, and the word embeddings (most of the bytes) are the same array in most of them
+// (a quantized array is never changed once made).
 const WORD_PART_CRCS = new WeakMap();
 
 function partChecksum(out, part, word) {
@@ -540,6 +539,8 @@ function partChecksum(out, part, word) {
   return known.get(key);
 }
 
+// tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
+// matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''.
 export function buildFile(shape, vocab, card, tensors) {
   const cardBytes = card ? new Uint8Array([...new TextEncoder().encode(card), 0]) : new Uint8Array(0);
   const L = layoutFile(vocab.length, cardBytes.length, tensors);

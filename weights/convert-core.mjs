@@ -659,7 +659,8 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
   const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab).map((line) => line.replace(TRAILING_WHITE_SPACE, ''));
   const planFile = (precisionOf) => buildFile(shape, vocab, '', planTensors(plan, floats, version, precisionOf, onGrid));
   const result = options.searchPrecision({ shape, floats, vocabLines, candidates: open, fixed: new Map(precisions), planFile,
-    wasm: typeof options.wasm === 'function' ? options.wasm() : options.wasm, target: options.target, log });
+    wasm: typeof options.wasm === 'function' ? options.wasm() : options.wasm, target: options.target, log,
+    referenceCache: options.referenceCache });
   for (const [name, p] of result.choice) precisions.set(name, p);
   return { ...decided, predicted: result.predicted, calibration: result.calibration, reachable: result.reachable };
 }

@@ -11,6 +11,7 @@
 // must be int16 so that the engine (web/dist/attn.wasm, run on each candidate file) keeps its
 // attention within --target of the float64 reference's (weights/precision-search.mjs). Same
 // input, same options -> identical bytes.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -120,20 +121,63 @@ function engineWasm() {
   return engineModule;
 }
 
+// The float64 reference's attention on the calibration text, kept under build/reference-cache/
+// by a hash of what it depends on: the checkpoint's config.json and model.safetensors bytes, the
+// calibration ids and the reference's own source. A conversion of the same checkpoint then skips
+// the reference (most of the search's time on larger models).
+export const REFERENCE_CACHE = new URL('../build/reference-cache/', import.meta.url);
+
+function referenceCache(hashOfCheckpoint) {
+  const fileOf = (idsList) => {
+    const hash = crypto.createHash('sha256').update(hashOfCheckpoint()).update(JSON.stringify(idsList))
+      .update(fs.readFileSync(new URL('./reference.mjs', import.meta.url)));
+    return new URL(`${hash.digest('hex').slice(0, 32)}.f64`, REFERENCE_CACHE);
+  };
+  const sizes = (idsList, layersHeads) => idsList.map((ids) => layersHeads * ids.length * ids.length);
+  return {
+    get(idsList) {
+      try {
+        const bytes = fs.readFileSync(fileOf(idsList));
+        const all = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+        const squares = idsList.reduce((a, ids) => a + ids.length * ids.length, 0);
+        if (!squares || all.length % squares !== 0) return null;
+        let at = 0;
+        return sizes(idsList, all.length / squares).map((n) => all.slice(at, (at += n)));
+      } catch { return null; }
+    },
+    set(idsList, attentions) {
+      try {
+        fs.mkdirSync(REFERENCE_CACHE, { recursive: true });
+        const file = fileOf(idsList);
+        const all = new Float64Array(attentions.reduce((a, x) => a + x.length, 0));
+        let at = 0;
+        for (const x of attentions) { all.set(x, at); at += x.length; }
+        const temporary = `${file.pathname}.${process.pid}.tmp`;
+        fs.writeFileSync(temporary, all);
+        fs.renameSync(temporary, file);
+      } catch { /* a cache that cannot be written is only slower */ }
+    },
+  };
+}
+
 // Reads the checkpoint directory (each file when the core asks for it) and converts it with the
 // core (convert-core.mjs), which the page runs on dropped files.
 export function convert(givenOptions) {
   const options = { ...defaultOptions(), ...givenOptions };
   const dir = options.checkpointDir;
   const asBytes = (buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const checkpointHash = crypto.createHash('sha256');
+  const hashed = (bytes) => { checkpointHash.update(bytes); return bytes; };
+  let digest = null;
   const files = {
     name: path.basename(path.resolve(dir)),
-    config: () => readFile(dir, 'config.json').toString('utf8'),
+    config: () => hashed(readFile(dir, 'config.json')).toString('utf8'),
     vocab: () => asBytes(readFile(dir, 'vocab.txt')),
-    safetensors: () => readSafetensorsBytes(path.join(dir, 'model.safetensors')),
+    safetensors: () => hashed(readSafetensorsBytes(path.join(dir, 'model.safetensors'))),
     training: () => readFile(dir, 'training.json', { optional: true })?.toString('utf8') ?? null,
   };
-  return convertCheckpoint(files, { ...options, searchPrecision, wasm: engineWasm });
+  const cache = options.referenceCache === false ? undefined : referenceCache(() => (digest ??= checkpointHash.digest()));
+  return convertCheckpoint(files, { ...options, searchPrecision, wasm: engineWasm, referenceCache: cache });
 }
 
 // ---------------------------------------------------------------- main

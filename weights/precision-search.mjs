@@ -107,11 +107,12 @@ const exp = (x) => x.toExponential(2);
  * shape, floats (Map name → Float32Array, the checkpoint), vocabLines, candidates (names whose
  * precision is open), fixed (Map name → precision, decided), planFile(precisionOf) → the bytes
  * of a weights file with each matrix at precisionOf(name), wasm (a WebAssembly.Module of
- * web/dist/attn.wasm), target, log. Returns { choice: Map, predicted, calibration, reachable,
+ * web/dist/attn.wasm), target, log, referenceCache (optional { get(idsList), set(idsList,
+ * attentions) } for the same checkpoint: convert.mjs keeps one on disk). Returns { choice: Map, predicted, calibration, reachable,
  * runs }: predicted = calibration max |Δ| × HELD_OUT_FACTOR; reachable false when no choice
  * meets the aim, null when there was nothing to choose (the file as forced, measured).
  */
-export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, planFile, wasm, target, log = () => {} }) {
+export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, planFile, wasm, target, log = () => {}, referenceCache }) {
   const started = performance.now();
   const aim = target / HELD_OUT_FACTOR;
   const idsList = calibrationIds(vocabLines, shape.maxPositions, calibrationBudget(shape));
@@ -120,8 +121,10 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
     + (candidates.length ? `the engine must stay within ${exp(aim)} of the float64 reference there (target / ${HELD_OUT_FACTOR}, the held-out factor)`
       : 'every precision decided: the file is measured, not searched'));
   const model = { shape, tensors: floats };
-  const references = idsList.map((ids) => referenceForward(model, ids, {}).attention);
-  log(`float64 reference on the calibration text: ${seconds(started)}`);
+  const cached = referenceCache?.get(idsList);
+  const references = cached ?? idsList.map((ids) => referenceForward(model, ids, {}).attention);
+  if (!cached) referenceCache?.set(idsList, references);
+  log(`float64 reference on the calibration text: ${cached ? 'kept from an earlier run, ' : ''}${seconds(started)}`);
   const judge = new PlanJudge(wasm, idsList, references);
   const fileFor = (choice) => planFile((name) => choice.get(name) ?? fixed.get(name) ?? 'int8');
   const measure = (choice, options) => judge.measure(fileFor(choice), options);

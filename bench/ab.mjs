@@ -7,7 +7,7 @@
 //   node bench/ab.mjs [--lengths 16,128] [--rounds N] [--blocks N] [--seed N]
 //        A.wasm[:weights.bin] B.wasm[:weights.bin] ...
 //
-// Weights default to weights/bert-mini.int8.bin; ids are bench.mjs's (the fixture sentences'
+// Weights default to web/dist/bert-mini.int8.bin; ids are bench.mjs's (the fixture sentences'
 // pieces). Block 1 also compares every build's attention and final hidden state with the first
 // build's at each length: "bit-identical", or the largest difference.
 import { spawnSync } from 'node:child_process';
@@ -51,7 +51,7 @@ const sentences = () => JSON.parse(readFileSync(`${root}tests/fixtures/attention
 async function loadBuilds(specs) {
   const builds = [];
   for (const [i, spec] of specs.entries()) {
-    const [wasm, weights = `${root}weights/bert-mini.int8.bin`] = spec.split(':');
+    const [wasm, weights = `${root}web/dist/bert-mini.int8.bin`] = spec.split(':');
     const engine = await createEngine({ wasm: readFileSync(wasm), weights: readFileSync(weights) });
     builds.push({ spec, engine, timed: oursEngine(engine, `b${i}`, spec) });
   }

@@ -15,6 +15,7 @@ import { referenceForward, maxAttentionDelta } from '../weights/reference.mjs';
 import { createEngine } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, writeCheckpoint, referenceModel, vocabLines, SENTENCES } from './lib/checkpoints.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
+import { ALL_ONLY } from './lib/slow.mjs';
 
 const BAR = 1e-3;
 // Through 12 layers the engine's activation rounding adds up: the integer kernels keep 15 bits
@@ -61,7 +62,8 @@ function storedValues(original, fileTensors) {
 }
 
 for (const spec of SHAPES) {
-  test(`shape ${spec.name}: converted, run by the engine, attention close to the float64 reference`, async () => {
+  // The 12-layer shape takes minutes: `make test-all`.
+  test(`shape ${spec.name}: converted, run by the engine, attention close to the float64 reference`, spec.layers > 4 ? ALL_ONLY : {}, async () => {
     const config = compactConfig(spec);
     const { tensors, shapes } = randomTensors(config, spec.layers * 1000 + spec.hidden);
     const dir = writeCheckpoint(path.join(tempRoot, spec.name.split(' ')[0]), { config, tensors, shapes, dtype: spec.dtype });

@@ -2,27 +2,23 @@
 // bytes) in, a weights file (weights/FORMAT.md) out. Bytes in, bytes out: no file system, so
 // the Node CLI (convert.mjs) and the page run the same code.
 
-export const MAGIC = 'BERTINT8';
-export const FORMAT_VERSION = 2;
-export const HEADER_SIZE = 128;
-export const ENTRY_SIZE = 128;
-export const PART_ENTRY_SIZE = 16;
-export const NAME_SIZE = 64;
-export const KIND_INT8 = 1;
-export const KIND_F32 = 2;
-export const KIND_INT16 = 4;
-export const CHECKSUM_OFFSET = 12;
-export const INT8_QMAX = 127;
-// int16 matrices that are multiplied keep 13 bits (|q| ≤ 4095): the kernels' exact int32 sums
-// then leave the activations 13 bits too (c/kernels.c); tables that are only looked up (the
-// position and token-type embeddings) take all 15.
-export const INT16_QMAX_MULTIPLIED = 4095;
-export const INT16_QMAX_LOOKUP = 32767;
+// The format itself (sizes, field offsets, kinds, qmax, limits, special tokens, the tensor
+// plan) is c/spec.mjs, which the C loader's header c/spec.h is generated from.
+import {
+  ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
+  KINDS, LAYER_PREFIX, LAYER_TENSORS, LIMIT, MAGIC, MLM_HEAD_TENSORS, NAME_SIZE, PART, PART_ENTRY_SIZE, QMAX,
+  SPECIAL_TOKENS, writeField,
+} from '../c/spec.mjs';
+import { crc32, headChecksum } from './crc32.mjs';
+
+export { SPECIAL_TOKENS };
+export const INT8_QMAX = QMAX.int8;
+export const INT16_QMAX_MULTIPLIED = QMAX.int16Multiplied;
+export const INT16_QMAX_LOOKUP = QMAX.int16Lookup;
 // The word-embedding values are stored last, in parts of about this many bytes, each with its
 // own CRC, so that a reader can trust the rows a sentence needs before the rest arrives.
 export const PART_TARGET_BYTES = 65536;
-const ALIGN = 16;
-export const LIMITS = { layers: 12, heads: 12, hidden: 1024, ffn: 4096, maxPositions: 512, vocab: 1 << 18, typeVocab: 16 };
+export const LIMITS = LIMIT;
 
 export class ConvertError extends Error {}
 export const fail = (message) => { throw new ConvertError(message); };
@@ -89,7 +85,6 @@ export function parseConfig(text) {
 // the line named, every vocabulary the engine would refuse at load: one entry per '\n'-ended
 // line, well-formed UTF-8, no NUL, trailing White_Space ignored, the five special tokens present.
 
-export const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
 const TRAILING_WHITE_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/u;
 // Rows of a word-embedding table padded beyond the vocabulary (config.json vocab_size larger
 // than vocab.txt's lines) get these entries: they contain punctuation, which the tokenizer
@@ -205,55 +200,27 @@ export function floatsOf(tensors, name) {
 }
 
 // ---------------------------------------------------------------- the tensor plan
-// The one list of the file's tensors, in table order (the C loader walks the same order:
-// c/weights.c). `role`: 'lookup' matrices are only read row by row; 'multiplied' ones enter
-// matrix products; 'mlm' marks what only the masked-word head needs.
+// The file's tensors in table order, from c/spec.mjs (the C loader walks the same plan through
+// c/spec.h). `role`: 'lookup' matrices are only read row by row; 'multiplied' ones enter
+// matrix products; `mlm` marks what only the masked-word head needs.
 
-const LAYER_TENSORS = [
-  ['attention.self.query.weight', 'matrix', 'hidden', 'hidden'],
-  ['attention.self.query.bias', 'f32', 'hidden'],
-  ['attention.self.key.weight', 'matrix', 'hidden', 'hidden'],
-  ['attention.self.key.bias', 'f32', 'hidden'],
-  ['attention.self.value.weight', 'matrix', 'hidden', 'hidden'],
-  ['attention.self.value.bias', 'f32', 'hidden'],
-  ['attention.output.dense.weight', 'matrix', 'hidden', 'hidden'],
-  ['attention.output.dense.bias', 'f32', 'hidden'],
-  ['attention.output.LayerNorm.weight', 'f32', 'hidden'],
-  ['attention.output.LayerNorm.bias', 'f32', 'hidden'],
-  ['intermediate.dense.weight', 'matrix', 'ffn', 'hidden'],
-  ['intermediate.dense.bias', 'f32', 'ffn'],
-  ['output.dense.weight', 'matrix', 'hidden', 'ffn'],
-  ['output.dense.bias', 'f32', 'hidden'],
-  ['output.LayerNorm.weight', 'f32', 'hidden'],
-  ['output.LayerNorm.bias', 'f32', 'hidden'],
-];
-
-export const WORD_EMBEDDINGS = 'bert.embeddings.word_embeddings.weight';
+export const WORD_EMBEDDINGS = EMBEDDING_TENSORS[0].name;
 
 // mlm: false leaves out the masked-LM head (a BertModel checkpoint): the file then holds
 // 5 + 16 × layers tensors and the engine runs attention only (weights/FORMAT.md).
 export function tensorPlan(shape, { mlm = true } = {}) {
-  const dim = { vocab: shape.vocab, hidden: shape.hidden, ffn: shape.ffn, pos: shape.maxPositions, type: shape.typeVocab };
-  const plan = [
-    [WORD_EMBEDDINGS, 'matrix', 'vocab', 'hidden', 'lookup'],  // also the tied MLM decoder (kernels size its sums)
-    ['bert.embeddings.position_embeddings.weight', 'matrix', 'pos', 'hidden', 'lookup'],
-    ['bert.embeddings.token_type_embeddings.weight', 'matrix', 'type', 'hidden', 'lookup'],
-    ['bert.embeddings.LayerNorm.weight', 'f32', 'hidden'],
-    ['bert.embeddings.LayerNorm.bias', 'f32', 'hidden'],
-  ];
+  const dim = { one: 1, vocab: shape.vocab, hidden: shape.hidden, ffn: shape.ffn, maxPositions: shape.maxPositions, typeVocab: shape.typeVocab };
+  const plan = [...EMBEDDING_TENSORS];
   for (let i = 0; i < shape.layers; i++) {
-    for (const [suffix, ...rest] of LAYER_TENSORS) plan.push([`bert.encoder.layer.${i}.${suffix}`, ...rest]);
+    for (const t of LAYER_TENSORS) plan.push({ ...t, name: `${LAYER_PREFIX}${i}.${t.name}` });
   }
-  if (mlm) plan.push(
-    ['cls.predictions.transform.dense.weight', 'matrix', 'hidden', 'hidden', 'multiplied', 'mlm'],
-    ['cls.predictions.transform.dense.bias', 'f32', 'hidden', null, null, 'mlm'],
-    ['cls.predictions.transform.LayerNorm.weight', 'f32', 'hidden', null, null, 'mlm'],
-    ['cls.predictions.transform.LayerNorm.bias', 'f32', 'hidden', null, null, 'mlm'],
-    ['cls.predictions.bias', 'f32', 'vocab', null, null, 'mlm'],
-  );
-  return plan.map(([name, kind, a, b, role = 'multiplied', part]) => (kind === 'matrix'
-    ? { name, kind, rows: dim[a], cols: dim[b], hfShape: [dim[a], dim[b]], role, mlm: part === 'mlm' }
-    : { name, kind, rows: 1, cols: dim[a], hfShape: [dim[a]], mlm: part === 'mlm' }));
+  if (mlm) plan.push(...MLM_HEAD_TENSORS);
+  return plan.map((t) => {
+    const [rows, cols] = t.dims.map((d) => dim[d]);
+    return t.kind === 'matrix'
+      ? { name: t.name, kind: t.kind, rows, cols, hfShape: [rows, cols], role: t.use, mlm: t.needed === 'mlm' }
+      : { name: t.name, kind: t.kind, rows: 1, cols, hfShape: [cols], mlm: t.needed === 'mlm' };
+  });
 }
 
 const IGNORED_TENSOR = /^(bert\.pooler\.|cls\.seq_relationship\.|bert\.embeddings\.position_ids$)/;
@@ -396,42 +363,6 @@ export function quantizeMatrix(t, data, precision) {
   return { ...quantize(data, t.rows, t.cols, t.cols, qmax), precision, group: t.cols, qmax };
 }
 
-// ---------------------------------------------------------------- CRC-32
-
-// Slicing by 8 (as c/weights.c): CRC_SLICES[k][b] is the CRC of byte b followed by k zero bytes.
-const CRC_SLICES = (() => {
-  const slices = Array.from({ length: 8 }, () => new Uint32Array(256));
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    slices[0][n] = c >>> 0;
-  }
-  for (let n = 0; n < 256; n++) {
-    for (let k = 1; k < 8; k++) slices[k][n] = (slices[k - 1][n] >>> 8) ^ slices[0][slices[k - 1][n] & 0xff];
-  }
-  return slices;
-})();
-
-export function crc32(bytes, c = 0xffffffff) {
-  const [t0, t1, t2, t3, t4, t5, t6, t7] = CRC_SLICES;
-  const whole = bytes.length - (bytes.length % 8);
-  let i = 0;
-  for (; i < whole; i += 8) {
-    const lo = (c ^ (bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24))) >>> 0;
-    c = t7[lo & 0xff] ^ t6[(lo >>> 8) & 0xff] ^ t5[(lo >>> 16) & 0xff] ^ t4[lo >>> 24]
-      ^ t3[bytes[i + 4]] ^ t2[bytes[i + 5]] ^ t1[bytes[i + 6]] ^ t0[bytes[i + 7]];
-  }
-  for (; i < bytes.length; i++) c = t0[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-// The head's checksum: the first head_bytes with the checksum field read as zero.
-export function headChecksum(bytes, headBytes) {
-  const copy = bytes.slice(0, headBytes);
-  new DataView(copy.buffer).setUint32(CHECKSUM_OFFSET, 0, true);
-  return crc32(copy);
-}
-
 // ---------------------------------------------------------------- layout and bytes
 // head: header, vocabulary, model card, tensor table, part table, then every array except
 // those of the MLM head and the word-embedding values; then the parts: the MLM head, and the
@@ -480,42 +411,28 @@ function layoutFile(vocabBytes, cardBytes, tensors) {
 }
 
 function writeHeader(view, shape, L, tensorCount) {
-  for (let i = 0; i < MAGIC.length; i++) view.setUint8(i, MAGIC.charCodeAt(i));
-  view.setUint32(8, FORMAT_VERSION, true);
-  view.setBigUint64(16, BigInt(L.fileSize), true);
-  view.setUint32(24, HEADER_SIZE, true);
-  view.setUint32(28, tensorCount, true);
-  view.setBigUint64(32, BigInt(L.vocabOffset), true);
-  view.setBigUint64(40, BigInt(L.vocabBytes), true);
-  view.setBigUint64(48, BigInt(L.tableOffset), true);
-  view.setBigUint64(56, BigInt(L.tableBytes), true);
-  [shape.vocab, shape.hidden, shape.layers, shape.heads, shape.ffn, shape.maxPositions, shape.typeVocab]
-    .forEach((v, i) => view.setUint32(64 + 4 * i, v, true));
-  view.setFloat32(92, shape.lnEps, true);
-  view.setBigUint64(96, BigInt(L.headBytes), true);
-  view.setUint32(104, ENTRY_SIZE, true);
-  view.setUint32(108, L.partCount, true);
-  view.setBigUint64(112, BigInt(L.partsOffset), true);
-  view.setUint32(120, L.cardBytes, true);
-  view.setUint32(124, L.cardOffset, true);
+  const values = {
+    magic: new TextEncoder().encode(MAGIC), version: FORMAT_VERSION, headChecksum: 0, fileSize: L.fileSize,
+    headerSize: HEADER_SIZE, tensorCount, vocabOffset: L.vocabOffset, vocabBytes: L.vocabBytes,
+    tableOffset: L.tableOffset, tableBytes: L.tableBytes, vocabSize: shape.vocab, hidden: shape.hidden,
+    layers: shape.layers, heads: shape.heads, ffn: shape.ffn, maxPositions: shape.maxPositions,
+    typeVocab: shape.typeVocab, layerNormEps: shape.lnEps, headBytes: L.headBytes, entrySize: ENTRY_SIZE,
+    partCount: L.partCount, partsOffset: L.partsOffset, cardBytes: L.cardBytes, cardOffset: L.cardOffset,
+  };
+  for (const field of HEADER_FIELDS) writeField(view, 0, field, values[field.name]);
 }
-
-const KIND_CODE = { int8: KIND_INT8, int16: KIND_INT16, f32: KIND_F32 };
 
 function writeTableEntry(out, view, at, t) {
   const name = new TextEncoder().encode(t.name);
   if (name.length >= NAME_SIZE) fail(`tensor name too long for the table: ${t.name}`);
-  out.set(name, at);
+  out.set(name, at + ENTRY.name.offset);
   const isMatrix = t.kind !== 'f32';
-  view.setUint32(at + 64, KIND_CODE[isMatrix ? t.precision : 'f32'], true);
-  view.setUint32(at + 68, t.rows, true);
-  view.setUint32(at + 72, t.cols, true);
-  view.setUint32(at + 76, isMatrix ? t.group : 0, true);
-  view.setBigUint64(at + 80, BigInt(t.dataOffset), true);
-  view.setBigUint64(at + 88, BigInt(t.data.byteLength), true);
-  view.setBigUint64(at + 96, BigInt(isMatrix ? t.scalesOffset : 0), true);
-  view.setBigUint64(at + 104, BigInt(isMatrix ? t.scales.byteLength : 0), true);
-  view.setUint32(at + 112, isMatrix ? t.qmax : 0, true);
+  const entry = {
+    kind: KINDS[isMatrix ? t.precision : 'f32'], rows: t.rows, cols: t.cols, group: isMatrix ? t.group : 0,
+    dataOffset: t.dataOffset, dataBytes: t.data.byteLength, scaleOffset: isMatrix ? t.scalesOffset : 0,
+    scaleBytes: isMatrix ? t.scales.byteLength : 0, qmax: isMatrix ? t.qmax : 0,
+  };
+  for (const [name, value] of Object.entries(entry)) writeField(view, at, ENTRY[name], value);
 }
 
 const bytesOf = (typed) => new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
@@ -526,12 +443,12 @@ const bytesOf = (typed) => new Uint8Array(typed.buffer, typed.byteOffset, typed.
 const WORD_PART_CRCS = new WeakMap();
 
 function partChecksum(out, part, word) {
-  const bytes = out.subarray(part.offset, part.offset + part.bytes);
-  if (part.offset < word.dataOffset) return crc32(bytes);
+  const crc = () => crc32(out, part.offset, part.offset + part.bytes);
+  if (part.offset < word.dataOffset) return crc();
   let known = WORD_PART_CRCS.get(word.data);
   if (!known) WORD_PART_CRCS.set(word.data, (known = new Map()));
   const key = `${part.offset - word.dataOffset}/${part.bytes}`;
-  if (!known.has(key)) known.set(key, crc32(bytes));
+  if (!known.has(key)) known.set(key, crc());
   return known.get(key);
 }
 
@@ -553,11 +470,11 @@ export function buildFile(shape, vocab, card, tensors) {
   });
   L.parts.forEach((p, i) => {
     const at = L.partsOffset + i * PART_ENTRY_SIZE;
-    view.setBigUint64(at, BigInt(p.offset), true);
-    view.setUint32(at + 8, p.bytes, true);
-    view.setUint32(at + 12, partChecksum(out, p, word), true);
+    writeField(view, at, PART.offset, p.offset);
+    writeField(view, at, PART.bytes, p.bytes);
+    writeField(view, at, PART.crc, partChecksum(out, p, word));
   });
-  view.setUint32(CHECKSUM_OFFSET, headChecksum(out, L.headBytes), true);
+  writeField(view, 0, HEADER.headChecksum, headChecksum(out, L.headBytes));
   return out;
 }
 

@@ -11,7 +11,7 @@
 // user + system) over a batch of runs of at least ~20 ms: on a machine shared with other work
 // the time spent waiting for a core is left out, which wall time (--clock wall, the time
 // bench.mjs uses against ORT) counts.
-// Weights default to weights/bert-mini.int8.bin; ids are bench.mjs's (the fixture sentences'
+// Weights default to web/dist/bert-mini.int8.bin; ids are bench.mjs's (the fixture sentences'
 // pieces). Block 1 also compares every build's attention and final hidden state with the first
 // build's at each length: "bit-identical", or the largest difference.
 import { spawnSync } from 'node:child_process';
@@ -56,7 +56,7 @@ const sentences = () => JSON.parse(readFileSync(`${root}tests/fixtures/attention
 async function loadBuilds(specs) {
   const builds = [];
   for (const [i, spec] of specs.entries()) {
-    const [wasm, weights = `${root}weights/bert-mini.int8.bin`] = spec.split(':');
+    const [wasm, weights = `${root}web/dist/bert-mini.int8.bin`] = spec.split(':');
     const engine = await createEngine({ wasm: readFileSync(wasm), weights: readFileSync(weights) });
     builds.push({ spec, engine, timed: oursEngine(engine, `b${i}`, spec) });
   }

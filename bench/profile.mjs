@@ -26,7 +26,7 @@ const USAGE = 'usage: node bench/profile.mjs [--lengths 8,16,...] [--repeats N] 
 
 function parseArgs(argv) {
   const o = { lengths: [8, 16, 32, 64, 128, 256, 512], repeats: 9, node: true, browser: true,
-    wasm: `${ROOT}web/dist/attn.wasm`, weights: `${ROOT}weights/bert-mini.int8.bin`,
+    wasm: `${ROOT}web/dist/attn.wasm`, weights: `${ROOT}web/dist/bert-mini.int8.bin`,
     profile: `${ROOT}build/profile.wasm`, peak: `${ROOT}build/peak.wasm` };
   const fail = (m) => { throw new Error(`profile: ${m}\n${USAGE}`); };
   for (let i = 0; i < argv.length; i++) {

@@ -24,7 +24,8 @@ function topIndices(row, k) {
 const ALL_LINES_UP_TO = 64;
 
 export const headView = {
-  id: 'lines',
+  id: 'head-view',
+  aliases: ['lines'],
   labelKey: 'view.lines',
   controls: [specialControl],
   state: { soloHead: null },

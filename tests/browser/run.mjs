@@ -819,6 +819,7 @@ async function testFrench() {
     if (view === 'compare') await typeSentence(page, 'The cat sat on the mat because it was tired.');
     await selectView(page, view);
     if (view === 'why-sqrt-d') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+    if (view === 'head-importance') await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 60000 });
     const text = await shownText(page);
     const english = englishDecimal.exec(text);
     check(`French numbers, ${view}: decimal commas (${(text.match(/\d,\d/g) || []).length}), no English decimal point`,
@@ -959,7 +960,8 @@ async function testAddedView() {
   try {
     await cp(path.join(ROOT, 'web/src'), path.join(dir, 'web/src'), { recursive: true });
     await mkdir(path.join(dir, 'weights'));
-    await cp(path.join(ROOT, 'weights/convert-core.mjs'), path.join(dir, 'weights/convert-core.mjs'));
+    await mkdir(path.join(dir, 'c'));
+    for (const file of ['weights/convert-core.mjs', 'weights/crc32.mjs', 'c/spec.mjs']) await cp(path.join(ROOT, file), path.join(dir, file));
     await writeFile(path.join(dir, 'hello.diff'), diff);
     const touched = execFileSync('git', ['apply', '--numstat', 'hello.diff'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').map((line) => line.split('\t')[2]);
     check(`added view: the diff touches only the view's module and the view list (${touched.join(', ')})`,
@@ -1520,9 +1522,10 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
-  testLayoutColumns, testAblation, testImportance, testCompactControls, testTiming };
+  testLayoutColumns, testAblation, testImportance, testCompactControls,
+  testImportanceTime: async () => console.log(`timing detail: importance_ms=${(await importanceTiming()).toFixed(1)}`), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
-const FULL_ONLY = new Set(['testTiming', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout',
+const FULL_ONLY = new Set(['testTiming', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout',
   'testLongInput', 'testConvertPanel']);
 
 await mkdir(SHOTS, { recursive: true });

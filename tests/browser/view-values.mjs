@@ -8,6 +8,8 @@ import { ROLE_NAMES } from '../lib/analysis-reference.mjs';
 
 /** Smallest weight the head view draws a line for (web/src/views/head-view.mjs). */
 const MIN_LINE_WEIGHT = 0.02;
+/** The head view also draws each token's TOP_LINES strongest lines in each head, whatever their weight (web/src/views/head-view.mjs). */
+const TOP_LINES = 3;
 /** Smallest |B − A| the compare view draws as a difference (web/src/views/compare.mjs). */
 const NO_DIFFERENCE_BELOW = 1e-3;
 
@@ -127,15 +129,20 @@ export function viewValueChecks({ check, explorer, pageState, selectView, andRed
     const misses = [];
     for (let h = 0; h < reference.model.shape.heads; h++) {
       for (let i = 0; i < ref.n; i++) {
-        ref.row(state.layer, h, i).forEach((w, j) => {
+        const row = ref.row(state.layer, h, i);
+        const ranked = Array.from(row.keys()).sort((a, b) => row[b] - row[a]);
+        const kth = row[ranked[TOP_LINES - 1]], next = row[ranked[TOP_LINES]] ?? -Infinity;
+        row.forEach((w, j) => {
           const isDrawn = drawn.has(`${h}/${i}/${j}`);
-          if (w >= MIN_LINE_WEIGHT + ATTENTION_BAR && !isDrawn) misses.push(`no line ${i}→${j} of head ${h + 1} (${w.toFixed(4)})`);
-          if (w < MIN_LINE_WEIGHT - ATTENTION_BAR && isDrawn) misses.push(`a line ${i}→${j} of head ${h + 1} (${w.toFixed(4)})`);
+          const mustDraw = w >= MIN_LINE_WEIGHT + ATTENTION_BAR || w - next > ATTENTION_BAR;
+          const mayDraw = w >= MIN_LINE_WEIGHT - ATTENTION_BAR || w >= kth - ATTENTION_BAR;
+          if (mustDraw && !isDrawn) misses.push(`no line ${i}→${j} of head ${h + 1} (${w.toFixed(4)})`);
+          if (!mayDraw && isDrawn) misses.push(`a line ${i}→${j} of head ${h + 1} (${w.toFixed(4)})`);
         });
       }
     }
     check(`${label}: head view, ${lines.length} lines of layer ${state.layer + 1}, each at its float64 weight (max |Δ| ${short(worst)}), ` +
-      `one for every float64 weight ≥ ${MIN_LINE_WEIGHT}`, lines.length > 0 && see('lines', 'line weights', worst, ATTENTION_BAR) && misses.length === 0,
+      `one for every float64 weight ≥ ${MIN_LINE_WEIGHT} and for each token's ${TOP_LINES} strongest in each head`, lines.length > 0 && see('lines', 'line weights', worst, ATTENTION_BAR) && misses.length === 0,
     misses.slice(0, 5).join('; '));
   }
 

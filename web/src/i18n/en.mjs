@@ -240,7 +240,7 @@ export default {
   // All heads
   'grid.title': 'All {count} heads \u2014 attention from {phrase}',
   'grid.subtitle': 'Big number: ratio to uniform (max \u00d7 n; {one} = uniform, {n} = all on one token). Every row sums to {sum}. Badges: the head\u2019s role over the whole sentence. Highest ratio: {head} ({ratio}).',
-  'grid.hint': 'Click a head, or use the arrow keys, to choose it for the other views.',
+  'grid.hint': 'Click a head, or use the arrow keys, to choose it for the other views. The switch in each cell (Tab reaches the chosen head\u2019s; Enter or Space) takes that head out of the model: every view then shows the model without it.',
   'grid.noBadges': 'In this sentence none of the {count} heads has a role badge.',
   'grid.badgeCount': '{count} \u00d7 {badge}',
   'grid.badges': 'In this sentence, of the {count} heads: {parts}. Badges are computed from this sentence\u2019s rows, so they change with it.',

@@ -217,7 +217,7 @@ export default {
   'note.renormalised': "[CLS] et [SEP] sont masqués et les poids restants de chaque ligne sont renormalisés pour que la ligne somme à 1 : les nombres affichés ne sont pas l’attention brute du modèle, qui donne aussi du poids à [CLS] et [SEP].",
   'grid.title': "Les {count} têtes — attention depuis {phrase}",
   'grid.subtitle': "Grand nombre : ratio à l’uniforme (max × n ; {one} = uniforme, {n} = tout sur un token). Chaque ligne somme à {sum}. Badges : le rôle de la tête sur toute la phrase. Ratio le plus élevé : {head} ({ratio}).",
-  'grid.hint': "Cliquez sur une tête, ou utilisez les flèches, pour la choisir dans les autres vues.",
+  'grid.hint': "Cliquez sur une tête, ou utilisez les flèches, pour la choisir dans les autres vues. L’interrupteur de chaque case (Tab atteint celui de la tête choisie ; Entrée ou Espace) retire cette tête du modèle : chaque vue montre alors le modèle sans elle.",
   'grid.noBadges': { one: "Dans cette phrase, aucune des {count} têtes n’a de badge de rôle.", other: "Dans cette phrase, aucune des {count} têtes n’a de badge de rôle." },
   'grid.badgeCount': "{count} × {badge}",
   'grid.badges': "Dans cette phrase, sur les {count} têtes : {parts}. Les badges sont calculés à partir des lignes de cette phrase : ils changent avec elle.",

@@ -4,7 +4,7 @@
 // with progress, between frames.
 
 import { svg, textWidth } from '../dom.mjs';
-import { figureHeader, figureRoot, FIGURE_PAD, colourLegend, fitText, seriesColours } from '../charts.mjs';
+import { figureHeader, figureRoot, FIGURE_PAD, colourLegend, fitText, seriesColours, wrapText } from '../charts.mjs';
 import { diverging, inkOn } from '../palette.mjs';
 import { messageFigure } from '../figures.mjs';
 import { headName, tokenPhrase, largest, total } from '../format.mjs';
@@ -213,10 +213,10 @@ export const importanceView = {
     const contributionShare = norms[attended] / (total(norms) || 1);
     const effect = effectAt(importance, token, layer * heads + head);
     const { head: headColourFill, second } = seriesColours(theme);
-    for (const line of [t('imp.barsTitle', { head: capitalise(headName(t, layer, head)), phrase: tokenPhrase(t, run.tokens[token], token) })]) {
-      root.append(svg('text', { x: FIGURE_PAD, y: y + 4, class: 'fig-title imp-bars-title', text: fitText(line, width - 2 * FIGURE_PAD, 15, 700) }));
+    for (const line of wrapText(t('imp.barsTitle', { head: capitalise(headName(t, layer, head)), phrase: tokenPhrase(t, run.tokens[token], token) }), width - 2 * FIGURE_PAD, 15, 700)) {
+      root.append(svg('text', { x: FIGURE_PAD, y: y + 4, class: 'fig-title imp-bars-title', text: line }));
+      y += 20;
     }
-    y += 18;
     const attendedName = t.quote(run.tokens[attended]);
     y = drawBars(root, {
       y, width, t, bars: [

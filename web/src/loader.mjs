@@ -10,6 +10,7 @@
 
 import { createEngine, createPartialEngine, readWeightsHeader, EngineError, STATUS } from './engine.mjs';
 import { megabytes } from './format.mjs';
+import { fileUrlWeightsAdvice } from '../../weights/asset-scripts.mjs';
 
 /* global ATTN_ASSET_BYTES */
 // Byte sizes of the default assets, for progress; tools/build-web.mjs compiles them in.
@@ -435,7 +436,10 @@ async function loadWeights(sources, report) {
     const fetched = await fetchHead(binaryUrl, report);
     if (fetched) return fetched;
   }
-  if (!scriptUrl) throw new LoadError('weights', `could not load the model weights from ${binaryUrl}`);
+  if (!scriptUrl) {
+    const fromDisk = new URL(binaryUrl).protocol === 'file:';
+    throw new LoadError('weights', fromDisk ? fileUrlWeightsAdvice(binaryUrl) : `could not load the model weights from ${binaryUrl}`);
+  }
   return scriptHead(scriptUrl, report);
 }
 

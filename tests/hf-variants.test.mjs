@@ -137,10 +137,10 @@ test('vocabularies the engine would refuse are refused by the converter, naming 
   refused(checkpoint({ vocabText: `${vocabText}extra\n` }), /201 lines but config\.json vocab_size is 200/);
 });
 
-test('pytorch_model.bin only, a bad output path: a message saying what to do, no stack trace', () => {
+test('a pytorch_model.bin that is not one, a bad output path: a message saying what to do, no stack trace', () => {
   const dir = checkpoint();
   fs.renameSync(path.join(dir, 'model.safetensors'), path.join(dir, 'pytorch_model.bin'));
-  refused(dir, /pytorch_model\.bin but no model\.safetensors: save the model as safetensors first/);
+  refused(dir, /pytorch_model\.bin: neither a zip nor a pickle file: not something torch\.save wrote/);
   const r = runConverter(checkpoint(), path.join(tempRoot, 'no-such-folder', 'x.bin'));
   assert.equal(r.status, 1);
   assert.match(r.stderr, /folder .*no-such-folder does not exist/);
@@ -152,8 +152,12 @@ test('pytorch_model.bin only, a bad output path: a message saying what to do, no
 });
 
 test('the converter core: bytes in, bytes out, no file system (what the page runs); the CLI is a wrapper', () => {
-  const core = fs.readFileSync(path.join(repoRoot, 'weights/convert-core.mjs'), 'utf8');
-  assert.doesNotMatch(core, /^import|\bimport\(|require\(/m, 'convert-core.mjs imports nothing');
+  // The core and its readers import only one another: no file system, nothing the page lacks.
+  for (const name of ['convert-core.mjs', 'torch-checkpoint.mjs', 'tokenizer-json.mjs']) {
+    const source = fs.readFileSync(path.join(repoRoot, 'weights', name), 'utf8');
+    for (const line of source.match(/^import .*$/gm) ?? []) assert.match(line, /from '\.\/(convert-core|torch-checkpoint|tokenizer-json)\.mjs';$/, `${name}: ${line}`);
+    assert.doesNotMatch(source, /\bimport\(|require\(/, name);
+  }
   const dir = checkpoint();
   const read = (name) => new Uint8Array(fs.readFileSync(path.join(dir, name)));
   const files = { name: 'model', config: new TextDecoder().decode(read('config.json')), vocab: read('vocab.txt'), safetensors: read('model.safetensors'), training: null };

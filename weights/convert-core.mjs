@@ -118,7 +118,7 @@ const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
 
 function countLines(bytes) {
   let lines = 0;
-  for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) lines++;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a) lines++;
   return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? lines + 1 : lines;
 }
 

@@ -1,6 +1,7 @@
-// "Use your own model": a Hugging Face BERT checkpoint folder (config.json, vocab.txt,
-// model.safetensors), picked or dropped on the page, is converted here by the converter's own
-// core (weights/convert-core.mjs, the code the command line runs), checked by loading it into
+// "Use your own model": a Hugging Face BERT checkpoint folder (config.json, vocab.txt or
+// tokenizer.json, model.safetensors or pytorch_model.bin), picked or dropped on the page, is
+// converted here by the converter's own core (weights/convert-core.mjs, the code the command
+// line runs; chooseCheckpointFiles picks the files), checked by loading it into
 // the engine, shown in the explorers and offered for download. Nothing is sent anywhere.
 //
 // The conversion runs on the main thread, with progress between its steps: a Worker needs a
@@ -8,10 +9,14 @@
 
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { megabytes } from './format.mjs';
-import { convertCheckpoint, ConvertError } from '../../weights/convert-core.mjs';
+import { convertCheckpoint, chooseCheckpointFiles, ConvertError } from '../../weights/convert-core.mjs';
 
-const FILES = { 'config.json': 'config', 'vocab.txt': 'vocab', 'model.safetensors': 'safetensors', 'training.json': 'training' };
-const REQUIRED = ['config.json', 'vocab.txt', 'model.safetensors'];
+// The converter's input for each file it reads (convertCheckpoint's `files`).
+const FILES = {
+  'config.json': 'config', 'vocab.txt': 'vocab', 'tokenizer.json': 'tokenizer', 'model.safetensors': 'safetensors',
+  'pytorch_model.bin': 'pytorch', 'training.json': 'training',
+};
+const TEXT_FILES = new Set(['config.json', 'tokenizer.json', 'training.json']);
 
 const PANEL_CSS = `
 :host { display: block; margin-top: 16px; }
@@ -50,7 +55,7 @@ export function pickCheckpointFiles(entries) {
   for (const { file, path } of entries) {
     const name = path.split('/').pop();
     const depth = path.split('/').length;
-    if (!(name in FILES) && !/\.(safetensors|bin)$/.test(name)) continue;
+    if (!(name in FILES) && !/\.(safetensors|bin|h5|msgpack)$|\.ckpt(\.|$)/.test(name)) continue;
     const known = chosen.get(name);
     if (!known || depth < known.depth) chosen.set(name, { file, path, depth });
   }
@@ -58,20 +63,15 @@ export function pickCheckpointFiles(entries) {
   return { chosen, label: folder || 'your checkpoint' };
 }
 
-/** Why these files cannot be a checkpoint, or null. */
-function missingFilesMessage(chosen) {
-  const missing = REQUIRED.filter((name) => !chosen.has(name));
-  if (!missing.length) return null;
-  if (missing.includes('model.safetensors')) {
-    if (chosen.has('pytorch_model.bin')) {
-      return 'this folder has pytorch_model.bin but no model.safetensors: save the model as safetensors first '
-        + '(in Python: AutoModelForMaskedLM.from_pretrained(DIR).save_pretrained(DIR, safe_serialization=True))';
-    }
-    if ([...chosen.keys()].some((n) => /-of-\d+\.safetensors$/.test(n))) {
-      return 'this checkpoint is split into several .safetensors files: save it as one model.safetensors';
-    }
+/** The names of the files the converter reads ({ chosen: [names] }), or why these cannot be a checkpoint ({ missing }). */
+function checkpointFiles(chosen) {
+  try {
+    const picked = chooseCheckpointFiles([...chosen.keys()]);
+    return { names: ['config.json', picked.vocab, picked.tokenizer, picked.weights, picked.training].filter(Boolean) };
+  } catch (error) {
+    if (error instanceof ConvertError) return { missing: error.message };
+    throw error;
   }
-  return `a checkpoint needs ${REQUIRED.join(', ')}; missing: ${missing.join(', ')}`;
 }
 
 /** Every file under a dropped item (a file, or a folder read through its entries). */
@@ -130,7 +130,7 @@ export function convertPanel(useWeights) {
   const root = host.attachShadow({ mode: 'open' });
   root.adoptedStyleSheets = [panelSheet()];
   const folderInput = html('input', { type: 'file', webkitdirectory: true, class: 'folder-input' });
-  const filesInput = html('input', { type: 'file', multiple: true, accept: '.json,.txt,.safetensors', class: 'files-input' });
+  const filesInput = html('input', { type: 'file', multiple: true, accept: '.json,.txt,.safetensors,.bin', class: 'files-input' });
   const progress = html('progress', { max: 1, value: 0 });
   const statusText = html('span', {});
   const status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite', hidden: true }, [progress, statusText]);
@@ -143,7 +143,7 @@ export function convertPanel(useWeights) {
   ]);
   root.append(html('div', { class: 'convert' }, [
     html('h2', { text: 'Use your own model' }),
-    html('p', { class: 'help', text: 'A Hugging Face BERT checkpoint (config.json, vocab.txt, model.safetensors; BertForMaskedLM or BertModel, '
+    html('p', { class: 'help', text: 'A Hugging Face BERT checkpoint (config.json, vocab.txt or tokenizer.json, model.safetensors or pytorch_model.bin; BertForMaskedLM, BertForPreTraining or BertModel, '
       + '2\u201312 layers) is converted in this page by the same converter as the command line, checked by the engine and shown above. '
       + 'Nothing leaves your computer.' }),
     drop, status, refusal, result,
@@ -176,17 +176,16 @@ export function convertPanel(useWeights) {
   }
 
   async function convertChosen({ chosen, label }) {
-    const missing = missingFilesMessage(chosen);
+    const { names, missing } = checkpointFiles(chosen);
     if (missing) { refuse('These files are not a checkpoint the converter reads.', missing); return; }
     const texts = {};
-    const names = Object.keys(FILES).filter((n) => chosen.has(n));
     const total = names.reduce((sum, n) => sum + chosen.get(n).file.size, 0);
     let read = 0;
     for (const name of names) {
       const { file } = chosen.get(name);
       await step(`Reading ${name} (${megabytes(file.size)})\u2026`, 0.3 * (read / total));
       const bytes = new Uint8Array(await file.arrayBuffer());
-      texts[FILES[name]] = name.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes;
+      texts[FILES[name]] = TEXT_FILES.has(name) ? new TextDecoder().decode(bytes) : bytes;
       read += file.size;
     }
     await step('Converting (the page pauses while the converter works)\u2026', 0.35);

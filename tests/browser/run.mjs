@@ -13,6 +13,7 @@ import http from 'node:http';
 import { readFile, mkdir, writeFile, stat, mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -415,6 +416,7 @@ async function testLoadErrors() {
   await writeFile(path.join(OUT, 'corrupt-http.html'), page('<attention-explorer weights="corrupt.bin"></attention-explorer>'));
   await writeFile(path.join(OUT, 'missing.html'), page('<attention-explorer weights="no-such-file.weights.js"></attention-explorer>'));
   const cases = [
+    [`${FILE}/test-output/corrupt-http.html`, /cannot read corrupt\.bin[^]*corrupt\.bin --scripts[^]*weights="corrupt\.weights\.head\.js"/, 'file:// .bin weights (says what to do)', null],
     [`${FILE}/test-output/corrupt.html`, /checksum/i, 'file:// corrupt weights', 'error-corrupt-weights'],
     [`${HTTP}/test-output/corrupt-http.html`, /checksum/i, 'http corrupt weights', null],
     [`${FILE}/test-output/missing.html`, /could not load/i, 'file:// missing weights', 'error-missing-weights'],
@@ -429,6 +431,23 @@ async function testLoadErrors() {
     if (screenshot) await shot(p, screenshot);
     await p.context().close();
   }
+}
+
+/** A model converted with --scripts, opened from file://: the head and part scripts carry it. */
+async function testScriptsFromDisk() {
+  await mkdir(OUT, { recursive: true });
+  const out = path.join(OUT, 'google-mini.bin');
+  const run = spawnSync('node', [path.join(ROOT, 'weights/convert.mjs'), path.join(ROOT, 'tests/fixtures/torch/google-zip'), out, '--scripts'], { encoding: 'utf8' });
+  check('--scripts: the converter writes the head and part scripts', run.status === 0 && /google-mini\.weights\.head\.js/.test(run.stderr), run.stderr);
+  await writeFile(path.join(OUT, 'scripts-from-disk.html'), '<!doctype html><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>'
+    + '<attention-explorer weights="google-mini.weights.head.js" sentence="the cat sat on the [MASK]."></attention-explorer>');
+  const p = await newPage();
+  await p.goto(`${FILE}/test-output/scripts-from-disk.html`);
+  await waitDrawn(p);
+  const shape = await p.evaluate(() => document.querySelector('attention-explorer').engine.shape);
+  check(`--scripts: the converted model runs from file:// (${shape.layers} layers × ${shape.heads} heads, hidden ${shape.hidden})`,
+    shape.layers === 2 && shape.heads === 2 && shape.hidden === 32, JSON.stringify(shape));
+  await p.context().close();
 }
 
 /** The .js form the page loads from file:// (as tools/build-web.mjs writes bert-mini.weights.js). */
@@ -1175,7 +1194,7 @@ async function rolloutTiming() {
 }
 
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
-  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
+  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 

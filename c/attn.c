@@ -32,6 +32,13 @@ struct attn_session {
     int32_t type_ids[BERT_MAX_TOKENS];
     unsigned char kinds[BERT_MAX_TOKENS];  /* 0 word, 1 [CLS], 2 [SEP], 3 punctuation */
     int n, truncated, full_length, segment_count;
+    uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];  /* heads every run removes */
+    int removed_count;
+    /* Head importance: `masked` holds the run with target `masked_target` replaced by [MASK]
+     * (-1: none yet), `probe` the runs with one more head or layer removed. Both are given
+     * back at the next run. */
+    bert_state masked, probe;
+    int masked_target;
 };
 
 /* How far the tokenizer keeps counting, so "truncated from N" can be told without reading
@@ -49,6 +56,8 @@ const char *attn_status_message(int status) {
                                  "cls.predictions.* tensors): attention works, [MASK] predictions are off";
     case ATTN_ERR_NOT_LOADED: return "the weights this needs have not arrived yet (a part of the weights file is still loading)";
     case ATTN_ERR_PAIR: return "this model has a single token type, so it cannot take a sentence pair";
+    case ATTN_ERR_NOT_FINITE: return "the weights make a value that is not a number (NaN or infinity) in this run, "
+                                     "so no result is shown: the weights file has values the model cannot use";
     default: return weights_status_message((weights_status)status);
     }
 }
@@ -143,12 +152,17 @@ attn_session *attn_session_create(const attn_engine *e) {
     if (!s) return NULL;
     s->engine = e;
     bert_state_init(&s->state, &e->model);
+    bert_state_init(&s->masked, &e->model);
+    bert_state_init(&s->probe, &e->model);
+    s->masked_target = -1;
     return s;
 }
 
 void attn_session_destroy(attn_session *s) {
     if (!s) return;
     bert_state_free(&s->state);
+    bert_state_free(&s->masked);
+    bert_state_free(&s->probe);
     free(s);
 }
 
@@ -158,25 +172,43 @@ static unsigned char token_kind(const attn_engine *e, int32_t id) {
     return tokenizer_is_punctuation_token(e->tok, id) ? 3 : 0;
 }
 
-/* A run that fails leaves no stale length, truncation or count behind. */
+/* A run that fails leaves no stale length, truncation or count behind: the session is empty,
+ * and every call that reads a run refuses (ATTN_ERR_ARGUMENT) until a run succeeds. What the
+ * importance runs kept is given back. */
 static void forget_run(attn_session *s) {
     s->n = 0;
     s->truncated = 0;
     s->full_length = 0;
     s->segment_count = 0;
+    bert_state_free(&s->masked);
+    bert_state_free(&s->probe);
+    s->masked_target = -1;
+}
+
+static int run_status(int bert_status) {
+    return bert_status == BERT_OK ? ATTN_OK
+           : bert_status == BERT_ERR_NOT_FINITE ? ATTN_ERR_NOT_FINITE : ATTN_ERR_NO_MEMORY;
+}
+
+/* Runs the session's tokens from `first_layer` (0: from the embeddings). */
+static int run_from(attn_session *s, int first_layer) {
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, first_layer};
+    const int status = run_status(bert_run(&s->state, s->ids, s->type_ids, s->n, &options));
+    if (status != ATTN_OK) forget_run(s);
+    return status;
 }
 
 static int run(attn_session *s) {
-    if (!rows_ready(s->engine, s->ids, s->n)) {
+    const int n = s->n;
+    bert_state_free(&s->masked);
+    bert_state_free(&s->probe);
+    s->masked_target = -1;
+    if (!rows_ready(s->engine, s->ids, n)) {
         forget_run(s);
         return ATTN_ERR_NOT_LOADED;
     }
-    for (int t = 0; t < s->n; t++) s->kinds[t] = token_kind(s->engine, s->ids[t]);
-    if (bert_forward(&s->state, s->ids, s->type_ids, s->n) != 0) {
-        forget_run(s);
-        return ATTN_ERR_NO_MEMORY;
-    }
-    return ATTN_OK;
+    for (int t = 0; t < n; t++) s->kinds[t] = token_kind(s->engine, s->ids[t]);
+    return run_from(s, 0);
 }
 
 int attn_session_run_text(attn_session *s, const char *text, size_t bytes) {
@@ -299,9 +331,81 @@ int attn_session_mlm(const attn_session *s, int position, int k, int32_t *ids, f
     if (!attn_engine_has_mlm(s->engine)) return ATTN_ERR_NO_MLM;
     if (!valid(s, 0, 0, position)) return ATTN_ERR_ARGUMENT;
     if (!all_parts_ready(s->engine)) return ATTN_ERR_NOT_LOADED;
-    const int r = bert_mlm_top_k(&s->state, position, k, ids, probs);
-    return r < 0 ? (k < 1 || k > s->engine->model.vocab_size ? ATTN_ERR_ARGUMENT : ATTN_ERR_NO_MEMORY)
-                 : ATTN_OK;
+    if (k < 1 || k > s->engine->model.vocab_size) return ATTN_ERR_ARGUMENT;
+    return run_status(bert_mlm_top_k(&s->state, position, k, ids, probs));
+}
+
+/* ------------------------------------------------------------------ ablation and head importance */
+
+int attn_session_set_ablation(attn_session *s, const uint8_t *removed) {
+    const bert_model *m = &s->engine->model;
+    int first_changed = m->layers, count = 0;
+    for (int l = 0; l < m->layers; l++)
+        for (int h = 0; h < m->heads; h++) {
+            const int i = l * m->heads + h;
+            const uint8_t value = removed && removed[i] ? 1 : 0;
+            if (value != s->removed[i] && l < first_changed) first_changed = l;
+            s->removed[i] = value;
+            count += value;
+        }
+    s->removed_count = count;
+    if (!s->n || first_changed == m->layers) return ATTN_OK;
+    bert_state_free(&s->masked);
+    bert_state_free(&s->probe);
+    s->masked_target = -1;
+    return run_from(s, first_changed);
+}
+
+int attn_session_removed_count(const attn_session *s) { return s->removed_count; }
+
+int attn_session_importance_targets(const attn_session *s, int32_t *positions, int32_t *masked_in_turn) {
+    if (!attn_engine_has_mlm(s->engine)) return -ATTN_ERR_NO_MLM;
+    if (!s->n) return -ATTN_ERR_ARGUMENT;
+    const int32_t mask = tokenizer_special_id(s->engine->tok, "[MASK]");
+    int count = 0;
+    for (int t = 0; t < s->n; t++)
+        if (s->ids[t] == mask) positions[count++] = t;
+    if (masked_in_turn) *masked_in_turn = count == 0;
+    if (count) return count;
+    for (int t = 0; t < s->n; t++)
+        if (s->kinds[t] != 1 && s->kinds[t] != 2) positions[count++] = t;
+    return count;
+}
+
+static int argmax(const float *values, int count) {
+    int best = 0;
+    for (int i = 1; i < count; i++)
+        if (values[i] > values[best]) best = i;
+    return best;
+}
+
+/* The run importance starts from for `target` at `position`: the session's own run, or the run
+ * with that token masked (made once and kept). */
+static int base_run(attn_session *s, int target, int position, const bert_state **base) {
+    *base = &s->state;
+    if (s->ids[position] == tokenizer_special_id(s->engine->tok, "[MASK]")) return ATTN_OK;
+    *base = &s->masked;
+    if (s->masked_target == target) return ATTN_OK;
+    int32_t ids[BERT_MAX_TOKENS];
+    memcpy(ids, s->ids, (size_t)s->n * sizeof *ids);
+    ids[position] = tokenizer_special_id(s->engine->tok, "[MASK]");
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0};
+    s->masked_target = -1;
+    const int status = run_status(bert_run(&s->masked, ids, s->type_ids, s->n, &options));
+    if (status == ATTN_OK) s->masked_target = target;
+    return status;
+}
+
+/* The probe run: the base's input of `layer` and layers from there with `removed`. */
+static int probe_run(attn_session *s, const bert_state *base, int layer, const uint8_t *removed) {
+    const bert_model *m = &s->engine->model;
+    if (bert_reserve(&s->probe, s->n)) return ATTN_ERR_NO_MEMORY;
+    s->probe.n = s->n;
+    const size_t rows = (size_t)s->n * (size_t)m->hidden;
+    memcpy(s->probe.layer_input + hidden_index(&s->probe, layer, 0),
+           base->layer_input + hidden_index(base, layer, 0), rows * sizeof(float));
+    const bert_run_options options = {removed, layer};
+    return run_status(bert_run(&s->probe, NULL, NULL, s->n, &options));  /* NULL ids: resume */
 }
 
 int attn_session_rollout_row(const attn_session *s, int last_layer, int row, float *out) {
@@ -441,4 +545,68 @@ static int rows_ready(const attn_engine *e, const int32_t *ids, int n) {
 
 static int all_parts_ready(const attn_engine *e) {
     return !e->parts || e->parts->missing == 0;
+}
+
+/* rows[0]: the base's final hidden state at `position`; rows[1 + entry]: the probe's with each
+ * head of `layer` alone removed (entries 0 … heads − 1), then the whole layer (entry heads). */
+static int gather_rows(attn_session *s, const bert_state *base, int layer, int position, float *rows) {
+    const bert_model *m = &s->engine->model;
+    const size_t width = (size_t)m->hidden;
+    uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
+    memcpy(rows, base->layer_input + hidden_index(base, m->layers, position), width * sizeof *rows);
+    for (int entry = 0; entry <= m->heads; entry++) {
+        memcpy(removed, s->removed, sizeof removed);
+        for (int h = 0; h < m->heads; h++)
+            if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
+        const int status = probe_run(s, base, layer, removed);
+        if (status != ATTN_OK) return status;
+        memcpy(rows + (size_t)(1 + entry) * width, s->probe.layer_input + hidden_index(&s->probe, m->layers, position),
+               width * sizeof *rows);
+    }
+    return ATTN_OK;
+}
+
+/* The masked-word head on every gathered row at once, then each removal's Δ and top-1. */
+static int read_answers(const attn_session *s, const float *rows, int answer_given, int32_t *answer,
+                        float *log_prob, float *delta, int32_t *top1) {
+    const bert_model *m = &s->engine->model;
+    const int count = m->heads + 2;
+    const size_t vocab = (size_t)m->vocab_size;
+    float *log_probs = malloc((size_t)count * vocab * sizeof *log_probs);
+    if (!log_probs) return ATTN_ERR_NO_MEMORY;
+    const int status = run_status(bert_mlm_log_probs(m, rows, count, log_probs));
+    if (status == ATTN_OK) {
+        answer[1] = argmax(log_probs, m->vocab_size);
+        if (answer_given < 0) answer[0] = answer[1];
+        else answer[0] = answer_given;
+        *log_prob = log_probs[answer[0]];
+        for (int entry = 0; entry <= m->heads; entry++) {
+            const float *row = log_probs + (size_t)(1 + entry) * vocab;
+            delta[entry] = row[answer[0]] - *log_prob;
+            top1[entry] = argmax(row, m->vocab_size);
+        }
+    }
+    free(log_probs);
+    return status;
+}
+
+int attn_session_importance(attn_session *s, int target, int layer, int32_t *answer,
+                            float *log_prob, float *delta, int32_t *top1) {
+    const bert_model *m = &s->engine->model;
+    int32_t positions[BERT_MAX_TOKENS];
+    const int count = attn_session_importance_targets(s, positions, NULL);
+    if (count < 0) return -count;
+    if (target < 0 || target >= count || layer < 0 || layer >= m->layers) return ATTN_ERR_ARGUMENT;
+    if (!all_parts_ready(s->engine)) return ATTN_ERR_NOT_LOADED;
+    const int position = positions[target];
+    float *rows = malloc((size_t)(m->heads + 2) * (size_t)m->hidden * sizeof *rows);
+    if (!rows) return ATTN_ERR_NO_MEMORY;
+    const bert_state *base;
+    int status = base_run(s, target, position, &base);
+    if (status == ATTN_OK) status = gather_rows(s, base, layer, position, rows);
+    /* the answer: the run's own top-1 at a [MASK] of the text, else the token that was there */
+    if (status == ATTN_OK)
+        status = read_answers(s, rows, base == &s->state ? -1 : s->ids[position], answer, log_prob, delta, top1);
+    free(rows);
+    return status;
 }

@@ -22,6 +22,8 @@ enum {
     ATTN_ERR_PAIR = 23,         /* a sentence pair given to a model with a single token type */
     ATTN_ERR_NO_MLM = 24,       /* attn_session_mlm on a model without a masked-LM head */
     ATTN_ERR_NOT_LOADED = 25,   /* a run or [MASK] prediction needs a part that has not arrived */
+    ATTN_ERR_NOT_FINITE = 26,   /* the weights make a NaN or an infinity (attention, a layer's output
+                                   or the masked-word logits): no number of that run is given */
 };
 
 /* A run stops reading its text once ATTN_COUNT_LIMIT tokens are known, so a huge paste costs
@@ -108,6 +110,36 @@ int attn_session_walkthrough(const attn_session *session, int layer, int token, 
 /* The k most probable ids at a position (usually a [MASK]) and their probabilities;
  * ATTN_ERR_NO_MLM when the model has no masked-LM head. */
 int attn_session_mlm(const attn_session *session, int position, int k, int32_t *ids, float *probs);
+
+/* ---- removing heads (ablation) and head importance
+ *
+ * removed[layers × heads] (layer-major; nonzero: removed; NULL: none): each removed head's
+ * context vectors are zeroed before its layer's output projection W_O; its own attention and
+ * everything else of the layer are computed as before. The set holds for every following run of
+ * the session, and when the session holds a run it is run again at once, from the lowest layer
+ * whose set changed (the layers below it are unchanged). A run with no head removed is
+ * bit-identical to one before any call. Returns ATTN_OK, or a run's error (the session is then
+ * empty, as after any failed run). */
+int attn_session_set_ablation(attn_session *session, const uint8_t *removed);
+/* Heads the session's runs remove (0 … layers × heads). */
+int attn_session_removed_count(const attn_session *session);
+
+/* Head importance for the last run. The targets are every [MASK] of it, the answer being the
+ * token the run (as it is) ranks first there; or, when it has no [MASK], every token but [CLS]
+ * and [SEP], each replaced by [MASK] in turn, the answer being the token that was there.
+ * Writes the target positions to positions[n] and returns their count, or −status
+ * (−ATTN_ERR_NO_MLM for a model without the masked-word head). *masked_in_turn: 1 for the second
+ * kind of targets (may be NULL). */
+int attn_session_importance_targets(const attn_session *session, int32_t *positions, int32_t *masked_in_turn);
+/* For target `target` (an index into those positions) and the layer `layer`: what removing each
+ * of the layer's heads alone (entries 0 … heads − 1), and the whole layer (entry heads), on top
+ * of the session's removed heads, does to the answer. answer[2] = the answer id and the top-1 id
+ * without the extra removal, *log_prob = its log-probability of the answer (nats); per entry:
+ * delta[heads + 1] = log p(answer) with the removal − without it (nats), top1[heads + 1] = the most
+ * probable id with the removal. Runs only the layers from `layer` up, from the stored input of
+ * `layer` (with the target masked, that run is made once per target and kept). */
+int attn_session_importance(attn_session *session, int target, int layer, int32_t *answer,
+                            float *log_prob, float *delta, int32_t *top1);
 
 /* Row `row` of attn_session_rollout's matrix, out[n]: one vector-matrix product per layer
  * instead of n × n matrix products, for a view that shows one token's rollout. */

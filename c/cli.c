@@ -3,12 +3,16 @@
  *   attn "The cat sat on the mat." --layer 2 --head 1 --token cat
  *   attn "The cat sat on the mat." --pair "It was tired." --token tired
  *   attn "The cat sat on the [MASK]." --mask
+ *   attn "The cat sat on the [MASK]." --mask --ablate 2.1,3.4
  *   attn "Some text" --tokenize [--json]
  *   echo "Some text" | attn - --tokenize
  *
  * Layers and heads are numbered from 1, as the page shows them; --token takes a token's
  * text (its first occurrence) or its index in the token list ([CLS] is 0). A number that is
  * also a token of the text is read as that token (the CLI says so); #N is always an index.
+ * --ablate L.H,… removes those heads (their context zeroed before the layer's output projection).
+ * Tokens and card text reach the terminal with control characters escaped (\xHH); with --json
+ * every output, a failure's too, is one JSON object ({"error":{…}} on failure).
  * Exit status: 0 done, 1 the weights or the run failed, 2 a bad argument (the message names it). */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,6 +22,8 @@
 
 #include "attn.h"
 
+enum { MAX_REMOVED = 12 * 12 };
+
 #ifndef ATTN_DEFAULT_WEIGHTS
 #define ATTN_DEFAULT_WEIGHTS "weights/bert-mini.int8.bin"
 #endif
@@ -26,10 +32,12 @@ enum { EXIT_RUN_FAILED = 1, EXIT_BAD_ARGUMENT = 2 };
 enum { STDIN_LIMIT = 64 << 20 };  /* bytes read from standard input at most */
 
 typedef struct {
-    const char *text, *pair, *weights, *token;
+    const char *text, *pair, *weights, *token, *ablate;
     size_t text_bytes, pair_bytes;
     int layer, head, json, tokenize, mask, info, help;
     int layer_given, head_given;
+    int removed[MAX_REMOVED][2];  /* --ablate's layer.head pairs, from 1 */
+    int removed_count;
 } options;
 
 /* shape[8] of attn_engine_shape, by name */
@@ -41,6 +49,7 @@ static int usage(FILE *out) {
           "       attn TEXT [--pair TEXT_B] --tokenize [--json]\n"
           "       attn TEXT [--pair TEXT_B] --mask [--json]   (top-5 predictions at each [MASK])\n"
           "       attn --info [--json]                        (the model: shape and model card)\n"
+          "       --ablate L.H[,L.H…] removes heads (layer.head, from 1) from the run, e.g. --ablate 2.1,3.4\n"
           "       --weights FILE (default " ATTN_DEFAULT_WEIGHTS ")\n"
           "TEXT or TEXT_B \"-\" is read from standard input; layers and heads count from 1,\n"
           "tokens from 0 ([CLS]); --pair runs [CLS] TEXT [SEP] TEXT_B [SEP]\n",
@@ -48,15 +57,30 @@ static int usage(FILE *out) {
     return out == stdout ? 0 : EXIT_BAD_ARGUMENT;
 }
 
+/* The last error, for the {"error":…} object a --json run prints when it fails. */
+static char last_error[1024];
+
+static void report_error(const char *format, va_list args) {
+    vsnprintf(last_error, sizeof last_error, format, args);
+    fprintf(stderr, "attn: %s\n", last_error);
+}
+
 /* Prints "attn: <message>" and returns the bad-argument exit status. */
 static int bad_argument(const char *format, ...) {
     va_list args;
     va_start(args, format);
-    fputs("attn: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    report_error(format, args);
     va_end(args);
     return EXIT_BAD_ARGUMENT;
+}
+
+/* Prints "attn: <message>" and returns the run-failed exit status. */
+static int run_failed(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    report_error(format, args);
+    va_end(args);
+    return EXIT_RUN_FAILED;
 }
 
 static int parse_int(const char *s, int *out) {
@@ -73,6 +97,32 @@ static int parse_number_option(const char *flag, const char *value, int *out) {
     return 0;
 }
 
+/* "2.1,3.4" into o->removed; the ranges are checked against the model later (check_removed). */
+static int parse_ablate(const char *list, options *o) {
+    const char *at = list;
+    for (;;) {
+        char *end;
+        errno = 0;
+        const long layer = strtol(at, &end, 10);
+        const int layer_ok = end != at && *end == '.' && !errno && layer >= -1000 && layer <= 1000;
+        const char *head_at = end + 1;
+        const long head = layer_ok ? strtol(head_at, &end, 10) : 0;
+        if (!layer_ok || end == head_at || errno || head < -1000 || head > 1000 || (*end && *end != ','))
+            return bad_argument("--ablate \"%s\": write each head as LAYER.HEAD, counted from 1, "
+                                "separated by commas (e.g. --ablate 2.1,3.4)", list);
+        for (int i = 0; i < o->removed_count; i++)
+            if (o->removed[i][0] == layer && o->removed[i][1] == head)
+                return bad_argument("--ablate: head %ld.%ld is listed twice", layer, head);
+        if (o->removed_count == MAX_REMOVED)
+            return bad_argument("--ablate: more than %d heads listed", MAX_REMOVED);
+        o->removed[o->removed_count][0] = (int)layer;
+        o->removed[o->removed_count][1] = (int)head;
+        o->removed_count++;
+        if (!*end) return 0;
+        at = end + 1;
+    }
+}
+
 /* One option with its value; returns 1 when it took the value, 0 when it takes none, or a
  * negative number after reporting a bad argument. */
 static int parse_option(const char *flag, const char *value, options *o) {
@@ -82,7 +132,8 @@ static int parse_option(const char *flag, const char *value, options *o) {
     if (!strcmp(flag, "--info")) return o->info = 1, 0;
     if (!strcmp(flag, "--help")) return o->help = 1, 0;
     const int takes_value = !strcmp(flag, "--weights") || !strcmp(flag, "--token") ||
-                            !strcmp(flag, "--pair") || !strcmp(flag, "--layer") || !strcmp(flag, "--head");
+                            !strcmp(flag, "--pair") || !strcmp(flag, "--layer") || !strcmp(flag, "--head") ||
+                            !strcmp(flag, "--ablate");
     if (!takes_value) {
         bad_argument("unknown option \"%s\"", flag);
         return -1;
@@ -92,7 +143,13 @@ static int parse_option(const char *flag, const char *value, options *o) {
         return -1;
     }
     if (!strcmp(flag, "--weights")) o->weights = value;
-    else if (!strcmp(flag, "--token")) o->token = value;
+    else if (!strcmp(flag, "--ablate")) {
+        if (o->ablate) {
+            bad_argument("--ablate given twice; list every head in one: --ablate 2.1,3.4");
+            return -1;
+        }
+        o->ablate = value;
+    } else if (!strcmp(flag, "--token")) o->token = value;
     else if (!strcmp(flag, "--pair")) {
         if (o->pair) {
             bad_argument("--pair given twice (\"%s\" and \"%s\"); a pair has one second segment", o->pair, value);
@@ -129,7 +186,7 @@ static int parse_options(int argc, char **argv, options *o) {
     if (o->text && o->pair && !strcmp(o->text, "-") && !strcmp(o->pair, "-"))
         return bad_argument("TEXT and --pair are both \"-\": standard input can be read only once");
     if (o->tokenize && o->mask) return bad_argument("--tokenize and --mask are two different outputs: choose one");
-    return 0;
+    return o->ablate ? parse_ablate(o->ablate, o) : 0;
 }
 
 /* The options that the chosen output does not use, reported so that a script learns of it. */
@@ -139,6 +196,7 @@ static void report_unused(const options *o) {
     const struct { int given; const char *name; } unused[] = {
         {o->layer_given, "--layer"}, {o->head_given, "--head"}, {o->token != NULL, "--token"},
         {o->info && o->text != NULL, "TEXT"}, {o->info && o->pair != NULL, "--pair"},
+        {(o->info || o->tokenize) && o->ablate != NULL, "--ablate"},
     };
     for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
         if (unused[i].given) fprintf(stderr, "attn: note: %s does not apply to %s (ignored)\n", unused[i].name, mode);
@@ -173,7 +231,7 @@ static char *read_stdin(size_t *size) {
     while (text) {
         length += fread(text + length, 1, capacity - length, stdin);
         if (ferror(stdin)) {
-            fprintf(stderr, "attn: cannot read standard input: %s\n", strerror(errno));
+            run_failed("cannot read standard input: %s", strerror(errno));
             break;
         }
         if (feof(stdin)) {
@@ -181,11 +239,11 @@ static char *read_stdin(size_t *size) {
             return text;
         }
         if (capacity >= STDIN_LIMIT) {
-            fprintf(stderr, "attn: standard input is longer than %d MiB\n", STDIN_LIMIT >> 20);
+            run_failed("standard input is longer than %d MiB", STDIN_LIMIT >> 20);
             break;
         }
         char *grown = realloc(text, capacity * 2);
-        if (!grown) fputs("attn: out of memory reading standard input\n", stderr);
+        if (!grown) run_failed("out of memory reading standard input");
         else capacity *= 2;
         if (!grown) break;
         text = grown;
@@ -207,14 +265,42 @@ static int take_text(const char *argument, const char **text, size_t *bytes, cha
     return *owned ? 0 : -1;
 }
 
+/* A C1 control character (U+0080 … U+009F) is the two bytes C2 80 … C2 9F in UTF-8. */
+static int is_c1_control(const unsigned char *p) { return p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f; }
+
+/* JSON string: quotes and backslashes escaped, every control character (C0, DEL, C1) as \uXXXX. */
 static void print_json_string(const char *s) {
     putchar('"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\') printf("\\%c", *p);
-        else if (*p < 0x20) printf("\\u%04x", *p);
+        else if (*p < 0x20 || *p == 0x7f) printf("\\u%04x", *p);
+        else if (is_c1_control(p)) printf("\\u%04x", *++p);  /* C2 xx is U+00xx */
         else putchar(*p);
     }
     putchar('"');
+}
+
+/* Text for the terminal: control characters (C0, DEL, C1: escape sequences, bells) written as
+ * \xHH, padded with spaces to `width` bytes as printf's %-*s would. */
+static void print_terminal(const char *s, int width) {
+    int written = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f || *p == '\\') {
+            written += *p == '\\' ? printf("\\\\") : printf("\\x%02x", *p);
+        } else if (is_c1_control(p)) {
+            written += printf("\\x%02x", *++p);
+        } else {
+            putchar(*p);
+            written++;
+        }
+    }
+    for (; written < width; written++) putchar(' ');
+}
+
+/* A number in JSON: null where a C printf would write nan or inf. */
+static void print_json_number(double value) {
+    if (value == value && value - value == 0) printf("%.9g", value);
+    else fputs("null", stdout);
 }
 
 static void print_shape_json(const int32_t *shape) {
@@ -282,8 +368,9 @@ static void print_tokens_text(const attn_engine *e, const attn_session *s) {
     const int n = attn_session_length(s);
     for (int i = 0; i < n; i++) {
         const int32_t id = attn_session_ids(s)[i];
-        printf("%4d  %-16s id %-6d [%d, %d)%s\n", i, attn_engine_token(e, id), id,
-               attn_session_starts(s)[i], attn_session_ends(s)[i], segment_label(s, i));
+        printf("%4d  ", i);
+        print_terminal(attn_engine_token(e, id), 16);
+        printf(" id %-6d [%d, %d)%s\n", id, attn_session_starts(s)[i], attn_session_ends(s)[i], segment_label(s, i));
     }
     print_truncation(s);
 }
@@ -337,28 +424,55 @@ static int check_layer_and_head(const options *o, const int32_t *shape) {
     return 0;
 }
 
+/* "removed_heads":[[2,1],…] (layer, head from 1): the heads the run removed. */
+static void print_removed_json(const options *o) {
+    printf("\"removed_heads\":[");
+    for (int i = 0; i < o->removed_count; i++) printf("%s[%d,%d]", i ? "," : "", o->removed[i][0], o->removed[i][1]);
+    putchar(']');
+}
+
+static void print_removed_text(const options *o) {
+    if (!o->removed_count) return;
+    printf("removed heads (context zeroed before W_O):");
+    for (int i = 0; i < o->removed_count; i++) printf(" %d.%d", o->removed[i][0], o->removed[i][1]);
+    putchar('\n');
+}
+
 static void print_row_json(const attn_engine *e, const attn_session *s, const options *o, int row,
                            const float *attention, const double *stats) {
     const int n = attn_session_length(s);
     printf("{\"layer\":%d,\"head\":%d,\"token\":%d,", o->layer, o->head, row);
     print_shape_and_tokens_json(e, s);
+    printf(",");
+    print_removed_json(o);
     printf(",\"row\":[");
-    for (int j = 0; j < n; j++) printf("%s%.9g", j ? "," : "", attention[j]);
-    printf("],\"sum\":%.9g,\"max\":%.9g,\"ratio\":%.9g,\"entropy\":%.9g,\"effective_tokens\":%.9g}\n",
-           stats[0], stats[1], stats[3], stats[4], stats[5]);
+    for (int j = 0; j < n; j++) {
+        if (j) putchar(',');
+        print_json_number(attention[j]);
+    }
+    const char *names[] = {"sum", "max", NULL, "ratio", "entropy", "effective_tokens"};
+    printf("]");
+    for (int k = 0; k < 6; k++) {
+        if (!names[k]) continue;
+        printf(",\"%s\":", names[k]);
+        print_json_number(stats[k]);
+    }
+    puts("}");
 }
 
 static void print_row_text(const attn_engine *e, const attn_session *s, const options *o, int row,
                            const float *attention, const double *stats) {
     const int n = attn_session_length(s);
-    printf("layer %d · head %d · token %d \"%s\"%s attends to:\n", o->layer, o->head, row,
-           attn_engine_token(e, attn_session_ids(s)[row]),
-           is_pair(s) ? (attn_session_segment(s, row) ? " (segment B)" : " (segment A)") : "");
+    printf("layer %d · head %d · token %d \"", o->layer, o->head, row);
+    print_terminal(attn_engine_token(e, attn_session_ids(s)[row]), 0);
+    printf("\"%s attends to:\n", is_pair(s) ? (attn_session_segment(s, row) ? " (segment B)" : " (segment A)") : "");
     for (int j = 0; j < n; j++) {
         const int bar = (int)(attention[j] * 40 + 0.5f);
-        printf("%4d  %-16s %.4f%s  %.*s\n", j, attn_engine_token(e, attn_session_ids(s)[j]),
-               attention[j], segment_label(s, j), bar, "########################################");
+        printf("%4d  ", j);
+        print_terminal(attn_engine_token(e, attn_session_ids(s)[j]), 16);
+        printf(" %.4f%s  %.*s\n", attention[j], segment_label(s, j), bar, "########################################");
     }
+    print_removed_text(o);
     printf("sum %.6f   uniform 1/n = %.4f   ratio to uniform %.2f (max %.4f × n %d)   "
            "effective tokens %.2f\n",
            stats[0], 1.0 / n, stats[3], stats[1], n, stats[5]);
@@ -372,10 +486,8 @@ static int show_row(const attn_engine *e, const attn_session *s, const options *
     const int row = o->token ? find_token(e, s, o->token) : 0;
     if (row < 0) return EXIT_BAD_ARGUMENT;
     double stats[7];
-    if (attn_session_row_stats(s, o->layer - 1, o->head - 1, row, stats) != ATTN_OK) {
-        fprintf(stderr, "attn: %s\n", attn_status_message(ATTN_ERR_ARGUMENT));
-        return EXIT_RUN_FAILED;
-    }
+    if (attn_session_row_stats(s, o->layer - 1, o->head - 1, row, stats) != ATTN_OK)
+        return run_failed("%s", attn_status_message(ATTN_ERR_ARGUMENT));
     const float *attention = attn_session_attention(s) +
         (((size_t)(o->layer - 1) * (size_t)shape[SHAPE_HEADS] + (size_t)(o->head - 1)) * (size_t)n + (size_t)row) * (size_t)n;
     if (o->json) print_row_json(e, s, o, row, attention, stats);
@@ -383,40 +495,70 @@ static int show_row(const attn_engine *e, const attn_session *s, const options *
     return 0;
 }
 
-static int show_masks(const attn_engine *e, const attn_session *s, int json) {
+typedef struct {
+    int position;
+    int32_t ids[5];
+    float probs[5];
+} mask_guess;
+
+static void print_masks_json(const attn_engine *e, const attn_session *s, const options *o,
+                             const mask_guess *guesses, int count) {
+    putchar('{');
+    print_shape_and_tokens_json(e, s);
+    putchar(',');
+    print_removed_json(o);
+    printf(",\"masks\":[");
+    for (int g = 0; g < count; g++) {
+        printf("%s{\"position\":%d,\"top\":[", g ? "," : "", guesses[g].position);
+        for (int k = 0; k < 5; k++) {
+            printf("%s[%d,", k ? "," : "", guesses[g].ids[k]);
+            print_json_string(attn_engine_token(e, guesses[g].ids[k]));
+            putchar(',');
+            print_json_number(guesses[g].probs[k]);
+            putchar(']');
+        }
+        printf("]}");
+    }
+    printf("]}\n");
+}
+
+static void print_masks_text(const attn_engine *e, const attn_session *s, const mask_guess *guesses, int count) {
+    for (int g = 0; g < count; g++) {
+        const int i = guesses[g].position;
+        printf("[MASK] at token %d%s:\n", i,
+               is_pair(s) ? (attn_session_segment(s, i) ? " (segment B)" : " (segment A)") : "");
+        for (int k = 0; k < 5; k++) {
+            printf("  ");
+            print_terminal(attn_engine_token(e, guesses[g].ids[k]), 16);
+            printf(" %.4f\n", guesses[g].probs[k]);
+        }
+    }
+    if (!count) printf("no [MASK] in this text\n");
+    print_truncation(s);
+}
+
+/* Every [MASK]'s guesses are had before anything is printed, so a failure prints nothing. */
+static int show_masks(const attn_engine *e, const attn_session *s, const options *o) {
+    if (!o->json) print_removed_text(o);
     const int n = attn_session_length(s);
     const int32_t mask = attn_engine_special_id(e, "[MASK]");
-    int found = 0;
-    if (!attn_engine_has_mlm(e)) {
-        fprintf(stderr, "attn: --mask: %s\n", attn_status_message(ATTN_ERR_NO_MLM));
-        return EXIT_RUN_FAILED;
-    }
-    if (json) {
-        putchar('{');
-        print_shape_and_tokens_json(e, s);
-        printf(",\"masks\":[");
-    }
-    for (int i = 0; i < n; i++) {
+    if (!attn_engine_has_mlm(e)) return run_failed("--mask: %s", attn_status_message(ATTN_ERR_NO_MLM));
+    mask_guess *guesses = malloc((size_t)n * sizeof *guesses);
+    if (!guesses) return run_failed("%s", attn_status_message(ATTN_ERR_NO_MEMORY));
+    int count = 0, status = ATTN_OK;
+    for (int i = 0; i < n && status == ATTN_OK; i++) {
         if (attn_session_ids(s)[i] != mask) continue;
-        int32_t ids[5];
-        float probs[5];
-        if (attn_session_mlm(s, i, 5, ids, probs) != ATTN_OK) return EXIT_RUN_FAILED;
-        if (json) printf("%s{\"position\":%d,\"top\":[", found ? "," : "", i);
-        else printf("[MASK] at token %d%s:\n", i,
-                    is_pair(s) ? (attn_session_segment(s, i) ? " (segment B)" : " (segment A)") : "");
-        for (int k = 0; k < 5; k++) {
-            if (json) {
-                printf("%s[%d,", k ? "," : "", ids[k]);
-                print_json_string(attn_engine_token(e, ids[k]));
-                printf(",%.9g]", probs[k]);
-            } else printf("  %-16s %.4f\n", attn_engine_token(e, ids[k]), probs[k]);
-        }
-        if (json) printf("]}");
-        found++;
+        guesses[count].position = i;
+        status = attn_session_mlm(s, i, 5, guesses[count].ids, guesses[count].probs);
+        count++;
     }
-    if (json) printf("]}\n");
-    else if (!found) printf("no [MASK] in this text\n");
-    if (!json) print_truncation(s);
+    if (status != ATTN_OK) {
+        free(guesses);
+        return run_failed("%s", attn_status_message(status));
+    }
+    if (o->json) print_masks_json(e, s, o, guesses, count);
+    else print_masks_text(e, s, guesses, count);
+    free(guesses);
     return 0;
 }
 
@@ -430,27 +572,139 @@ static void show_tokens(const attn_engine *e, const attn_session *s, int json) {
     puts("}");
 }
 
-/* The model's shape and the card the converter stored (JSON; "{}" when the file has none). */
+/* ---- the model card: one JSON object whose keys are the converter's (weights/FORMAT.md), each
+ * once, each value a string or a number. Anything else is refused, so the card cannot add
+ * fields to the output around it. */
+static const char *const CARD_KEYS[] = {"name", "architecture", "precision", "objective", "trained_on",
+                                        "heldout_mlm_accuracy", "heldout_mlm_loss", "derived", "limits"};
+enum { CARD_KEY_COUNT = sizeof CARD_KEYS / sizeof CARD_KEYS[0], CARD_KEY_MAX = 32 };
+
+static const char *skip_space(const char *p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    return p;
+}
+
+static int is_hex(char c) { return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'f'); }
+
+/* A JSON string at p: the byte after it, or NULL. Its text, escapes unread, to key[CARD_KEY_MAX]. */
+static const char *card_string(const char *p, char *key) {
+    if (*p != '"') return NULL;
+    int length = 0;
+    for (p++; *p != '"'; p++) {
+        if ((unsigned char)*p < 0x20) return NULL;
+        if (*p == '\\') {
+            p++;
+            if (*p == 'u') {
+                if (!is_hex(p[1]) || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4])) return NULL;
+                p += 4;
+            } else if (!*p || !strchr("\"\\/bfnrt", *p)) return NULL;
+            length = CARD_KEY_MAX;  /* a key with an escape is not one of the known keys */
+        }
+        if (key && length < CARD_KEY_MAX - 1) key[length++] = *p;
+    }
+    if (key) key[length < CARD_KEY_MAX ? length : 0] = '\0';
+    return p + 1;
+}
+
+/* A JSON number at p (RFC 8259 grammar): the byte after it, or NULL. */
+static const char *card_number(const char *p) {
+    if (*p == '-') p++;
+    if (*p == '0') p++;
+    else if (*p >= '1' && *p <= '9') while (*p >= '0' && *p <= '9') p++;
+    else return NULL;
+    if (*p == '.') {
+        if (*++p < '0' || *p > '9') return NULL;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        if (*++p == '+' || *p == '-') p++;
+        if (*p < '0' || *p > '9') return NULL;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    return p;
+}
+
+static int card_key_index(const char *key) {
+    for (int k = 0; k < CARD_KEY_COUNT; k++)
+        if (!strcmp(key, CARD_KEYS[k])) return k;
+    return -1;
+}
+
+/* NULL when `card` is a valid card, else why it is not. */
+static const char *card_problem(const char *card) {
+    int seen[CARD_KEY_COUNT] = {0};
+    const char *p = skip_space(card);
+    if (*p++ != '{') return "it is not a JSON object";
+    p = skip_space(p);
+    if (*p == '}') return *skip_space(p + 1) ? "text follows the object" : NULL;
+    for (;;) {
+        char key[CARD_KEY_MAX];
+        p = card_string(skip_space(p), key);
+        if (!p) return "a key is not a JSON string";
+        const int k = card_key_index(key);
+        if (k < 0) return "it has a key the converter does not write";
+        if (seen[k]++) return "a key appears twice";
+        p = skip_space(p);
+        if (*p++ != ':') return "it is not valid JSON";
+        p = skip_space(p);
+        p = *p == '"' ? card_string(p, NULL) : card_number(p);
+        if (!p) return "a value is not a JSON string or number";
+        p = skip_space(p);
+        if (*p == '}') return *skip_space(p + 1) ? "text follows the object" : NULL;
+        if (*p++ != ',') return "it is not valid JSON";
+    }
+}
+
+/* The model's shape and the card the converter stored ({} when the file has none; refused, with
+ * the reason, when it is not a valid card). */
 static int show_info(const attn_engine *engine, int json) {
     int32_t shape[8];
     attn_engine_shape(engine, shape);
     const char *card = attn_engine_card(engine);
     if (!card[0]) card = "{}";
+    const char *problem = card_problem(card);
+    if (problem) fprintf(stderr, "attn: note: the model card is not shown: %s\n", problem);
     if (json) {
         putchar('{');
         print_shape_json(shape);
-        printf(",\"card\":%s}\n", card);
+        if (problem) {
+            printf(",\"card\":null,\"card_refused\":");
+            print_json_string(problem);
+            puts("}");
+        } else printf(",\"card\":%s}\n", card);
     } else {
         printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens, %d token types\n"
-               "model card: %s\n",
+               "model card: ",
                shape[SHAPE_LAYERS], shape[SHAPE_HEADS], shape[SHAPE_HIDDEN], shape[SHAPE_FFN],
-               shape[SHAPE_VOCAB], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES], card);
+               shape[SHAPE_VOCAB], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES]);
+        if (problem) printf("(not shown: %s)\n", problem);
+        else {
+            print_terminal(card, 0);
+            putchar('\n');
+        }
     }
     return 0;
 }
 
-static int run_session(attn_session *s, const options *o) {
+/* The --ablate heads inside the model, or a message naming the first that is not. */
+static int check_removed(const options *o, const int32_t *shape) {
+    for (int i = 0; i < o->removed_count; i++) {
+        const int layer = o->removed[i][0], head = o->removed[i][1];
+        if (layer < 1 || layer > shape[SHAPE_LAYERS])
+            return bad_argument("--ablate %d.%d: this model has layers 1–%d", layer, head, shape[SHAPE_LAYERS]);
+        if (head < 1 || head > shape[SHAPE_HEADS])
+            return bad_argument("--ablate %d.%d: this model has heads 1–%d", layer, head, shape[SHAPE_HEADS]);
+    }
+    return 0;
+}
+
+static int run_session(attn_session *s, const options *o, const int32_t *shape) {
     if (!s) return ATTN_ERR_NO_MEMORY;
+    uint8_t removed[MAX_REMOVED] = {0};
+    for (int i = 0; i < o->removed_count; i++)
+        removed[(o->removed[i][0] - 1) * shape[SHAPE_HEADS] + o->removed[i][1] - 1] = 1;
+    const int status = attn_session_set_ablation(s, removed);
+    if (status != ATTN_OK) return status;
     if (o->pair) return attn_session_run_pair(s, o->text, o->text_bytes, o->pair, o->pair_bytes);
     return attn_session_run_text(s, o->text, o->text_bytes);
 }
@@ -460,14 +714,15 @@ static int show_run(const attn_engine *engine, const options *o) {
     int32_t shape[8];
     attn_engine_shape(engine, shape);
     if (!o->tokenize && !o->mask && check_layer_and_head(o, shape)) return EXIT_BAD_ARGUMENT;
+    if (!o->tokenize && check_removed(o, shape)) return EXIT_BAD_ARGUMENT;
     attn_session *session = attn_session_create(engine);
-    const int status = run_session(session, o);
+    const int status = run_session(session, o, shape);
     int result = EXIT_RUN_FAILED;
-    if (status != ATTN_OK) fprintf(stderr, "attn: %s\n", attn_status_message(status));
+    if (status != ATTN_OK) run_failed("%s (error %d)", attn_status_message(status), status);
     else if (o->tokenize) {
         show_tokens(engine, session, o->json);
         result = 0;
-    } else if (o->mask) result = show_masks(engine, session, o->json);
+    } else if (o->mask) result = show_masks(engine, session, o);
     else result = show_row(engine, session, o);
     attn_session_destroy(session);
     return result;
@@ -477,19 +732,33 @@ static int run_with_weights(options *o) {
     size_t size = 0;
     unsigned char *bytes = read_file(o->weights, &size);
     if (!bytes) {
-        fprintf(stderr, "attn: cannot read weights file %s: %s\n", o->weights, strerror(errno));
-        return EXIT_RUN_FAILED;
+        return run_failed("cannot read weights file %s: %s", o->weights, strerror(errno));
     }
     attn_engine *engine;
     const int status = attn_engine_create(bytes, size, &engine);
     if (status != ATTN_OK) {
-        fprintf(stderr, "attn: %s: %s (error %d)\n", o->weights, attn_status_message(status), status);
         attn_free(bytes);
-        return EXIT_RUN_FAILED;
+        return run_failed("%s: %s (error %d)", o->weights, attn_status_message(status), status);
     }
     const int result = o->info ? show_info(engine, o->json) : show_run(engine, o);
     attn_engine_destroy(engine);
     attn_free(bytes);
+    return result;
+}
+
+/* With --json anywhere on the line, a failure still prints one JSON object. */
+static int wants_json(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) return 1;
+    return 0;
+}
+
+static int finish(int result, int json) {
+    if (result && json) {
+        printf("{\"error\":{\"exit\":%d,\"message\":", result);
+        print_json_string(last_error[0] ? last_error : "failed");
+        puts("}}");
+    }
     return result;
 }
 
@@ -498,7 +767,7 @@ int main(int argc, char **argv) {
     if (argc < 2) return usage(stderr);
     if (parse_options(argc, argv, &o)) {
         fputs("(attn --help lists the options)\n", stderr);
-        return EXIT_BAD_ARGUMENT;
+        return finish(EXIT_BAD_ARGUMENT, wants_json(argc, argv));
     }
     if (o.help) return usage(stdout);
     report_unused(&o);
@@ -509,5 +778,5 @@ int main(int argc, char **argv) {
         result = run_with_weights(&o);
     free(owned_text);
     free(owned_pair);
-    return result;
+    return finish(result, o.json);
 }

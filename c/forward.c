@@ -22,27 +22,49 @@ void bert_state_free(bert_state *state) {
     bert_state_init(state, state->model);
 }
 
-static int grow(float **buffer, size_t count) {
-    float *p = realloc(*buffer, count * sizeof(float));
-    if (!p) return -1;
-    *buffer = p;
+enum { STATE_BUFFERS = 7, SHRINK_ABOVE = 16 };
+
+/* The state's buffers and their float counts for n tokens, in one order. */
+static void state_buffers(bert_state *s, size_t n, float **slots[STATE_BUFFERS], size_t counts[STATE_BUFFERS]) {
+    const bert_model *m = s->model;
+    const size_t layers = (size_t)m->layers, hidden = (size_t)m->hidden;
+    const size_t wide = (size_t)(m->ffn > m->hidden ? m->ffn : m->hidden);
+    const size_t per_layer = layers * n * hidden;
+    float **const all[STATE_BUFFERS] = {&s->attention, &s->layer_input, &s->query, &s->key,
+                                        &s->value, &s->context, &s->scratch};
+    const size_t sizes[STATE_BUFFERS] = {layers * (size_t)m->heads * n * n, (layers + 1) * n * hidden,
+                                         per_layer, per_layer, per_layer, per_layer, n * wide};
+    memcpy(slots, all, sizeof all);
+    memcpy(counts, sizes, sizeof sizes);
+}
+
+/* Grows to n tokens, or shrinks to n when n needs at most half the capacity: all new buffers
+ * are had before any old one is let go, so a failure leaves the state as it was. */
+int bert_reserve(bert_state *s, int n) {
+    const int shrink = s->capacity > SHRINK_ABOVE && n <= s->capacity / 2;
+    if (n <= s->capacity && !shrink) return 0;
+    float **slots[STATE_BUFFERS];
+    size_t counts[STATE_BUFFERS];
+    float *fresh[STATE_BUFFERS] = {0};
+    state_buffers(s, (size_t)n, slots, counts);
+    for (int i = 0; i < STATE_BUFFERS; i++) {
+        fresh[i] = malloc(counts[i] * sizeof(float));
+        if (fresh[i]) continue;
+        for (int j = 0; j < i; j++) free(fresh[j]);
+        return shrink ? 0 : -1;  /* a shrink that cannot be had keeps the larger buffers */
+    }
+    for (int i = 0; i < STATE_BUFFERS; i++) {
+        free(*slots[i]);
+        *slots[i] = fresh[i];
+    }
+    s->capacity = n;
     return 0;
 }
 
-static int reserve(bert_state *s, int n) {
-    if (n <= s->capacity) return 0;
-    const bert_model *m = s->model;
-    const size_t tokens = (size_t)n, layers = (size_t)m->layers, hidden = (size_t)m->hidden;
-    const size_t wide = (size_t)(m->ffn > m->hidden ? m->ffn : m->hidden);
-    const size_t per_layer = layers * tokens * hidden;
-    if (grow(&s->attention, layers * (size_t)m->heads * tokens * tokens) ||
-        grow(&s->layer_input, (layers + 1) * tokens * hidden) ||
-        grow(&s->query, per_layer) || grow(&s->key, per_layer) ||
-        grow(&s->value, per_layer) || grow(&s->context, per_layer) ||
-        grow(&s->scratch, tokens * wide))
-        return -1;
-    s->capacity = n;
-    return 0;
+int all_finite(const float *values, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(values[i])) return 0;
+    return 1;
 }
 
 static void add_embedding_row(const qmatrix *table, int row, float *out, float *tmp) {
@@ -75,9 +97,16 @@ static void attend_head(const bert_state *s, int layer, int head, float *probs) 
     gemm_nn(n, size, n, probs, n, v, hidden, ctx, hidden);
 }
 
+/* A removed head contributes nothing to W_O: its columns of the context are zeroed. */
+static void remove_head(const bert_state *s, int layer, int head) {
+    const int hidden = s->model->hidden, size = hidden / s->model->heads;
+    float *ctx = s->context + hidden_index(s, layer, 0) + (size_t)head * (size_t)size;
+    for (int i = 0; i < s->n; i++) memset(ctx + (size_t)i * (size_t)hidden, 0, (size_t)size * sizeof *ctx);
+}
+
 /* The residual adds are fused into the output projections (y = x·Wᵀ + b + residual), and the
  * FFN output is accumulated straight into the next layer's input: no copies, no extra pass. */
-static void encoder_layer(bert_state *s, int l) {
+static void encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
     const int n = s->n, hidden = m->hidden;
@@ -91,6 +120,8 @@ static void encoder_layer(bert_state *s, int l) {
     matmul_q8_shared(x, n, 3, qkv, qkv_bias, qkv_out);
     for (int h = 0; h < m->heads; h++)
         attend_head(s, l, h, s->attention + attention_index(s, l, h, 0));
+    for (int h = 0; removed_heads && h < m->heads; h++)
+        if (removed_heads[l * m->heads + h]) remove_head(s, l, h);
 
     matmul_q8_residual(s->context + base, n, &L->attn_out, L->attn_out_bias, x, next);
     layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
@@ -101,18 +132,45 @@ static void encoder_layer(bert_state *s, int l) {
     layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
 }
 
-int bert_forward(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n) {
+/* The layer's attention and output are numbers: a NaN or an infinity is never shown. */
+static int layer_finite(const bert_state *s, int l) {
     const bert_model *m = s->model;
-    if (n < 1 || n > m->max_positions) return -1;
+    const size_t n = (size_t)s->n;
+    return all_finite(s->attention + attention_index(s, l, 0, 0), (size_t)m->heads * n * n) &&
+           all_finite(s->layer_input + hidden_index(s, l + 1, 0), n * (size_t)m->hidden);
+}
+
+static int valid_tokens(const bert_model *m, const int32_t *ids, const int32_t *type_ids, int n) {
+    if (n < 1 || n > m->max_positions) return 0;
     for (int t = 0; t < n; t++) {
-        if (ids[t] < 0 || ids[t] >= m->vocab_size) return -1;
-        if (type_ids && (type_ids[t] < 0 || type_ids[t] >= m->type_vocab)) return -1;
+        if (ids[t] < 0 || ids[t] >= m->vocab_size) return 0;
+        if (type_ids && (type_ids[t] < 0 || type_ids[t] >= m->type_vocab)) return 0;
     }
-    if (reserve(s, n)) return -1;
-    s->n = n;
-    embed(m, ids, type_ids, n, s->layer_input);
-    for (int l = 0; l < m->layers; l++) encoder_layer(s, l);
-    return 0;
+    return 1;
+}
+
+int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, const bert_run_options *o) {
+    const bert_model *m = s->model;
+    const int first = o ? o->first_layer : 0;
+    const uint8_t *removed = o ? o->removed_heads : NULL;
+    if (first < 0 || first > m->layers) return BERT_ERR;
+    if (first > 0 || !ids) {
+        if (n != s->n || n < 1 || n > s->capacity) return BERT_ERR;  /* resumes the stored run */
+    } else {
+        if (!valid_tokens(m, ids, type_ids, n) || bert_reserve(s, n)) return BERT_ERR;
+        s->n = n;
+        embed(m, ids, type_ids, n, s->layer_input);
+        if (!all_finite(s->layer_input, (size_t)n * (size_t)m->hidden)) return BERT_ERR_NOT_FINITE;
+    }
+    for (int l = first; l < m->layers; l++) {
+        encoder_layer(s, l, removed);
+        if (!layer_finite(s, l)) return BERT_ERR_NOT_FINITE;
+    }
+    return BERT_OK;
+}
+
+int bert_forward(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n) {
+    return bert_run(s, ids, type_ids, n, NULL);
 }
 
 static void top_k(const float *probs, int count, int k, int32_t *ids, float *out) {
@@ -133,19 +191,45 @@ static void top_k(const float *probs, int count, int k, int32_t *ids, float *out
     }
 }
 
+/* logits[count][vocab] of `count` final hidden states; BERT_OK, BERT_ERR (memory) or
+ * BERT_ERR_NOT_FINITE. Rows go through the decoder together: one matrix product of `count`
+ * tokens costs much less than `count` products of one. */
+static int mlm_logits(const bert_model *m, const float *hidden, int count, float *logits) {
+    float *transformed = malloc((size_t)count * (size_t)m->hidden * sizeof *transformed);
+    if (!transformed) return BERT_ERR;
+    matmul_q8(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
+    gelu(transformed, count * m->hidden);
+    layer_norm(transformed, count, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
+    matmul_q8(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    free(transformed);
+    return all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
+}
+
 int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float *probs) {
     const bert_model *m = s->model;
-    if (position < 0 || position >= s->n || k < 1 || k > m->vocab_size) return -1;
-    float transformed[4096];
+    if (position < 0 || position >= s->n || k < 1 || k > m->vocab_size) return BERT_ERR;
     float *logits = malloc((size_t)m->vocab_size * sizeof(float));
-    if (!logits) return -1;
-    const float *h = s->layer_input + hidden_index(s, m->layers, position);
-    matmul_q8(h, 1, &m->mlm_transform, m->mlm_transform_bias, transformed);
-    gelu(transformed, m->hidden);
-    layer_norm(transformed, 1, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
-    matmul_q8(transformed, 1, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
-    softmax(logits, m->vocab_size);
-    top_k(logits, m->vocab_size, k, ids, probs);
+    if (!logits) return BERT_ERR;
+    const int status = mlm_logits(m, s->layer_input + hidden_index(s, m->layers, position), 1, logits);
+    if (status == BERT_OK) {
+        softmax(logits, m->vocab_size);
+        top_k(logits, m->vocab_size, k, ids, probs);
+    }
     free(logits);
-    return 0;
+    return status;
+}
+
+int bert_mlm_log_probs(const bert_model *m, const float *hidden, int count, float *log_probs) {
+    const int status = mlm_logits(m, hidden, count, log_probs);
+    if (status != BERT_OK) return status;
+    const size_t vocab = (size_t)m->vocab_size;
+    for (float *row = log_probs; row < log_probs + (size_t)count * vocab; row += vocab) {
+        float max = row[0];
+        for (size_t v = 1; v < vocab; v++) max = row[v] > max ? row[v] : max;
+        double sum = 0;
+        for (size_t v = 0; v < vocab; v++) sum += exp((double)row[v] - max);
+        const float log_sum = (float)(max + log(sum));
+        for (size_t v = 0; v < vocab; v++) row[v] -= log_sum;
+    }
+    return BERT_OK;
 }

@@ -22,10 +22,34 @@ typedef struct {
 void bert_state_init(bert_state *state, const bert_model *model);
 void bert_state_free(bert_state *state);
 
+/* What a run returns. */
+enum {
+    BERT_OK = 0,
+    BERT_ERR = -1,          /* memory could not be had, or an id, a type id or n is out of range */
+    BERT_ERR_NOT_FINITE = -2,  /* a layer's attention or output holds a NaN or an infinity */
+};
+
+/* Options of a run (NULL: every head, from the embeddings). */
+typedef struct {
+    /* [layers][heads]; nonzero: that head's context vectors are zeroed before the layer's output
+     * projection W_O (its attention is still computed and kept); NULL: no head removed. */
+    const uint8_t *removed_heads;
+    /* 0 with ids: embed the tokens and run every layer. l > 0, or ids NULL: layer_input[l]
+     * already holds the input of layer l for the state's n tokens (an earlier run of this state,
+     * or copied in), and layers l … layers − 1 run from it; what lies below is left as it is. */
+    int first_layer;
+} bert_run_options;
+
 /* Runs the encoder on ids[n] with token types type_ids[n] (NULL: type 0 everywhere),
- * 1 ≤ n ≤ model->max_positions. Returns 0, or -1 when memory could not be had or an id, a
- * type id or n is out of range. */
+ * 1 ≤ n ≤ model->max_positions. Returns BERT_OK or a BERT_ERR code. When memory cannot be had
+ * the state's buffers are left as they were (a failed run never leaves a buffer smaller than
+ * the capacity says); buffers much larger than n needs are given back. */
+int bert_run(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n,
+             const bert_run_options *options);
+/* bert_run with every head, from the embeddings. */
 int bert_forward(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n);
+/* Makes room for n tokens (the buffers of bert_run), keeping nothing; 0 or -1 (state unchanged). */
+int bert_reserve(bert_state *state, int n);
 
 /* Index helpers into the state's arrays. */
 static inline size_t attention_index(const bert_state *s, int layer, int head, int row) {
@@ -37,7 +61,15 @@ static inline size_t hidden_index(const bert_state *s, int layer, int token) {
 }
 
 /* MLM head at one position: writes the `k` most probable ids and their probabilities
- * (softmax over the whole vocabulary), most probable first. Returns 0 or -1. */
+ * (softmax over the whole vocabulary), most probable first. Returns BERT_OK, BERT_ERR or
+ * BERT_ERR_NOT_FINITE (a logit is a NaN or an infinity). */
 int bert_mlm_top_k(const bert_state *state, int position, int k, int32_t *ids, float *probs);
+/* MLM head on `count` final hidden states hidden[count][model->hidden] (rows of layer_input[layers],
+ * of one state or gathered from several): log_probs[count][vocab], the log-softmax of the logits.
+ * Same returns. */
+int bert_mlm_log_probs(const bert_model *model, const float *hidden, int count, float *log_probs);
+
+/* 1 when every one of the count values is finite. */
+int all_finite(const float *values, size_t count);
 
 #endif

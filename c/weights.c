@@ -35,6 +35,7 @@ enum {
     MAX_HIDDEN = 1024,
     MAX_FFN = 4096,
     MAX_TYPE_VOCAB = 16,
+    MIN_POSITIONS = 3,  /* [CLS] piece [SEP], or a pair's [CLS] [SEP] [SEP]: fewer and no text runs */
 };
 
 static const char MAGIC[8] = {'B', 'E', 'R', 'T', 'I', 'N', 'T', '8'};
@@ -259,7 +260,7 @@ static weights_status check_shape(const file_header *h)
     int ok = in_range(h->vocab_size, 1, MAX_VOCAB) && in_range(h->hidden, 1, MAX_HIDDEN) &&
              in_range(h->layers, 1, BERT_MAX_LAYERS) && in_range(h->heads, 1, BERT_MAX_HEADS) &&
              h->hidden % h->heads == 0 && in_range(h->ffn, 1, MAX_FFN) &&
-             in_range(h->max_positions, 1, BERT_MAX_TOKENS) &&
+             in_range(h->max_positions, MIN_POSITIONS, BERT_MAX_TOKENS) &&
              in_range(h->type_vocab, 1, MAX_TYPE_VOCAB) && isfinite(h->ln_eps) && h->ln_eps > 0.0f;
     return ok ? WEIGHTS_OK : WEIGHTS_ERR_SHAPE;
 }
@@ -681,7 +682,7 @@ const char *weights_status_message(weights_status status)
     case WEIGHTS_ERR_VERSION: return "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs";
     case WEIGHTS_ERR_TRUNCATED: return "weights file is truncated: it is shorter than its header says (incomplete download?)";
     case WEIGHTS_ERR_CHECKSUM: return "weights file is corrupted: checksum mismatch";
-    case WEIGHTS_ERR_SHAPE: return "weights file describes a model shape this engine cannot run (at most 12 layers and 12 heads, hidden 1024, FFN 4096, 512 positions)";
+    case WEIGHTS_ERR_SHAPE: return "weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)";
     case WEIGHTS_ERR_TENSOR: return "weights file has an inconsistent tensor table (name, shape, size, offset or alignment)";
     case WEIGHTS_ERR_VOCAB: return "weights file vocabulary does not match its header (line count or size)";
     case WEIGHTS_ERR_ALIGNMENT: return "weights buffer is not 16-byte aligned in memory";

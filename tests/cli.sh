@@ -1,24 +1,56 @@
 #!/usr/bin/env bash
 # The native CLI as a course author or a script uses it: rows, tokenization, [MASK], sentence
-# pairs, standard input, JSON with the shape, and errors that name the bad argument.
+# pairs, standard input, JSON with the shape, and errors that name the bad argument. Every
+# command given --json must print exactly one JSON value on standard output, failures included
+# (checked with JSON.parse, duplicate keys refused).
 set -u
 attn=${1:-build/attn}
+cd "$(dirname "$0")/.."
 passed=0 failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# One JSON value on standard input, with no object holding a key twice (JSON.parse keeps the last).
+json_ok() {
+  node -e '
+    const text = require("fs").readFileSync(0, "utf8");
+    JSON.parse(text);
+    const keys = [[]];  // a duplicate key would shadow an earlier one: find it in the raw text
+    const re = /"(?:[^"\\]|\\.)*"\s*:|[{}\[\]]/g;
+    for (const m of text.matchAll(re)) {
+      const t = m[0];
+      if (t === "{" || t === "[") keys.push([]);
+      else if (t === "}" || t === "]") keys.pop();
+      else if (keys.at(-1).includes(t)) { console.error("duplicate key " + t); process.exit(1); }
+      else keys.at(-1).push(t);
+    }' 2>&1
+}
 check() {  # check NAME EXPECTED_EXIT PATTERN -- COMMAND...
   local name=$1 want=$2 pattern=$3
   shift 4
-  local out code
-  out=$("$@" 2>&1)
+  local out code json_error=""
+  "$@" >"$tmp/stdout" 2>"$tmp/stderr"
   code=$?
-  if [ "$code" = "$want" ] && grep -qE -- "$pattern" <<<"$out"; then
+  out=$(cat "$tmp/stdout" "$tmp/stderr")
+  case " $* " in
+    *" --json "*|*"--json'"*) json_error=$(json_ok <"$tmp/stdout") || json_error="not one JSON value: ${json_error:-?}" ;;
+  esac
+  if [ "$code" = "$want" ] && grep -qE -- "$pattern" <<<"$out" && [ -z "$json_error" ]; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
-    printf 'FAIL %s (exit %s, wanted %s)\n%s\n' "$name" "$code" "$want" "$out" | head -20
+    printf 'FAIL %s (exit %s, wanted %s) %s\n%s\n' "$name" "$code" "$want" "$json_error" "$out" | head -20
   fi
 }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+no_raw_control() {  # no_raw_control NAME -- COMMAND...: no C0 control byte but newline reaches the terminal
+  local name=$1
+  shift 2
+  if "$@" 2>&1 | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
+    failed=$((failed + 1))
+    echo "FAIL $name: a control character reached the terminal"
+  else
+    passed=$((passed + 1))
+  fi
+}
 check "row with sum and ratio" 0 'sum 1\.000000 .*ratio to uniform' -- "$attn" "The cat sat on the mat." --layer 2 --head 1 --token cat
 check "token by index" 0 'token 3 "sat"' -- "$attn" "The cat sat on the mat." --token 3
 check "tokenize" 0 '##' -- "$attn" "Tokenization splits unbelievably" --tokenize
@@ -76,5 +108,47 @@ check "truncated weights" 1 'truncated|shorter' -- "$attn" "x" --weights "$tmp/s
 cp weights/bert-mini.int8.bin "$tmp/flip.bin"
 printf '\x55' | dd of="$tmp/flip.bin" bs=1 seek=5000000 conv=notrunc status=none
 check "corrupt weights" 1 'checksum' -- "$attn" "x" --weights "$tmp/flip.bin"
+
+# removing heads: --ablate LAYER.HEAD,… (from 1), in the output and in --json
+check "ablate in the row json" 0 '"removed_heads":\[\[2,1\],\[3,4\]\]' -- "$attn" "The cat sat." --json --ablate 2.1,3.4
+check "no ablate: empty list" 0 '"removed_heads":\[\]' -- "$attn" "The cat sat." --json
+check "ablate in the mask json" 0 '"removed_heads":\[\[1,1\]\],"masks"' -- "$attn" "The cat sat on the [MASK]." --mask --json --ablate 1.1
+check "ablate named in the text output" 0 'removed heads \(context zeroed before W_O\): 2\.1 3\.4' -- "$attn" "The cat sat on the [MASK]." --mask --ablate 2.1,3.4
+check "ablate layer out of range" 2 '^attn: --ablate 5\.1: this model has layers 1–4$' -- "$attn" "The cat" --ablate 5.1
+check "ablate head out of range" 2 '^attn: --ablate 2\.0: this model has heads 1–4$' -- "$attn" "The cat" --ablate 2.0 --json
+check "ablate syntax" 2 'write each head as LAYER.HEAD' -- "$attn" "The cat" --ablate 2,1
+check "ablate empty item" 2 'write each head as LAYER.HEAD' -- "$attn" "The cat" --ablate 2.1,
+check "ablate head twice" 2 'head 2\.1 is listed twice' -- "$attn" "The cat" --ablate 2.1,2.1
+check "ablate given twice" 2 '--ablate given twice' -- "$attn" "The cat" --ablate 2.1 --ablate 3.1
+check "ablate unused with tokenize" 0 'note: --ablate does not apply to --tokenize' -- "$attn" "The cat" --tokenize --ablate 1.1
+# a removed head leaves its own layer's attention as it was and changes the layers after it
+plain2=$("$attn" "The cat sat on the mat." --layer 2 --head 3 --json | grep -o '"row":[^]]*')
+gone2=$("$attn" "The cat sat on the mat." --layer 2 --head 3 --json --ablate 2.3 | grep -o '"row":[^]]*')
+plain3=$("$attn" "The cat sat on the mat." --layer 3 --head 1 --json | grep -o '"row":[^]]*')
+gone3=$("$attn" "The cat sat on the mat." --layer 3 --head 1 --json --ablate 2.3 | grep -o '"row":[^]]*')
+if [ -n "$plain2" ] && [ "$plain2" = "$gone2" ] && [ "$plain3" != "$gone3" ]; then passed=$((passed + 1));
+else failed=$((failed + 1)); echo "FAIL ablate 2.3: layer 2 should be unchanged, layer 3 changed"; fi
+
+# every --json failure is one JSON object
+check "json error: bad argument" 2 '^\{"error":\{"exit":2,"message":"--layer 9: this model has layers 1–4"\}\}' -- "$attn" "The cat sat." --layer 9 --json
+check "json error: unknown option" 2 '"error":\{"exit":2,"message":"unknown option' -- "$attn" "The cat" --colour --json
+check "json error: missing weights" 1 '"error":\{"exit":1,"message":"cannot read weights file' -- "$attn" "x" --json --weights "$tmp/none.bin"
+check "json info" 0 '"card":\{"name":"bert-mini-int8"' -- "$attn" --info --json
+
+# hostile weights files (tests/make-hostile-weights.mjs): control characters, cards, shapes, NaN
+node tests/make-hostile-weights.mjs "$tmp"
+check "control characters escaped for the terminal" 0 '\\x1b\[m .*' -- "$attn" "A cat sat on a [MASK]." --mask --weights "$tmp/vocab-control.bin"
+check "BEL escaped for the terminal" 0 '\\x07 ' -- "$attn" "A cat sat on a [MASK]." --mask --weights "$tmp/vocab-control.bin"
+no_raw_control "mask output has no raw ESC or BEL" -- "$attn" "A cat sat on a [MASK]." --mask --weights "$tmp/vocab-control.bin"
+check "control characters as \\u escapes in json" 0 '\[342,"\\u001b\[m",.*\[16,"\\u0007",' -- "$attn" "A cat sat on a [MASK]." --mask --json --weights "$tmp/vocab-control.bin"
+check "a card cannot add a shape" 0 '"card":null,"card_refused":"text follows the object"\}$' -- "$attn" --info --json --weights "$tmp/card-shadow.bin"
+check "shape once in info json" 0 '^\{"shape":\{"vocab":30522,"hidden":256,"layers":4,' -- "$attn" --info --json --weights "$tmp/card-shadow.bin"
+check "a card with a key twice refused" 0 '"card_refused":"a key appears twice"' -- "$attn" --info --json --weights "$tmp/card-duplicate.bin"
+check "a card with a raw control character refused" 0 'model card: \(not shown: a value is not a JSON string or number\)' -- "$attn" --info --weights "$tmp/card-control.bin"
+no_raw_control "card text has no raw control character" -- "$attn" --info --weights "$tmp/card-control.bin"
+check "2 positions refused with the reason" 1 'cannot run .*3 to 512 positions: fewer than 3 cannot hold \[CLS\], a word and \[SEP\]' -- "$attn" "x" --weights "$tmp/positions-2.bin"
+check "NaN attention is an error" 1 'not a number \(NaN or infinity\)' -- "$attn" "The cat sat." --weights "$tmp/query-scale.bin"
+check "NaN: json error, no nan" 1 '^\{"error":\{"exit":1,"message":"the weights make a value that is not a number' -- "$attn" "The cat sat." --json --weights "$tmp/query-scale.bin"
+check "NaN in mask json" 1 '^\{"error"' -- "$attn" "The [MASK] sat." --mask --json --weights "$tmp/query-scale.bin"
 echo "cli: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -2,19 +2,11 @@
 // fetch() there): the head of the file, then its parts, a few per script, each as base64
 // (web/src/loader.mjs reads them; weights/FORMAT.md gives the head and the parts). Written by
 // tools/build-web.mjs for the default model and by `node weights/convert.mjs … --scripts` for
-// any other, and named here once, with what the page says when a .bin cannot be read from disk.
+// any other, and named here once (the page's message when a .bin cannot be read from disk,
+// load.binFromDisk in web/src/i18n, names the head script by headScriptName).
 
 /** The head script of a weights file: course/model.bin → course/model.weights.head.js. */
 export const headScriptName = (binName) => `${binName.replace(/\.bin$/, '')}.weights.head.js`;
-
-/** The page's advice when the weights file at url cannot be fetched because the page is a file:// page. */
-export function fileUrlWeightsAdvice(url) {
-  const name = decodeURIComponent(String(url).split(/[?#]/)[0].split('/').pop() || 'model.bin');
-  return `a page opened from file:// cannot read ${name} (the browser refuses to fetch files from disk). `
-    + `Write the scripts that carry it: node weights/convert.mjs CHECKPOINT_DIR ${name} --scripts, put ${headScriptName(name)} `
-    + `and its .part-NNN.js files next to the page and give the explorer weights="${headScriptName(name)}"; `
-    + 'or serve the folder over http (for example python3 -m http.server) and open the page from there.';
-}
 
 /**
  * A classic script that registers the bytes of a binary file under its own URL. The base64

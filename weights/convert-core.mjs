@@ -32,8 +32,14 @@ export const LIMITS = { layers: 12, heads: 12, hidden: 1024, ffn: 4096, maxPosit
 // The shortest input the engine runs: [CLS], one token, [SEP].
 const MIN_POSITIONS = 3;
 
-export class ConvertError extends Error {}
-export const fail = (message) => { throw new ConvertError(message); };
+// reason: [message catalogue key, placeholders] for a refusal the page words itself (web/src/i18n).
+export class ConvertError extends Error {
+  constructor(message, reason = null) {
+    super(message);
+    this.reason = reason;
+  }
+}
+export const fail = (message, reason) => { throw new ConvertError(message, reason); };
 
 // ---------------------------------------------------------------- config.json
 
@@ -828,20 +834,24 @@ export function chooseCheckpointFiles(names) {
   if (!has('config.json')) missing.push('config.json');
   if (!weights) {
     if (names.some((n) => /-of-\d+\.(safetensors|bin)$/.test(n))) {
-      fail('this checkpoint is split into several files (…-00001-of-0000N): save it as one model.safetensors or pytorch_model.bin');
+      fail('this checkpoint is split into several files (…-00001-of-0000N): save it as one model.safetensors or pytorch_model.bin', ['convert.sharded']);
     }
     const foreign = [...names.filter((n) => TENSORFLOW_FILE.test(n)), ...names.filter((n) => n === 'flax_model.msgpack')];
     if (foreign.length) {
-      fail(`this folder has only ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''} (${foreign.some((n) => TENSORFLOW_FILE.test(n)) ? 'TensorFlow' : 'Flax'} weights), `
+      const files = `${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}`;
+      const tensorflow = foreign.some((n) => TENSORFLOW_FILE.test(n));
+      const [kind, flag] = tensorflow ? ['TensorFlow', 'from_tf'] : ['Flax', 'from_flax'];
+      fail(`this folder has only ${files} (${kind} weights), `
         + 'which the converter does not read: it needs pytorch_model.bin or model.safetensors. Download one of them from the model\'s page '
         + '(Files and versions) if it is there; if not, convert once in Python: '
-        + `BertForMaskedLM.from_pretrained(DIR, ${foreign.some((n) => TENSORFLOW_FILE.test(n)) ? 'from_tf' : 'from_flax'}=True).save_pretrained(DIR)`);
+        + `BertForMaskedLM.from_pretrained(DIR, ${flag}=True).save_pretrained(DIR)`, ['convert.foreignWeights', { files, kind, flag }]);
     }
     missing.push('model.safetensors or pytorch_model.bin');
   }
   if (!has('vocab.txt') && !has('tokenizer.json')) missing.push('vocab.txt or tokenizer.json');
   if (missing.length) {
-    fail(`a checkpoint needs config.json, vocab.txt (or tokenizer.json) and model.safetensors (or pytorch_model.bin); missing: ${missing.join('; ')}`);
+    const needed = 'config.json, vocab.txt (or tokenizer.json) and model.safetensors (or pytorch_model.bin)';
+    fail(`a checkpoint needs ${needed}; missing: ${missing.join('; ')}`, ['convert.missing', { needed, missing: missing.join('; ') }]);
   }
   return { weights, vocab: has('vocab.txt') ? 'vocab.txt' : null, tokenizer: has('tokenizer.json') ? 'tokenizer.json' : null,
     training: has('training.json') ? 'training.json' : null };

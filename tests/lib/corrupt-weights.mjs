@@ -19,7 +19,7 @@ export const MESSAGES = {
   3: "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs",
   4: 'weights file is truncated: it is shorter than its header says (incomplete download?)',
   5: 'weights file is corrupted: checksum mismatch',
-  6: 'weights file describes a model shape this engine cannot run (at most 12 layers and 12 heads, hidden 1024, FFN 4096, 512 positions)',
+  6: 'weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)',
   7: 'weights file has an inconsistent tensor table (name, shape, size, offset or alignment)',
   8: 'weights file vocabulary does not match its header (line count or size)',
   10: 'weights file is longer than its header says (extra bytes after the end)',

@@ -589,6 +589,8 @@ FIELD_EDIT(ffn_4097, AT_FFN, put_u32, 4097)
 FIELD_EDIT(ffn_minus_1, AT_FFN, put_u32, get_u32(b + AT_FFN) - 1)
 FIELD_EDIT(positions_513, AT_MAX_POSITIONS, put_u32, 513)
 FIELD_EDIT(positions_0, AT_MAX_POSITIONS, put_u32, 0)
+FIELD_EDIT(positions_1, AT_MAX_POSITIONS, put_u32, 1)
+FIELD_EDIT(positions_2, AT_MAX_POSITIONS, put_u32, 2)
 FIELD_EDIT(positions_minus_1, AT_MAX_POSITIONS, put_u32, get_u32(b + AT_MAX_POSITIONS) - 1)
 FIELD_EDIT(type_vocab_0, AT_TYPE_VOCAB, put_u32, 0)
 FIELD_EDIT(type_vocab_17, AT_TYPE_VOCAB, put_u32, 17)
@@ -644,6 +646,8 @@ static void test_header_edits(const buffer *file, buffer *work)
         {ffn_4097, WEIGHTS_ERR_SHAPE, "ffn 4097"},
         {positions_513, WEIGHTS_ERR_SHAPE, "513 positions"},
         {positions_0, WEIGHTS_ERR_SHAPE, "0 positions"},
+        {positions_1, WEIGHTS_ERR_SHAPE, "1 position: no text fits"},
+        {positions_2, WEIGHTS_ERR_SHAPE, "2 positions: [CLS] [SEP] and no word"},
         {type_vocab_0, WEIGHTS_ERR_SHAPE, "0 token types"},
         {type_vocab_17, WEIGHTS_ERR_SHAPE, "17 token types"},
         {eps_nan, WEIGHTS_ERR_SHAPE, "NaN layer_norm_eps"},

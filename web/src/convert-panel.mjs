@@ -8,7 +8,8 @@
 // script file of its own, which a page opened from file:// cannot start.
 
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
-import { megabytes } from './format.mjs';
+import { translator } from './i18n/index.mjs';
+import { statusText } from './explorer/loading.mjs';
 import { convertCheckpoint, chooseCheckpointFiles, ConvertError } from '../../weights/convert-core.mjs';
 
 // The converter's input for each file it reads (convertCheckpoint's `files`).
@@ -60,17 +61,17 @@ export function pickCheckpointFiles(entries) {
     if (!known || depth < known.depth) chosen.set(name, { file, path, depth });
   }
   const folder = [...chosen.values()].map((c) => c.path.split('/')).find((parts) => parts.length > 1)?.at(-2);
-  return { chosen, label: folder || 'your checkpoint' };
+  return { chosen, label: folder || null };
 }
 
-/** The names of the files the converter reads ({ chosen: [names] }), or why these cannot be a checkpoint ({ missing }). */
-function checkpointFiles(chosen) {
+/** The names of the files the converter reads ({ names }), or why these cannot be a checkpoint ({ missing }). */
+function checkpointFiles(t, chosen) {
   try {
     const picked = chooseCheckpointFiles([...chosen.keys()]);
     return { names: ['config.json', picked.vocab, picked.tokenizer, picked.weights, picked.training].filter(Boolean) };
   } catch (error) {
-    if (error instanceof ConvertError) return { missing: error.message };
-    throw error;
+    if (!(error instanceof ConvertError)) throw error;
+    return { missing: error.reason ? t(...error.reason) : error.message };
   }
 }
 
@@ -101,23 +102,20 @@ function int16WhereOffGrid({ candidates }) {
   return { choice: new Map(candidates.map((name) => [name, 'int16'])), predicted: NaN };
 }
 
-function precisionSummary(tensors) {
-  const matrices = tensors.filter((t) => t.kind === 'matrix');
-  const int8 = matrices.filter((t) => t.precision === 'int8').length;
+function precisionSummary(t, tensors) {
+  const matrices = tensors.filter((m) => m.kind === 'matrix');
+  const int8 = matrices.filter((m) => m.precision === 'int8').length;
   const int16 = matrices.length - int8;
   const text = int16 === 0
-    ? `Every matrix (${matrices.length}) was already on the per-row int8 grid and is stored as int8, exactly.`
-    : `${int8} of ${matrices.length} matrices were on the per-row int8 grid and are stored as int8, exactly; `
-      + `the other ${int16} are stored as int16 (one scale per row), which is safe without measuring. `
-      + 'On the command line, node weights/convert.mjs DIR OUT.bin measures with a float64 reference which of them '
-      + 'int8 is enough for, and can make the file smaller.';
-  const rows = matrices.map((t) => html('tr', { dataset: { tensor: t.name, precision: t.precision } }, [
-    html('td', { text: t.name }), html('td', { text: t.precision }), html('td', { text: `${t.rows}\u00d7${t.cols}` }),
-    html('td', { text: t.onGrid && t.precision === 'int8' ? 'exact' : `max |error| ${t.maxError.toExponential(2)}` }),
+    ? t('convert.allInt8', { count: matrices.length })
+    : t('convert.someInt16', { int8, count: matrices.length, int16 });
+  const rows = matrices.map((m) => html('tr', { dataset: { tensor: m.name, precision: m.precision } }, [
+    html('td', { text: m.name }), html('td', { text: m.precision }), html('td', { text: `${m.rows}\u00d7${m.cols}` }),
+    html('td', { text: m.onGrid && m.precision === 'int8' ? t('convert.exact') : t('convert.maxError', { error: m.maxError.toExponential(2).replace('-', '\u2212') }) }),
   ]));
   return [
     html('p', { class: 'precision-summary', text }),
-    html('details', {}, [html('summary', { text: 'Each matrix\u2019s precision' }), html('table', { class: 'precisions' }, html('tbody', {}, rows))]),
+    html('details', {}, [html('summary', { text: t('convert.eachPrecision') }), html('table', { class: 'precisions' }, html('tbody', {}, rows))]),
   ];
 }
 
@@ -125,8 +123,8 @@ function precisionSummary(tensors) {
  * The panel element. `useWeights(bytes, label)` shows a converted file in the page's explorers
  * and rejects with the engine's error when the engine refuses it.
  */
-export function convertPanel(useWeights) {
-  const host = html('section', { class: 'convert-host', 'aria-label': 'Use your own model' });
+export function convertPanel(useWeights, t = translator('en')) {
+  const host = html('section', { class: 'convert-host', 'aria-label': t('convert.title') });
   const root = host.attachShadow({ mode: 'open' });
   root.adoptedStyleSheets = [panelSheet()];
   const folderInput = html('input', { type: 'file', webkitdirectory: true, class: 'folder-input' });
@@ -137,15 +135,13 @@ export function convertPanel(useWeights) {
   const refusal = html('div', { class: 'refusal', role: 'alert', hidden: true });
   const result = html('div', { class: 'result', hidden: true });
   const drop = html('div', { class: 'drop' }, [
-    html('label', {}, ['Choose a checkpoint folder', folderInput]),
-    html('label', {}, ['or its files', filesInput]),
-    html('span', { class: 'help', text: 'or drop the folder or its files here' }),
+    html('label', {}, [t('convert.chooseFolder'), folderInput]),
+    html('label', {}, [t('convert.orFiles'), filesInput]),
+    html('span', { class: 'help', text: t('convert.orDrop') }),
   ]);
   root.append(html('div', { class: 'convert' }, [
-    html('h2', { text: 'Use your own model' }),
-    html('p', { class: 'help', text: 'A Hugging Face BERT checkpoint (config.json, vocab.txt or tokenizer.json, model.safetensors or pytorch_model.bin; BertForMaskedLM, BertForPreTraining or BertModel, '
-      + '2\u201312 layers) is converted in this page by the same converter as the command line, checked by the engine and shown above. '
-      + 'Nothing leaves your computer.' }),
+    html('h2', { text: t('convert.title') }),
+    html('p', { class: 'help', text: t('convert.help') }),
     drop, status, refusal, result,
   ]));
 
@@ -175,35 +171,36 @@ export function convertPanel(useWeights) {
     }
   }
 
-  async function convertChosen({ chosen, label }) {
-    const { names, missing } = checkpointFiles(chosen);
-    if (missing) { refuse('These files are not a checkpoint the converter reads.', missing); return; }
+  async function convertChosen({ chosen, label: folder }) {
+    const label = folder ?? t('convert.yourCheckpoint');
+    const { names, missing } = checkpointFiles(t, chosen);
+    if (missing) { refuse(t('convert.notCheckpoint'), missing); return; }
     const texts = {};
     const total = names.reduce((sum, n) => sum + chosen.get(n).file.size, 0);
     let read = 0;
     for (const name of names) {
       const { file } = chosen.get(name);
-      await step(`Reading ${name} (${megabytes(file.size)})\u2026`, 0.3 * (read / total));
+      await step(t('convert.reading', { name, size: t.megabytes(file.size) }), 0.3 * (read / total));
       const bytes = new Uint8Array(await file.arrayBuffer());
       texts[FILES[name]] = TEXT_FILES.has(name) ? new TextDecoder().decode(bytes) : bytes;
       read += file.size;
     }
-    await step('Converting (the page pauses while the converter works)\u2026', 0.35);
+    await step(t('convert.converting'), 0.35);
     const notes = [];
     let converted;
     try {
       converted = convertCheckpoint({ name: label, training: null, ...texts },
         { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line) });
     } catch (error) {
-      if (error instanceof ConvertError) refuse('The converter refused this checkpoint:', error.message);
-      else refuse('The conversion failed:', String(error?.message || error));
+      if (error instanceof ConvertError) refuse(t('convert.refused'), error.message);
+      else refuse(t('convert.failed'), String(error?.message || error));
       return;
     }
-    await step(`Checking: the engine loads the ${megabytes(converted.bytes.length)} weights file\u2026`, 0.8);
+    await step(t('convert.checking', { size: t.megabytes(converted.bytes.length) }), 0.8);
     try {
       await useWeights(converted.bytes, label);
     } catch (error) {
-      refuse('The converted model could not be loaded:', String(error?.message || error));
+      refuse(t('convert.notLoaded'), Number.isInteger(error?.code) ? statusText(t, error.code) : String(error?.message || error));
       return;
     }
     showResult(converted, label, notes);
@@ -215,13 +212,12 @@ export function convertPanel(useWeights) {
     downloadUrl = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
     const fileName = `${label.replace(/[^A-Za-z0-9._-]+/g, '-')}.bin`;
     replaceChildrenOf(result, [
-      html('p', { class: 'converted', text: `Converted ${label}: ${megabytes(bytes.length)}; the explorer now shows it.` }),
-      ...precisionSummary(tensors),
+      html('p', { class: 'converted', text: t('convert.converted', { label, size: t.megabytes(bytes.length) }) }),
+      ...precisionSummary(t, tensors),
       notes.length ? html('ul', { class: 'converter-notes' }, notes.map((line) => html('li', { text: line }))) : null,
       html('p', {}, [
-        html('a', { class: 'download', href: downloadUrl, download: fileName, text: `Download ${fileName}` }),
-        ' \u2014 to ship it with an explorer, put it next to your page and give the explorer weights="',
-        fileName, '".',
+        html('a', { class: 'download', href: downloadUrl, download: fileName, text: t('convert.download', { file: fileName }) }),
+        t('convert.ship', { file: fileName }),
       ]),
     ]);
     result.hidden = false;

@@ -5,7 +5,9 @@
 
 /** Status codes of c/attn.h (1 … 19 are the weights file's own checks). */
 export const STATUS = Object.freeze({
-  OK: 0, CHECKSUM: 5, TENSOR: 7, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23, NO_MLM: 24, NOT_LOADED: 25,
+  OK: 0, TOO_SMALL: 1, MAGIC: 2, VERSION: 3, TRUNCATED: 4, CHECKSUM: 5, SHAPE: 6, TENSOR: 7, VOCAB_TABLE: 8, ALIGNMENT: 9,
+  TRAILING: 10, OLD_FORMAT: 11, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23, NO_MLM: 24, NOT_LOADED: 25,
+  NOT_FINITE: 26,
 });
 
 /** attn_engine_shape's int32[8], in order. */
@@ -221,8 +223,8 @@ export class Engine {
     return [...parts].sort((a, b) => a - b);
   }
 
-  /** What part `index` holds, for messages: "part 7 of 121 (word embeddings rows 1536–1791)". */
-  describePart(index) {
+  /** What part `index` holds: {index, count, rows: [first, last] word-embedding rows, or null for the MLM head}. */
+  partContents(index) {
     const vocab = this.shape.vocab;
     const firstAtOrAfter = (part) => {
       let low = 0, high = vocab;
@@ -233,9 +235,15 @@ export class Engine {
       return low;
     };
     const first = firstAtOrAfter(index), end = firstAtOrAfter(index + 1);
-    const what = first < end && this.partOfToken(first) === index
-      ? `word embeddings rows ${first}\u2013${end - 1}` : 'the masked-word prediction head';
-    return `part ${index} of ${this.partCount()} (${what})`;
+    return first < end && this.partOfToken(first) === index
+      ? { index, count: this.partCount(), rows: [first, end - 1] } : { index, count: this.partCount(), rows: null };
+  }
+
+  /** What part `index` holds, for messages: "part 7 of 121 (word embeddings rows 1536–1791)". */
+  describePart(index) {
+    const { count, rows } = this.partContents(index);
+    const what = rows ? `word embeddings rows ${rows[0]}\u2013${rows[1]}` : 'the masked-word prediction head';
+    return `part ${index} of ${count} (${what})`;
   }
 
   /**
@@ -245,17 +253,34 @@ export class Engine {
   partArrived(index, bytes) {
     const { offset, bytes: length } = this.partRange(index);
     if (bytes.length !== length) {
-      throw new EngineError(STATUS.TENSOR, `${this.describePart(index)} has ${bytes.length} bytes where the file's part table says ${length} (incomplete download?)`);
+      throw Object.assign(new EngineError(STATUS.TENSOR, `${this.describePart(index)} has ${bytes.length} bytes where the file's part table says ${length} (incomplete download?)`), { partIndex: index });
     }
     this.heap.u8(this.weightsPointer + offset, length).set(bytes);
     const status = this.x.attn_engine_part_arrived(this.pointer, index);
-    if (status !== 0) throw new EngineError(status, `${this.describePart(index)}: ${this.statusMessage(status)}`);
+    if (status !== 0) throw Object.assign(new EngineError(status, `${this.describePart(index)}: ${this.statusMessage(status)}`), { partIndex: index });
   }
 
   destroy() {
     this.x.attn_engine_destroy(this.pointer);
     this.heap.free(this.weightsPointer);
   }
+}
+
+/** mean Δ and share of changed top-1 words over the importance targets, per head and per layer. */
+function importanceSummary(targets, layers, heads) {
+  const mean = { heads: new Float32Array(layers * heads), layers: new Float32Array(layers) };
+  const changed = { heads: new Float32Array(layers * heads), layers: new Float32Array(layers) };
+  for (const t of targets) {
+    for (let i = 0; i < layers * heads; i++) {
+      mean.heads[i] += t.heads[i] / targets.length;
+      changed.heads[i] += (t.headTop1[i] !== t.top1.id) / targets.length;
+    }
+    for (let l = 0; l < layers; l++) {
+      mean.layers[l] += t.layers[l] / targets.length;
+      changed.layers[l] += (t.layerTop1[l] !== t.top1.id) / targets.length;
+    }
+  }
+  return { mean, changed };
 }
 
 function check(engine, status) {
@@ -271,6 +296,7 @@ export class Session {
     if (!this.pointer) throw new EngineError(STATUS.NO_MEMORY, 'out of memory');
     this.n = 0;
     this.runMemo = new Map();
+    this.removed = [];
   }
 
   /** compute() once per run and key, then its value again (shared: do not change it). */
@@ -450,6 +476,103 @@ export class Session {
       return Array.from(ids, (id, i) => ({ id, token: this.engine.token(id), probability: probs[i] }));
     });
   }
+
+  // ---- removing heads (ablation) and head importance: c/attn.h ----------------------------
+
+  /**
+   * Removes heads from this session's runs: `heads` is [[layer, head], …] (from 0); [] puts
+   * every head back. A removed head's context vectors are zeroed before its layer's output
+   * projection W_O (its own attention is still computed); every later reading of the session
+   * (attention, hidden states, [MASK] guesses, analyses) is of the model without those heads.
+   * The session's run, when it has one, is run again at once from the lowest layer whose set
+   * changed; the tokens of the run are returned (null without a run). Throws EngineError on a
+   * head out of range, or when that run fails (the session is then empty, as after any failed run).
+   */
+  setRemovedHeads(heads) {
+    const { layers, heads: perLayer } = this.engine.shape;
+    const mask = new Uint8Array(layers * perLayer);
+    for (const pair of heads) {
+      const [layer, head] = pair ?? [];
+      if (![layer, head].every(Number.isInteger) || layer < 0 || layer >= layers || head < 0 || head >= perLayer) {
+        throw new EngineError(STATUS.ARGUMENT, `no head ${layer}.${head} in this model (layers 0–${layers - 1}, heads 0–${perLayer - 1})`);
+      }
+      mask[layer * perLayer + head] = 1;
+    }
+    const status = this.heap.withBuffer(mask.length, (p) => this.heap.u8(p, mask.length).set(mask),
+      (p) => this.x.attn_session_set_ablation(this.pointer, p));
+    this.removed = [...mask].flatMap((on, i) => (on ? [[Math.floor(i / perLayer), i % perLayer]] : []));
+    const hadRun = this.n > 0;
+    const tokens = this.finishRun(status);
+    return hadRun ? tokens : null;
+  }
+
+  /** The heads this session's runs remove, [[layer, head], …] (from 0), layer-major. */
+  removedHeads() { return this.removed.map((pair) => [...pair]); }
+
+  /**
+   * Head importance for the current run, computed once per run (and removal set) and kept
+   * (shared: do not change it). See importanceSteps for what it measures.
+   */
+  importance() {
+    return this.memo('importance', () => {
+      const steps = this.importanceSteps();
+      let step = steps.next();
+      while (!step.done) step = steps.next();
+      return step.value;
+    });
+  }
+
+  /**
+   * Head importance step by step, for progress on large models: yields {done, total} after each
+   * (target, layer) and returns what importance() returns:
+   *   {maskedInTurn, targets: [{position, answer, top1, logProb, heads, headTop1, layers, layerTop1}],
+   *    mean: {heads, layers}, changed: {heads, layers}, ms}
+   * The targets are every [MASK] of the run, the answer being the token the run ranks first
+   * there (maskedInTurn false); or, when the text has no [MASK], every token but [CLS] and [SEP],
+   * each replaced by [MASK] in turn, the answer being the token that was there (maskedInTurn
+   * true). heads[layer · H + head] is log p(answer) with that head removed − without (nats; on
+   * top of the session's removed heads), layers[layer] the same with the whole layer removed;
+   * headTop1/layerTop1 the most probable id then. mean: Δ averaged over the targets; changed:
+   * the share of targets whose top-1 word changed. Throws EngineError (NO_MLM without the
+   * masked-word head).
+   */
+  *importanceSteps() {
+    const started = performance.now();
+    const { layers, heads } = this.engine.shape;
+    const entries = heads + 1;
+    const { positions, maskedInTurn } = this.importanceTargets();
+    const targets = [];
+    for (let target = 0; target < positions.length; target++) {
+      const result = { position: positions[target], heads: new Float32Array(layers * heads),
+        headTop1: new Int32Array(layers * heads), layers: new Float32Array(layers), layerTop1: new Int32Array(layers) };
+      for (let layer = 0; layer < layers; layer++) {
+        this.heap.withBuffer(12 + 8 * entries, (p) => check(this.engine, this.x.attn_session_importance(
+          this.pointer, target, layer, p, p + 8, p + 12, p + 12 + 4 * entries)), (p) => {
+          const [answer, top1] = this.heap.i32(p, 2);
+          const delta = this.heap.f32(p + 12, entries), top = this.heap.i32(p + 12 + 4 * entries, entries);
+          Object.assign(result, { answer: this.tokenOf(answer), top1: this.tokenOf(top1), logProb: this.heap.f32(p + 8, 1)[0] });
+          result.heads.set(delta.subarray(0, heads), layer * heads);
+          result.headTop1.set(top.subarray(0, heads), layer * heads);
+          result.layers[layer] = delta[heads];
+          result.layerTop1[layer] = top[heads];
+        });
+        yield { done: target * layers + layer + 1, total: positions.length * layers };
+      }
+      targets.push(result);
+    }
+    return { maskedInTurn, targets, ...importanceSummary(targets, layers, heads), ms: performance.now() - started };
+  }
+
+  /** {positions, maskedInTurn} of attn_session_importance_targets. */
+  importanceTargets() {
+    return this.heap.withBuffer(4 * this.n + 4, (p) => p, (p) => {
+      const count = this.x.attn_session_importance_targets(this.pointer, p + 4, p);
+      if (count < 0) check(this.engine, -count);
+      return { positions: Array.from(this.heap.i32(p + 4, count)), maskedInTurn: this.heap.i32(p, 1)[0] === 1 };
+    });
+  }
+
+  tokenOf(id) { return { id, token: this.engine.token(id) }; }
 
   floats(count, fill) {
     return this.heap.withBuffer(count * 4 || 4, (p) => check(this.engine, fill(p)),

@@ -690,7 +690,7 @@ export function buildCard({ name, shape, training, precision, mlm = true }) {
     + (Number.isFinite(card.heldout_mlm_accuracy) ? ` (top-1 right on ${(100 * card.heldout_mlm_accuracy).toFixed(1)}% of held-out masked words)` : '')
     + '; attention weights show where the model looks, not why it decides.';
   card.limits = Number.isFinite(card.heldout_mlm_accuracy) && card.heldout_mlm_accuracy < BRIEFLY_TRAINED_ACCURACY
-    ? [general, BRIEFLY_TRAINED_LIMITS] : general;
+    ? `${general} ${BRIEFLY_TRAINED_LIMITS}` : general;
   return checkCard(JSON.stringify(card));
 }
 
@@ -699,13 +699,13 @@ export function buildCard({ name, shape, training, precision, mlm = true }) {
 const BRIEFLY_TRAINED_ACCURACY = 0.3;
 const BRIEFLY_TRAINED_LIMITS = 'Trained briefly, it has no positional head: no head puts its largest weight on the next or the previous token, '
   + 'and its most confident heads put their weight on [CLS] or [SEP] (attention sinks) rather than on related words. '
-  + 'To show those patterns in a course, convert Google\'s bert-mini (README: "Show Google\'s bert-mini in your course").';
+  + 'To show those patterns in a course, convert Google\'s bert-mini (README, “Show Google\'s bert-mini in your course”).';
 
-// The model card's keys and the type of each value: what the page and `attn --info` read.
+// The model card's keys and the type of each value: what the page and `attn --info` read (the
+// CLI checks the same list: CARD_KEYS in c/cli.c).
 export const CARD_KEYS = {
   name: 'string', architecture: 'string', precision: 'string', objective: 'string', trained_on: 'string',
-  heldout_mlm_accuracy: 'number', heldout_mlm_loss: 'number', derived: 'string', limits: 'strings',
-  source: 'strings', description: 'string',
+  heldout_mlm_accuracy: 'number', heldout_mlm_loss: 'number', derived: 'string', limits: 'string',
 };
 export const CARD_MAX_BYTES = 1 << 16;
 
@@ -724,10 +724,8 @@ export function checkCard(text) {
   for (const [key, value] of Object.entries(card)) {
     const type = CARD_KEYS[key];
     if (!type) fail(`model card: unknown key ${JSON.stringify(key)}`);
-    const ok = type === 'number' ? Number.isFinite(value)
-      : type === 'strings' ? plainString(value) || (Array.isArray(value) && value.every(plainString))
-        : plainString(value);
-    if (!ok) fail(`model card: ${key} must be ${type === 'strings' ? 'a string or a list of strings' : `a ${type}`} without control characters`);
+    const ok = type === 'number' ? Number.isFinite(value) : plainString(value);
+    if (!ok) fail(`model card: ${key} must be a ${type}${type === 'string' ? ' without control characters' : ''}`);
   }
   return text;
 }

@@ -107,6 +107,16 @@ test('a big-endian zip (byteorder "big") converts to the same file', async () =>
   assert.ok(Buffer.from(bytes).equals(Buffer.from(twin)));
 });
 
+test('a zip64 archive (sizes and offsets in zip64 fields) converts to the same file', () => {
+  const entries = [...readZipEntries(read('zip', 'pytorch_model.bin'))];
+  const { bytes } = convert(filesOf('zip', { pytorch: writeZip(entries, { zip64: true }) }));
+  assert.ok(Buffer.from(bytes).equals(Buffer.from(twin)));
+  const cut = writeZip(entries, { zip64: true });
+  const noLocator = cut.slice();
+  noLocator.fill(0, cut.length - 22 - 20, cut.length - 22);
+  assert.match(refusal(() => parseTorchCheckpoint(noLocator)), /zip64 sizes without a zip64 locator/);
+});
+
 test('a BertModel .bin with names without "bert.": attention as the twin, no [MASK] head', async () => {
   const { bytes, log } = convert(filesOf('bare'));
   assert.match(log.join('\n'), /without the "bert\." prefix[^]*no masked-LM head/);

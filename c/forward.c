@@ -33,7 +33,7 @@ static void state_buffers(bert_state *s, size_t n, float **slots[STATE_BUFFERS],
     float **const all[STATE_BUFFERS] = {&s->attention, &s->layer_input, &s->query, &s->key,
                                         &s->value, &s->context, &s->scratch};
     const size_t sizes[STATE_BUFFERS] = {layers * (size_t)m->heads * n * n, (layers + 1) * n * hidden,
-                                         per_layer, per_layer, per_layer, per_layer, n * wide};
+                                         per_layer, per_layer, per_layer, per_layer, n * (wide + hidden)};
     memcpy(slots, all, sizeof all);
     memcpy(counts, sizes, sizeof sizes);
 }
@@ -97,6 +97,11 @@ static void attend_head(const bert_state *s, int layer, int head, float *probs) 
     gemm_nn(n, size, n, probs, n, v, hidden, ctx, hidden);
 }
 
+/* y += x over count floats: a residual connection. */
+static void add_residual(float *y, const float *x, size_t count) {
+    for (size_t i = 0; i < count; i++) y[i] += x[i];
+}
+
 /* A removed head contributes nothing to W_O: its columns of the context are zeroed. */
 static void remove_head(const bert_state *s, int layer, int head) {
     const int hidden = s->model->hidden, size = hidden / s->model->heads;
@@ -104,31 +109,35 @@ static void remove_head(const bert_state *s, int layer, int head) {
     for (int i = 0; i < s->n; i++) memset(ctx + (size_t)i * (size_t)hidden, 0, (size_t)size * sizeof *ctx);
 }
 
-/* The residual adds are fused into the output projections (y = x·Wᵀ + b + residual), and the
- * FFN output is accumulated straight into the next layer's input: no copies, no extra pass. */
+/* The FFN output goes to the scratch after the FFN's own activations, then is added into the
+ * next layer's input. */
 static void encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
     const int n = s->n, hidden = m->hidden;
+    const size_t count = (size_t)n * (size_t)hidden;
     const float *x = s->layer_input + hidden_index(s, l, 0);
     float *next = s->layer_input + hidden_index(s, l + 1, 0);
     const size_t base = hidden_index(s, l, 0);
+    float *ffn_hidden = s->scratch, *ffn_output = s->scratch + (size_t)n * (size_t)m->ffn;
 
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
     float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
-    matmul_q8_shared(x, n, 3, qkv, qkv_bias, qkv_out);
+    matmul_w8_or_w16_shared(x, n, 3, qkv, qkv_bias, qkv_out);
     for (int h = 0; h < m->heads; h++)
         attend_head(s, l, h, s->attention + attention_index(s, l, h, 0));
     for (int h = 0; removed_heads && h < m->heads; h++)
         if (removed_heads[l * m->heads + h]) remove_head(s, l, h);
 
-    matmul_q8_residual(s->context + base, n, &L->attn_out, L->attn_out_bias, x, next);
+    matmul_w8_or_w16(s->context + base, n, &L->attn_out, L->attn_out_bias, next);
+    add_residual(next, x, count);  /* next = x + attention output */
     layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
 
-    matmul_q8(next, n, &L->ffn_in, L->ffn_in_bias, s->scratch);
-    gelu(s->scratch, n * m->ffn);
-    matmul_q8_residual(s->scratch, n, &L->ffn_out, L->ffn_out_bias, next, next);
+    matmul_w8_or_w16(next, n, &L->ffn_in, L->ffn_in_bias, ffn_hidden);
+    gelu(ffn_hidden, n * m->ffn);
+    matmul_w8_or_w16(ffn_hidden, n, &L->ffn_out, L->ffn_out_bias, ffn_output);
+    add_residual(next, ffn_output, count);  /* next = next + FFN output */
     layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
 }
 
@@ -197,10 +206,10 @@ static void top_k(const float *probs, int count, int k, int32_t *ids, float *out
 static int mlm_logits(const bert_model *m, const float *hidden, int count, float *logits) {
     float *transformed = malloc((size_t)count * (size_t)m->hidden * sizeof *transformed);
     if (!transformed) return BERT_ERR;
-    matmul_q8(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
+    matmul_w8_or_w16(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
     gelu(transformed, count * m->hidden);
     layer_norm(transformed, count, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
-    matmul_q8(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    matmul_w8_or_w16(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
     free(transformed);
     return all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }

@@ -303,7 +303,7 @@ for (const layout of ['google-zip', 'google-legacy']) {
 // ---------------------------------------------------------------- the default model's card
 
 test('the default model\'s card says what it cannot show, and that is so on the course sentence', async () => {
-  const bytes = new Uint8Array(fs.readFileSync(path.join(repoRoot, 'weights/bert-mini.int8.bin')));
+  const bytes = new Uint8Array(fs.readFileSync(path.join(repoRoot, 'web/dist/bert-mini.int8.bin')));
   const engine = await createEngine({ wasm, weights: bytes });
   const limits = [].concat(engine.modelCard().limits).join(' ');
   assert.match(limits, /no positional head[^]*\[CLS\] or \[SEP\] \(attention sinks\)[^]*Show Google's bert-mini in your course/);

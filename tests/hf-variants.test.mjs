@@ -152,11 +152,18 @@ test('a pytorch_model.bin that is not one, a bad output path: a message saying w
 });
 
 test('the converter core: bytes in, bytes out, no file system (what the page runs); the CLI is a wrapper', () => {
-  // The core and its readers import only one another: no file system, nothing the page lacks.
-  for (const name of ['convert-core.mjs', 'torch-checkpoint.mjs', 'tokenizer-json.mjs']) {
-    const source = fs.readFileSync(path.join(repoRoot, 'weights', name), 'utf8');
-    for (const line of source.match(/^import .*$/gm) ?? []) assert.match(line, /from '\.\/(convert-core|torch-checkpoint|tokenizer-json)\.mjs';$/, `${name}: ${line}`);
-    assert.doesNotMatch(source, /\bimport\(|require\(/, name);
+  // It imports only the format's definition, the CRC and its readers (pytorch_model.bin,
+  // tokenizer.json), which import nothing but each other.
+  const pure = {
+    'weights/convert-core.mjs': ['../c/spec.mjs', './crc32.mjs', './torch-checkpoint.mjs', './tokenizer-json.mjs'],
+    'weights/torch-checkpoint.mjs': ['./convert-core.mjs', './crc32.mjs'], 'weights/tokenizer-json.mjs': ['./convert-core.mjs'],
+    'c/spec.mjs': [], 'weights/crc32.mjs': ['../c/spec.mjs'],
+  };
+  for (const [file, allowed] of Object.entries(pure)) {
+    const text = fs.readFileSync(path.join(repoRoot, file), 'utf8');
+    assert.doesNotMatch(text, /\bimport\(|require\(/, `${file}: no dynamic import`);
+    const sources = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom '([^']+)'/gm)].map((m) => m[1]);
+    assert.deepEqual(sources.sort(), [...allowed].sort(), `${file} imports only ${allowed.join(', ') || 'nothing'}`);
   }
   const dir = checkpoint();
   const read = (name) => new Uint8Array(fs.readFileSync(path.join(dir, name)));

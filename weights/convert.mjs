@@ -4,16 +4,18 @@
 // weights file of weights/FORMAT.md.
 //
 //   node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--precision auto|int8|int16]
-//        [--precision-for SUBSTRING=int8|int16 ...] [--target 1e-3] [--group N|row] [--scripts]
+//        [--precision-for SUBSTRING=int8|int16 ...] [--target 1e-3] [--scripts]
 //
 // --scripts also writes OUT.weights.head.js and OUT.weights.part-NNN.js next to OUT.bin: the
 // scripts a page opened from file:// loads the model through (weights/asset-scripts.mjs).
 //
-// Each matrix is stored in the precision its kernel reads: int8 with a float scale per row (or
-// per --group columns), or int16 with a scale per row. --precision auto (the default) writes
+// Each matrix is stored in the precision its kernel reads: int8 or int16, with a float scale
+// per row. --precision auto (the default) writes
 // int8 for every matrix already on the per-row int8 grid, and for the others searches which
-// must be int16 so that the float64 reference predicts attention within --target of the
-// checkpoint's (weights/precision-search.mjs). Same input, same options -> identical bytes.
+// must be int16 so that the engine (web/dist/attn.wasm, run on each candidate file) keeps its
+// attention within --target of the float64 reference's (weights/precision-search.mjs). Same
+// input, same options -> identical bytes.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +23,7 @@ import { pathToFileURL } from 'node:url';
 import {
   ConvertError, fail, parseConfig, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
 } from './convert-core.mjs';
-import { searchPrecision } from './precision-search.mjs';
+import { searchPrecision, HELD_OUT_FACTOR } from './precision-search.mjs';
 import { weightScripts } from './asset-scripts.mjs';
 import { PARTS_PER_SCRIPT } from '../web/src/loader.mjs';
 
@@ -29,7 +31,7 @@ export { floatsOf, tensorPlan };
 export const DEFAULT_TARGET = 1e-3;
 
 const USAGE = 'usage: node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--precision auto|int8|int16] '
-  + '[--precision-for SUBSTRING=int8|int16 ...] [--target X] [--group N|row] [--scripts]';
+  + '[--precision-for SUBSTRING=int8|int16 ...] [--target X] [--scripts]';
 
 // ---------------------------------------------------------------- options
 
@@ -40,7 +42,7 @@ function parsePrecision(text, option, allowAuto) {
 }
 
 export function defaultOptions() {
-  return { precision: 'auto', precisionFor: [], target: DEFAULT_TARGET, group: 'row' };
+  return { precision: 'auto', precisionFor: [], target: DEFAULT_TARGET };
 }
 
 export function parseArgs(argv) {
@@ -60,10 +62,6 @@ export function parseArgs(argv) {
       const target = Number(text);
       if (!(target > 0) || !Number.isFinite(target)) fail(`--target: expected a positive number, got "${text}"`);
       options.target = target;
-    } else if (arg === '--group') {
-      const text = value();
-      if (text !== 'row' && !/^[1-9][0-9]*$/.test(text)) fail(`--group: expected a positive integer or "row", got "${text}"`);
-      options.group = text === 'row' ? 'row' : Number(text);
     } else if (arg === '--scripts') options.scripts = true;
     else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
     else positional.push(arg);
@@ -108,35 +106,102 @@ function readSafetensorsBytes(file) {
 
 // ---------------------------------------------------------------- convert
 
+export const ENGINE_WASM = new URL('../web/dist/attn.wasm', import.meta.url);
+let engineModule = null;
+
+// The engine build the search runs its candidate files on (the page's own wasm).
+function engineWasm() {
+  if (!engineModule) {
+    let bytes;
+    try { bytes = fs.readFileSync(ENGINE_WASM); } catch {
+      fail(`the precision search runs the engine, and ${ENGINE_WASM.pathname} is missing: build it with ./build.sh wasm`);
+    }
+    engineModule = new WebAssembly.Module(bytes);
+  }
+  return engineModule;
+}
+
+// The float64 reference's attention on the calibration text, kept under build/reference-cache/
+// by a hash of what it depends on: the checkpoint's config.json and model.safetensors bytes, the
+// calibration ids and the reference's own source. A conversion of the same checkpoint then skips
+// the reference (most of the search's time on larger models).
+export const REFERENCE_CACHE = new URL('../build/reference-cache/', import.meta.url);
+
+function referenceCache(hashOfCheckpoint) {
+  const fileOf = (idsList) => {
+    const hash = crypto.createHash('sha256').update(hashOfCheckpoint()).update(JSON.stringify(idsList))
+      .update(fs.readFileSync(new URL('./reference.mjs', import.meta.url)));
+    return new URL(`${hash.digest('hex').slice(0, 32)}.f64`, REFERENCE_CACHE);
+  };
+  const sizes = (idsList, layersHeads) => idsList.map((ids) => layersHeads * ids.length * ids.length);
+  return {
+    get(idsList) {
+      try {
+        const bytes = fs.readFileSync(fileOf(idsList));
+        const all = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+        const squares = idsList.reduce((a, ids) => a + ids.length * ids.length, 0);
+        if (!squares || all.length % squares !== 0) return null;
+        let at = 0;
+        return sizes(idsList, all.length / squares).map((n) => all.slice(at, (at += n)));
+      } catch { return null; }
+    },
+    set(idsList, attentions) {
+      try {
+        fs.mkdirSync(REFERENCE_CACHE, { recursive: true });
+        const file = fileOf(idsList);
+        const all = new Float64Array(attentions.reduce((a, x) => a + x.length, 0));
+        let at = 0;
+        for (const x of attentions) { all.set(x, at); at += x.length; }
+        const temporary = `${file.pathname}.${process.pid}.tmp`;
+        fs.writeFileSync(temporary, all);
+        fs.renameSync(temporary, file);
+      } catch { /* a cache that cannot be written is only slower */ }
+    },
+  };
+}
+
 // Reads the checkpoint directory (each file when the core asks for it) and converts it with the
 // core (convert-core.mjs), which the page runs on dropped files.
 export function convert(givenOptions) {
   const options = { ...defaultOptions(), ...givenOptions };
   const dir = options.checkpointDir;
   const asBytes = (buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const checkpointHash = crypto.createHash('sha256');
+  const hashed = (bytes) => { checkpointHash.update(bytes); return bytes; };
+  let digest = null;
   const chosen = chooseCheckpointFiles(folderNames(dir));
   const files = {
     name: path.basename(path.resolve(dir)),
-    config: () => readFile(dir, 'config.json').toString('utf8'),
-    vocab: chosen.vocab ? () => asBytes(readFile(dir, chosen.vocab)) : null,
-    tokenizer: chosen.tokenizer ? () => readFile(dir, chosen.tokenizer).toString('utf8') : null,
-    [chosen.weights === 'model.safetensors' ? 'safetensors' : 'pytorch']: () => asBytes(readFile(dir, chosen.weights)),
+    config: () => hashed(readFile(dir, 'config.json')).toString('utf8'),
+    vocab: chosen.vocab ? () => asBytes(hashed(readFile(dir, chosen.vocab))) : null,
+    tokenizer: chosen.tokenizer ? () => hashed(readFile(dir, chosen.tokenizer)).toString('utf8') : null,
+    [chosen.weights === 'model.safetensors' ? 'safetensors' : 'pytorch']: () => asBytes(hashed(readFile(dir, chosen.weights))),
     training: () => readFile(dir, 'training.json', { optional: true })?.toString('utf8') ?? null,
   };
-  return convertCheckpoint(files, { ...options, searchPrecision });
+  const cache = options.referenceCache === false ? undefined : referenceCache(() => (digest ??= checkpointHash.digest()));
+  return convertCheckpoint(files, { ...options, searchPrecision, wasm: engineWasm, referenceCache: cache });
 }
 
 // ---------------------------------------------------------------- main
 
-function printSummary({ bytes, tensors, predicted, target }, outPath) {
+function verdictLine({ predicted, calibration, reachable, target }) {
+  const head = 'predicted attention max |Δ| of the engine from the float64 reference';
+  if (Number.isNaN(predicted)) return `${head}: not predicted (every precision forced)`;
+  if (calibration === undefined) return `${head}: 0, within the target ${target} (every matrix stored exactly; the engine's own arithmetic: node tests/parity.mjs)`;
+  const measured = `(the engine measured ${calibration.toExponential(2)} on the calibration text; × ${HELD_OUT_FACTOR}, the held-out factor of weights/README.md)`;
+  if (predicted <= target) return `${head} on other text: ${predicted.toExponential(2)}, within the target ${target} ${measured}`;
+  const why = reachable === false ? ': no choice of precisions reaches it, this is the closest measured' : '';
+  return `${head} on other text: ${predicted.toExponential(2)}, WARNING: over the target ${target}${why} ${measured}`;
+}
+
+function printSummary(result, outPath) {
+  const { bytes, tensors } = result;
   const lines = tensors.filter((t) => t.kind !== 'f32').map((t) => {
     const size = t.data.byteLength + t.scales.byteLength;
     return `  ${t.name.padEnd(50)} ${t.precision.padEnd(5)} [${t.rows}x${t.cols}]`.padEnd(72)
       + ` ${String(size).padStart(9)} bytes  ${t.onGrid && t.precision === 'int8' ? 'exact (on the int8 grid)' : `max|err| ${t.maxError.toExponential(2)}`}`;
   });
-  const verdict = Number.isNaN(predicted) ? 'not predicted' : predicted <= target ? `within the target ${target}` : `WARNING: over the target ${target}`;
-  process.stderr.write(`${lines.join('\n')}\n`
-    + `predicted attention max |Δ| (float64 reference with the engine's rounding, calibration text): ${predicted.toExponential(2)}, ${verdict}\n`
+  process.stderr.write(`${lines.join('\n')}\n${verdictLine(result)}\n`
     + `wrote ${outPath}: ${bytes.length} bytes (${(bytes.length / 1e6).toFixed(2)} MB), ${tensors.length} tensors\n`);
 }
 
@@ -166,7 +231,10 @@ function main() {
   const options = parseArgs(process.argv.slice(2));
   const outDir = path.dirname(path.resolve(options.outPath));
   checkWritable(options.outPath, outDir);
-  const result = convert({ ...options, log: (line) => process.stderr.write(`${line}\n`) });
+  const started = performance.now();
+  const result = convert({ ...options, predict: true, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stderr.write(`converted in ${((performance.now() - started) / 1000).toFixed(1)} s, `
+    + `peak resident memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
   try { fs.writeFileSync(options.outPath, result.bytes); } catch (e) { fail(`cannot write ${options.outPath}: ${e.message}`); }
   printSummary(result, options.outPath);
   if (options.scripts) writeScripts(result.bytes, options.outPath);

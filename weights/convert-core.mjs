@@ -2,14 +2,12 @@
 // bytes) in, a weights file (weights/FORMAT.md) out. Bytes in, bytes out: no file system, so
 // the Node CLI (convert.mjs) and the page run the same code.
 
-// These readers throw this module's ConvertError (only when called, so the import cycle is
-// harmless).
 import { parseTorchCheckpoint } from './torch-checkpoint.mjs';
 import { vocabFromTokenizerJson, vocabDisagreement } from './tokenizer-json.mjs';
 // The format itself (sizes, field offsets, kinds, qmax, limits, special tokens, the tensor
 // plan) is c/spec.mjs, which the C loader's header c/spec.h is generated from.
 import {
-  ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
+  CARD_KEYS as SPEC_CARD_KEYS, ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
   KINDS, LAYER_PREFIX, LAYER_TENSORS, LIMIT, MAGIC, MLM_HEAD_TENSORS, NAME_SIZE, PART, PART_ENTRY_SIZE, QMAX,
   SPECIAL_TOKENS, writeField,
 } from '../c/spec.mjs';
@@ -27,14 +25,9 @@ export const LIMITS = LIMIT;
 // The shortest input the engine runs: [CLS], one token, [SEP].
 const MIN_POSITIONS = 3;
 
-// reason: [message catalogue key, placeholders] for a refusal the page words itself (web/src/i18n).
-export class ConvertError extends Error {
-  constructor(message, reason = null) {
-    super(message);
-    this.reason = reason;
-  }
-}
-export const fail = (message, reason) => { throw new ConvertError(message, reason); };
+import { ConvertError, fail } from './convert-error.mjs';
+
+export { ConvertError, fail };
 
 // ---------------------------------------------------------------- config.json
 
@@ -641,12 +634,8 @@ const BRIEFLY_TRAINED_LIMITS = 'Trained briefly, it has no positional head: no h
   + 'and its most confident heads put their weight on [CLS] or [SEP] (attention sinks) rather than on related words. '
   + 'To show those patterns in a course, convert Google\'s bert-mini (README, “Show Google\'s bert-mini in your course”).';
 
-// The model card's keys and the type of each value: what the page and `attn --info` read (the
-// CLI checks the same list: CARD_KEYS in c/cli.c).
-export const CARD_KEYS = {
-  name: 'string', architecture: 'string', precision: 'string', objective: 'string', trained_on: 'string',
-  heldout_mlm_accuracy: 'number', heldout_mlm_loss: 'number', derived: 'string', limits: 'string',
-};
+// The model card's keys and the type of each value (c/spec.mjs): what the page and `attn --info` read.
+export const CARD_KEYS = Object.fromEntries(SPEC_CARD_KEYS.map((k) => [k.name, k.type]));
 export const CARD_MAX_BYTES = 1 << 16;
 
 /**

@@ -4,7 +4,7 @@
 // and 100 characters per word, the special tokens [CLS] [SEP] [MASK] [PAD] [UNK] matched on the
 // raw text. A tokenizer.json that says the same gives the same tokens through the vocab.txt
 // built here (its ids in order); one that says anything else is refused by the setting's name.
-import { ConvertError } from './convert-core.mjs';
+import { ConvertError } from './convert-error.mjs';
 
 const fail = (message) => { throw new ConvertError(message); };
 const LABEL = 'tokenizer.json';

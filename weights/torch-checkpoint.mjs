@@ -7,7 +7,7 @@
 // global (os.system, builtins.eval, …) is refused by module and name when the pickle names it,
 // before any value is built from it. Every count is checked against the bytes that are there
 // before anything is allocated; the bounds are in weights/README.md ("What the converter reads").
-import { ConvertError } from './convert-core.mjs';
+import { ConvertError } from './convert-error.mjs';
 import { crc32 } from './crc32.mjs';
 
 const fail = (message) => { throw new ConvertError(message); };

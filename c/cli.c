@@ -575,8 +575,7 @@ static void show_tokens(const attn_engine *e, const attn_session *s, int json) {
 /* ---- the model card: one JSON object whose keys are the converter's (weights/FORMAT.md), each
  * once, each value a string or a number. Anything else is refused, so the card cannot add
  * fields to the output around it. */
-static const char *const CARD_KEYS[] = {"name", "architecture", "precision", "objective", "trained_on",
-                                        "heldout_mlm_accuracy", "heldout_mlm_loss", "derived", "limits"};
+static const char *const CARD_KEYS[] = CARD_KEY_NAMES;  /* c/spec.mjs */
 enum { CARD_KEY_COUNT = sizeof CARD_KEYS / sizeof CARD_KEYS[0], CARD_KEY_MAX = 32 };
 
 static const char *skip_space(const char *p) {

@@ -160,6 +160,9 @@ enum {
     X("cls.predictions.transform.LayerNorm.bias", VECTOR, ONE, HIDDEN, mlm_ln_beta, MLM) \
     X("cls.predictions.bias", VECTOR, ONE, VOCAB, mlm_bias, MLM)
 
+/* The model card's keys, in c/spec.mjs's order. */
+#define CARD_KEY_NAMES {"name", "architecture", "precision", "objective", "trained_on", "heldout_mlm_accuracy", "heldout_mlm_loss", "derived", "limits"}
+
 /* ------------------------------------------------------------------ status codes */
 
 typedef enum {

@@ -157,6 +157,16 @@ export const DIMS = ['one', 'vocab', 'hidden', 'ffn', 'maxPositions', 'typeVocab
 // What every engine call returns (c/attn.h ATTN_*; 1 … 19 are the weights file's own checks,
 // c/weights.h WEIGHTS_ERR_*), with the English message the CLI prints and the page shows.
 
+// The model card the converter stores (weights/FORMAT.md): a JSON object of these keys, each
+// at most once, each value of its type. The converter checks it when it writes the card, the
+// CLI when it prints it (c/cli.c), the page when it shows it.
+export const CARD_KEYS = [
+  { name: 'name', type: 'string' }, { name: 'architecture', type: 'string' }, { name: 'precision', type: 'string' },
+  { name: 'objective', type: 'string' }, { name: 'trained_on', type: 'string' },
+  { name: 'heldout_mlm_accuracy', type: 'number' }, { name: 'heldout_mlm_loss', type: 'number' },
+  { name: 'derived', type: 'string' }, { name: 'limits', type: 'string' },
+];
+
 export const STATUSES = [
   { name: 'OK', code: 0, message: 'ok' },
   { name: 'TOO_SMALL', code: 1, weights: true, message: 'weights file is too small to hold a header (empty or cut short)' },

@@ -1,6 +1,7 @@
 // The converter core runs in a browser as it runs in Node: weights/convert-core.mjs loaded as a
 // module in headless Chromium converts a checkpoint's files (bytes in memory, no network, no file
-// system) to the same bytes as the Node CLI, and a refused checkpoint gives the CLI's message.
+// system) to the same bytes as the Node CLI (model.safetensors, and a pytorch_model.bin folder laid
+// out as Google's bert-mini page), and a refused checkpoint gives the CLI's message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -31,6 +32,11 @@ test('convert-core.mjs in Chromium: the same weights file as the Node CLI, the s
     // bundled as the page's bundle is (esbuild).
     const core = (await build({ entryPoints: [path.join(repoRoot, 'weights/convert-core.mjs')], bundle: true,
       format: 'esm', write: false, logLevel: 'silent' })).outputFiles[0].text;
+    const google = path.join(repoRoot, 'tests/fixtures/torch/google-legacy');
+    const binOut = path.join(root, 'google.bin');
+    const binCli = spawnSync('node', [path.join(repoRoot, 'weights/convert.mjs'), google, binOut], { encoding: 'utf8' });
+    assert.equal(binCli.status, 0, binCli.stderr);
+    for (const name of ['config.json', 'vocab.txt', 'pytorch_model.bin']) files[`google/${name}`] = fs.readFileSync(path.join(google, name)).toString('base64');
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     try {
@@ -51,11 +57,19 @@ test('convert-core.mjs in Chromium: the same weights file as the Node CLI, the s
         } catch (e) {
           refusal = e instanceof ConvertError ? e.message : `not a ConvertError: ${e}`;
         }
-        let binary = '';
-        for (let i = 0; i < out.length; i += 8192) binary += String.fromCharCode(...out.subarray(i, i + 8192));
-        return { base64: btoa(binary), refusal, log };
+        const base64Of = (data) => {
+          let binary = '';
+          for (let i = 0; i < data.length; i += 8192) binary += String.fromCharCode(...data.subarray(i, i + 8192));
+          return btoa(binary);
+        };
+        const fromBin = convertCheckpoint({
+          name: 'google-legacy', config: new TextDecoder().decode(bytes(files['google/config.json'])),
+          vocab: bytes(files['google/vocab.txt']), pytorch: bytes(files['google/pytorch_model.bin']), training: null,
+        }, { precision: 'auto' }).bytes;
+        return { base64: base64Of(out), bin: base64Of(fromBin), refusal, log };
       }, { core, files });
       assert.ok(Buffer.from(result.base64, 'base64').equals(fs.readFileSync(out)), 'byte-identical to the CLI');
+      assert.ok(Buffer.from(result.bin, 'base64').equals(fs.readFileSync(binOut)), 'pytorch_model.bin: byte-identical to the CLI');
       assert.match(result.refusal, /^vocab\.txt has no line \[MASK\], \[PAD\], \[UNK\]: the engine needs/);
     } finally {
       await browser.close();

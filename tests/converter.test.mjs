@@ -510,18 +510,19 @@ test('tied decoder: an equal copy is accepted, a different one refused; pooler/N
   assertRefused(tinyCheckpoint({ tensors: [...tensors, untied] }), /decoder.weight differs from bert.embeddings.word_embeddings.weight/);
 });
 
-test('missing files, a pytorch_model.bin-only directory, a missing output folder', () => {
+test('missing files, a pytorch_model.bin that is not one, a missing output folder', () => {
   const without = (file) => {
     const dir = tinyCheckpoint();
     fs.rmSync(path.join(dir, file));
     return dir;
   };
-  assertRefused(path.join(tempRoot, 'nonexistent'), /cannot read .*nonexistent\/config\.json: no such file/);
-  assertRefused(without('vocab.txt'), /cannot read .*vocab\.txt: no such file/);
-  assertRefused(without('model.safetensors'), /cannot read .*model\.safetensors: .*no such file/i);
+  assertRefused(path.join(tempRoot, 'nonexistent'), /cannot read the checkpoint folder .*nonexistent: no such folder/);
+  assertRefused(without('config.json'), /missing: config\.json$/m);
+  assertRefused(without('vocab.txt'), /missing: vocab\.txt or tokenizer\.json/);
+  assertRefused(without('model.safetensors'), /missing: model\.safetensors or pytorch_model\.bin/);
   const pytorch = without('model.safetensors');
-  fs.writeFileSync(path.join(pytorch, 'pytorch_model.bin'), 'not read');
-  assertRefused(pytorch, /has pytorch_model\.bin but no model\.safetensors: save the model as safetensors first/);
+  fs.writeFileSync(path.join(pytorch, 'pytorch_model.bin'), 'not a torch file');
+  assertRefused(pytorch, /pytorch_model\.bin: neither a zip nor a pickle file/);
   const truncated = tinyCheckpoint();
   fs.truncateSync(path.join(truncated, 'model.safetensors'), 4);
   assertRefused(truncated, /model\.safetensors: too short for a safetensors file/);

@@ -137,10 +137,10 @@ test('vocabularies the engine would refuse are refused by the converter, naming 
   refused(checkpoint({ vocabText: `${vocabText}extra\n` }), /201 lines but config\.json vocab_size is 200/);
 });
 
-test('pytorch_model.bin only, a bad output path: a message saying what to do, no stack trace', () => {
+test('a pytorch_model.bin that is not one, a bad output path: a message saying what to do, no stack trace', () => {
   const dir = checkpoint();
   fs.renameSync(path.join(dir, 'model.safetensors'), path.join(dir, 'pytorch_model.bin'));
-  refused(dir, /pytorch_model\.bin but no model\.safetensors: save the model as safetensors first/);
+  refused(dir, /pytorch_model\.bin: neither a zip nor a pickle file: not something torch\.save wrote/);
   const r = runConverter(checkpoint(), path.join(tempRoot, 'no-such-folder', 'x.bin'));
   assert.equal(r.status, 1);
   assert.match(r.stderr, /folder .*no-such-folder does not exist/);
@@ -152,8 +152,13 @@ test('pytorch_model.bin only, a bad output path: a message saying what to do, no
 });
 
 test('the converter core: bytes in, bytes out, no file system (what the page runs); the CLI is a wrapper', () => {
-  // It imports only the format's definition and the CRC, which import nothing but each other.
-  const pure = { 'weights/convert-core.mjs': ['../c/spec.mjs', './crc32.mjs'], 'c/spec.mjs': [], 'weights/crc32.mjs': ['../c/spec.mjs'] };
+  // It imports only the format's definition, the CRC, its refusal and its readers
+  // (pytorch_model.bin, tokenizer.json), which import neither it nor each other: no cycle.
+  const pure = {
+    'weights/convert-core.mjs': ['../c/spec.mjs', './crc32.mjs', './convert-error.mjs', './torch-checkpoint.mjs', './tokenizer-json.mjs'],
+    'weights/torch-checkpoint.mjs': ['./convert-error.mjs', './crc32.mjs'], 'weights/tokenizer-json.mjs': ['./convert-error.mjs'],
+    'weights/convert-error.mjs': [], 'c/spec.mjs': [], 'weights/crc32.mjs': ['../c/spec.mjs'],
+  };
   for (const [file, allowed] of Object.entries(pure)) {
     const text = fs.readFileSync(path.join(repoRoot, file), 'utf8');
     assert.doesNotMatch(text, /\bimport\(|require\(/, `${file}: no dynamic import`);

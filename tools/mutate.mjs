@@ -24,6 +24,9 @@ const ENGINE = ['node', '--test', 'tests/engine.test.mjs'];
 const FUZZ_REGRESSIONS = ['make', '--no-print-directory', 'test-fuzz-regressions'];
 // The browser suite's view checks alone: what each view draws against the float64 analyses.
 const VIEW_VALUES = ['node', 'tests/browser/run.mjs', 'viewvalues'];
+// The converter's .bin readers and its bounds.
+const TORCH = ['node', '--test', 'tests/converter-torch.test.mjs'];
+const BOUNDS = ['node', '--test', 'tests/converter-bounds.test.mjs'];
 
 // Each: what it breaks, the edits (exact text, found once), what to rebuild, the tests to run.
 // `equivalent` says why no test can see the mutation (it then does not count as a failure).
@@ -84,6 +87,16 @@ const MUTATIONS = [
       'const steps = session.walkthrough(Math.max(0, layer - 1), token);']] },
   { name: 'an empty golden file (mlm-more.json holds no cases)', build: 'none', tests: [PARITY],
     edits: [['tests/fixtures/bert-mini-int8/mlm-more.json', null, '[]\n']] },
+  { name: 'unpickler: any global allowed', build: 'none', tests: [TORCH],
+    edits: [['weights/torch-checkpoint.mjs', '  if (!ALLOWED.has(full)) {', '  if (!ALLOWED.has(full) && false) {']] },
+  { name: 'unpickler: a storage\'s size not checked against its bytes', build: 'none', tests: [TORCH],
+    edits: [['weights/torch-checkpoint.mjs', '      if (data.length !== s.numel * s.elementSize) {', '      if (data.length < 0) {']] },
+  { name: 'torch tensors read contiguously whatever their strides', build: 'none', tests: [TORCH],
+    edits: [['weights/torch-checkpoint.mjs', '  if (contiguous && !bigEndian) return', '  if (!bigEndian) return']] },
+  { name: 'vocab.txt lines collected before the count is checked (no line-length bound)', build: 'none', tests: [BOUNDS],
+    edits: [['weights/convert-core.mjs', '    if (end - begin > VOCAB_LINE_MAX_BYTES) fail(', '    if (end - begin > Infinity) fail(']] },
+  { name: 'no magnitude bound on the forward pass', build: 'none', tests: [BOUNDS],
+    edits: [['weights/convert-core.mjs', '    if (!(b.value <= ACTIVATION_LIMIT)) {', '    if (b.value > Infinity) {']] },
 ];
 
 function run(command, cwd, { quiet = true } = {}) {

@@ -2,10 +2,12 @@
 // bytes) in, a weights file (weights/FORMAT.md) out. Bytes in, bytes out: no file system, so
 // the Node CLI (convert.mjs) and the page run the same code.
 
+import { parseTorchCheckpoint } from './torch-checkpoint.mjs';
+import { vocabFromTokenizerJson, vocabDisagreement } from './tokenizer-json.mjs';
 // The format itself (sizes, field offsets, kinds, qmax, limits, special tokens, the tensor
 // plan) is c/spec.mjs, which the C loader's header c/spec.h is generated from.
 import {
-  ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
+  CARD_KEYS as SPEC_CARD_KEYS, ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
   KINDS, LAYER_PREFIX, LAYER_TENSORS, LIMIT, MAGIC, MLM_HEAD_TENSORS, NAME_SIZE, PART, PART_ENTRY_SIZE, QMAX,
   SPECIAL_TOKENS, writeField,
 } from '../c/spec.mjs';
@@ -20,8 +22,12 @@ export const INT16_QMAX_LOOKUP = QMAX.int16Lookup;
 export const PART_TARGET_BYTES = 65536;
 export const LIMITS = LIMIT;
 
-export class ConvertError extends Error {}
-export const fail = (message) => { throw new ConvertError(message); };
+// The shortest input the engine runs: [CLS], one token, [SEP].
+const MIN_POSITIONS = 3;
+
+import { ConvertError, fail } from './convert-error.mjs';
+
+export { ConvertError, fail };
 
 // ---------------------------------------------------------------- config.json
 
@@ -72,6 +78,10 @@ export function parseConfig(text) {
   atMost(shape.maxPositions, LIMITS.maxPositions, 'max_position_embeddings');
   atMost(shape.vocab, LIMITS.vocab, 'vocab_size');
   atMost(shape.typeVocab, LIMITS.typeVocab, 'type_vocab_size');
+  if (shape.maxPositions < MIN_POSITIONS) {
+    fail(`config.json: max_position_embeddings is ${shape.maxPositions}; the engine needs at least ${MIN_POSITIONS} (every input is [CLS] … [SEP] around one token or more)`);
+  }
+  if (shape.vocab < SPECIAL_TOKENS.length) fail(`config.json: vocab_size is ${shape.vocab}; the ${SPECIAL_TOKENS.length} special tokens alone need ${SPECIAL_TOKENS.length} rows`);
   if (shape.hidden % shape.heads !== 0) fail(`config.json: hidden_size ${shape.hidden} is not a multiple of num_attention_heads ${shape.heads}`);
   const eps = shape.lnEps;
   if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || !(Math.fround(eps) > 0) || !Number.isFinite(Math.fround(eps))) {
@@ -91,32 +101,46 @@ const TRAILING_WHITE_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\
 // always splits off, so no text can produce them.
 export const paddingEntry = (id) => `[unused-row-${id}]`;
 
-function lineStarts(bytes) {
-  const starts = [0];
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a && i + 1 < bytes.length) starts.push(i + 1);
-  return starts;
+// No word of more than 100 characters is ever looked up (WordPiece's max_input_chars_per_word,
+// c/tokenizer.c), so no longer line is a vocabulary entry: 100 four-byte characters, "##" and
+// trailing white space fit in this.
+export const VOCAB_LINE_MAX_BYTES = 1024;
+// C0 controls other than TAB, DEL and C1 controls: the tokenizer removes them from any text
+// (clean_text), so an entry holding one is never produced.
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
+
+function countLines(bytes) {
+  let lines = 0;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a) lines++;
+  return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? lines + 1 : lines;
 }
 
-// Returns { bytes, lines, paddingRows, addedNewline, repeats: [[line, earlier line, entry]] }:
-// the bytes the weights file stores (vocab.txt, with a final newline when it had none, then the
-// padding entries up to vocab_size).
+// Returns { bytes, lines, paddingRows, addedNewline, repeats: [[line, earlier line, entry]],
+// controlLines: [line numbers] }: the bytes the weights file stores (vocab.txt, with a final
+// newline when it had none, then the padding entries up to vocab_size). The lines are counted
+// before anything is collected, and each is bounded: memory is that of the entries kept.
 export function parseVocab(given, shape) {
   const addedNewline = given.length > 0 && given[given.length - 1] !== 0x0a;
-  const bytes = addedNewline ? new Uint8Array([...given, 0x0a]) : given;
-  const starts = lineStarts(bytes);
-  const lines = bytes.length === 0 ? 0 : starts.length;
+  const lines = countLines(given);
   if (lines > shape.vocab) {
     fail(`vocab.txt has ${lines} lines but config.json vocab_size is ${shape.vocab}: ids ${shape.vocab}… would have no embedding row`);
   }
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const entries = new Map();
   const repeats = [];
+  const controlLines = [];
+  let begin = 0;
   for (let i = 0; i < lines; i++) {
-    const line = bytes.subarray(starts[i], (i + 1 < lines ? starts[i + 1] : bytes.length) - 1);
+    const newline = given.indexOf(0x0a, begin);
+    const end = newline < 0 ? given.length : newline;
+    if (end - begin > VOCAB_LINE_MAX_BYTES) fail(`vocab.txt line ${i + 1} is ${end - begin} bytes long; no entry is longer than ${VOCAB_LINE_MAX_BYTES}`);
+    const line = given.subarray(begin, end);
+    begin = end + 1;
     if (line.includes(0)) fail(`vocab.txt line ${i + 1} contains a NUL byte`);
     let text;
     try { text = decoder.decode(line); } catch { fail(`vocab.txt line ${i + 1} is not valid UTF-8`); }
     const entry = text.replace(TRAILING_WHITE_SPACE, '');
+    if (CONTROL_CHARACTER.test(entry)) controlLines.push(i + 1);
     if (entry && entries.has(entry)) repeats.push([i + 1, entries.get(entry) + 1, entry]);
     if (entry) entries.set(entry, i);
   }
@@ -128,8 +152,15 @@ export function parseVocab(given, shape) {
     if (entries.has(entry)) fail(`vocab.txt line ${entries.get(entry) + 1} is ${entry}, the name given to padding rows`);
     padding.push(`${entry}\n`);
   }
-  const out = padding.length ? new Uint8Array([...bytes, ...new TextEncoder().encode(padding.join(''))]) : bytes;
-  return { bytes: out, lines, paddingRows: padding.length, addedNewline, repeats };
+  const paddingBytes = new TextEncoder().encode(padding.join(''));
+  let bytes = given;
+  if (addedNewline || paddingBytes.length) {
+    bytes = new Uint8Array(given.length + (addedNewline ? 1 : 0) + paddingBytes.length);
+    bytes.set(given);
+    if (addedNewline) bytes[given.length] = 0x0a;
+    bytes.set(paddingBytes, bytes.length - paddingBytes.length);
+  }
+  return { bytes, lines, paddingRows: padding.length, addedNewline, repeats, controlLines };
 }
 
 // ---------------------------------------------------------------- safetensors
@@ -161,11 +192,17 @@ function decodeFloats(bytes, dtype) {
 }
 
 // Map name -> { dtype, shape, bytes } without decoding. `label` names the file in messages.
+// A BERT's safetensors header is a few tens of kilobytes; the largest checkpoints' a few MB.
+export const SAFETENSORS_LIMITS = { headerBytes: 16 << 20, tensors: 100000 };
+
 export function parseSafetensors(buf, label = 'model.safetensors') {
   if (buf.length < 8) fail(`${label}: too short for a safetensors file`);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const headerLength = view.getBigUint64(0, true);
   if (headerLength > BigInt(buf.length - 8)) fail(`${label}: header length ${headerLength} runs past the end of the file`);
+  if (headerLength > BigInt(SAFETENSORS_LIMITS.headerBytes)) {
+    fail(`${label}: a header of ${headerLength} bytes; a BERT's is a few tens of kilobytes and this reader takes at most ${SAFETENSORS_LIMITS.headerBytes}`);
+  }
   let header;
   try { header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + Number(headerLength)))); } catch (e) {
     fail(`${label}: header is not valid JSON: ${e.message}`);
@@ -173,7 +210,10 @@ export function parseSafetensors(buf, label = 'model.safetensors') {
   if (!header || typeof header !== 'object' || Array.isArray(header)) fail(`${label}: header is not a JSON object`);
   const dataStart = 8 + Number(headerLength);
   const tensors = new Map();
-  for (const [name, info] of Object.entries(header)) {
+  const names = Object.keys(header);
+  if (names.length > SAFETENSORS_LIMITS.tensors) fail(`${label}: ${names.length} tensors; this reader takes at most ${SAFETENSORS_LIMITS.tensors}`);
+  for (const name of names) {
+    const info = header[name];
     if (name === '__metadata__') continue;
     const offsets = info?.data_offsets;
     const [begin, end] = Array.isArray(offsets) && offsets.length === 2 ? offsets : [];
@@ -230,7 +270,7 @@ const DECODER_BIAS = 'cls.predictions.decoder.bias';
 // The variants transformers loads, renamed to BertForMaskedLM's names: a BertModel's names
 // without the `bert.` prefix, LayerNorm `gamma`/`beta` (older exports), and an output bias
 // stored only as `cls.predictions.decoder.bias`. Returns { tensors, hasMlm, notes }.
-export function canonicalTensors(source) {
+export function canonicalTensors(source, label = 'model.safetensors') {
   const notes = [];
   const bare = ![...source.keys()].some((n) => n.startsWith('bert.'))
     && [...source.keys()].some((n) => /^(embeddings|encoder)\./.test(n));
@@ -241,10 +281,16 @@ export function canonicalTensors(source) {
     let canonical = bare && /^(embeddings|encoder|pooler)\./.test(name) ? `bert.${name}` : name;
     canonical = canonical.replace(/\.LayerNorm\.gamma$/, '.LayerNorm.weight').replace(/\.LayerNorm\.beta$/, '.LayerNorm.bias');
     if (canonical !== name && !(bare && canonical === `bert.${name}`)) renamed++;
-    if (tensors.has(canonical)) fail(`model.safetensors has both ${tensors.get(canonical).sourceName} and ${name}, the same tensor ${canonical}`);
-    tensors.set(canonical, { ...t, sourceName: name });
+    if (tensors.has(canonical)) fail(`${label} has both ${tensors.get(canonical).sourceName} and ${name}, the same tensor ${canonical}`);
+    t.sourceName = name;  // no copy: a .bin's tensors read their bytes only when asked
+    tensors.set(canonical, t);
   }
   if (renamed) notes.push(`${renamed} LayerNorm tensors named gamma/beta: read as weight/bias`);
+  const pretraining = [...tensors.keys()].filter((n) => /^(bert\.pooler\.|cls\.seq_relationship\.)/.test(n));
+  if (pretraining.length) {
+    notes.push(`the pooler and the next-sentence head (${pretraining.join(', ')}) of a BertForPreTraining checkpoint: `
+      + 'not used by the explorer, left out');
+  }
   if (!tensors.has(MLM_BIAS) && tensors.has(DECODER_BIAS)) {
     tensors.set(MLM_BIAS, tensors.get(DECODER_BIAS));
     notes.push(`no ${MLM_BIAS}: ${DECODER_BIAS} used as the output bias`);
@@ -255,11 +301,11 @@ export function canonicalTensors(source) {
 }
 
 // Every tensor of the plan present with its shape; returns the names of tensors not used.
-function checkTensorSet(tensors, plan, shape) {
+function checkTensorSet(tensors, plan, shape, label) {
   const wanted = new Set(plan.map((t) => t.name));
   for (const t of plan) {
     const found = tensors.get(t.name);
-    if (!found) fail(`model.safetensors has no tensor ${t.name}`);
+    if (!found) fail(`${label} has no tensor ${t.name}`);
     if (!DTYPE_BYTES[found.dtype]) fail(`tensor ${found.sourceName ?? t.name} has dtype ${found.dtype}; only F32, F16 and BF16 are read`);
     if (JSON.stringify(found.shape) !== JSON.stringify(t.hfShape)) {
       fail(`tensor ${found.sourceName ?? t.name} has shape [${found.shape}], config.json implies [${t.hfShape}]`);
@@ -269,7 +315,7 @@ function checkTensorSet(tensors, plan, shape) {
   for (const name of tensors.keys()) {
     const layer = /^bert\.encoder\.layer\.(\d+)\./.exec(name);
     if (layer && Number(layer[1]) >= shape.layers) {
-      fail(`model.safetensors has ${name} but config.json says num_hidden_layers is ${shape.layers}`);
+      fail(`${label} has ${name} but config.json says num_hidden_layers is ${shape.layers}`);
     }
     if (!wanted.has(name) && !IGNORED_TENSOR.test(name) && !name.startsWith('cls.predictions.decoder.')) ignored.push(name);
   }
@@ -298,12 +344,78 @@ function checkFinite(name, data) {
   for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i])) fail(`tensor ${name} holds a non-finite value at index ${i}`);
 }
 
+// ---------------------------------------------------------------- magnitudes
+// Finite weights can still overflow float32 in the forward pass (a LayerNorm bias of 1e20, Q
+// weights of 3e38). A bound on every activation, for any input, from the weights alone: each
+// LayerNorm's output is at most √hidden·max|γ| + max|β| whatever its input (|x − mean| ≤
+// √hidden·σ), a matrix product's output at most (largest row's Σ|w|)·max|x| + max|b|, GELU and
+// softmax do not grow a bound, an attention score is at most head_dim·max|q|·max|k|/√head_dim.
+// The LayerNorms reset the bound, so it does not compound over layers. Every bound must stay
+// under ACTIVATION_LIMIT, which leaves float32 (3.4e38) a margin of 2^27 for the sums of squares
+// and the kernels' scales; a trained BERT's bounds are below 1e12. The stage that fails names
+// the tensor whose size made its bound large.
+export const ACTIVATION_LIMIT = 2 ** 100;
+
+function largestRowSum(data, cols) {
+  let m = 0;
+  for (let begin = 0; begin < data.length; begin += cols) {
+    let sum = 0;
+    for (let i = begin; i < begin + cols; i++) sum += Math.abs(data[i]);
+    m = Math.max(m, sum);
+  }
+  return m;
+}
+
+function checkMagnitudes(shape, floats, mlm) {
+  const amax = (name) => maxAbs(floats.get(name), 0, floats.get(name).length);
+  const bound = (value, source) => ({ value, source });
+  const check = (b, stage) => {
+    if (!(b.value <= ACTIVATION_LIMIT)) {
+      fail(`tensor ${b.source} makes the forward pass overflow float32 (${stage} can reach ${b.value.toExponential(1)}; `
+        + `the engine needs every activation under ${ACTIVATION_LIMIT.toExponential(1)}): its values are too large`);
+    }
+    return b;
+  };
+  const sum = (a, b) => bound(a.value + b.value, a.value >= b.value ? a.source : b.source);
+  const vector = (name) => bound(amax(name), name);
+  const linear = (prefix, x, cols, stage) => {
+    const w = bound(largestRowSum(floats.get(`${prefix}.weight`), cols), `${prefix}.weight`);
+    const product = bound(w.value * x.value, w.value >= x.value ? w.source : x.source);
+    return check(sum(product, vector(`${prefix}.bias`)), stage);
+  };
+  const layerNorm = (prefix, input, stage) => {
+    check(bound(shape.hidden * (2 * input.value) ** 2, input.source), `the variance in ${stage}`);
+    return check(sum(bound(Math.sqrt(shape.hidden) * amax(`${prefix}.weight`), `${prefix}.weight`), vector(`${prefix}.bias`)), stage);
+  };
+  const embeddings = ['word', 'position', 'token_type'].map((k) => vector(`bert.embeddings.${k}_embeddings.weight`)).reduce(sum);
+  let h = layerNorm('bert.embeddings.LayerNorm', check(embeddings, 'the embedding sum'), 'the embedding LayerNorm');
+  const headDim = shape.hidden / shape.heads;
+  for (let l = 0; l < shape.layers; l++) {
+    const p = `bert.encoder.layer.${l}`;
+    const q = linear(`${p}.attention.self.query`, h, shape.hidden, `layer ${l}'s queries`);
+    const k = linear(`${p}.attention.self.key`, h, shape.hidden, `layer ${l}'s keys`);
+    check(bound(Math.sqrt(headDim) * q.value * k.value, q.value >= k.value ? q.source : k.source), `layer ${l}'s attention scores`);
+    const v = linear(`${p}.attention.self.value`, h, shape.hidden, `layer ${l}'s values`);
+    const attended = linear(`${p}.attention.output.dense`, v, shape.hidden, `layer ${l}'s attention output`);
+    h = layerNorm(`${p}.attention.output.LayerNorm`, check(sum(h, attended), `layer ${l}'s residual`), `layer ${l}'s attention LayerNorm`);
+    const inner = linear(`${p}.intermediate.dense`, h, shape.hidden, `layer ${l}'s FFN`);
+    const out = linear(`${p}.output.dense`, inner, shape.ffn, `layer ${l}'s FFN output`);
+    h = layerNorm(`${p}.output.LayerNorm`, check(sum(h, out), `layer ${l}'s FFN residual`), `layer ${l}'s output LayerNorm`);
+  }
+  if (!mlm) return;
+  const t = linear('cls.predictions.transform.dense', h, shape.hidden, 'the masked-word transform');
+  const normed = layerNorm('cls.predictions.transform.LayerNorm', t, 'the masked-word LayerNorm');
+  const decoder = bound(largestRowSum(floats.get(WORD_EMBEDDINGS), shape.hidden), WORD_EMBEDDINGS);
+  check(sum(bound(decoder.value * normed.value, decoder.value >= normed.value ? decoder.source : normed.source), vector(MLM_BIAS)), 'the masked-word scores');
+}
+
 // The float tensors of the plan, decoded and checked.
-export function readPlanFloats(tensors, plan, shape) {
-  const ignored = checkTensorSet(tensors, plan, shape);
+export function readPlanFloats(tensors, plan, shape, label = 'model.safetensors') {
+  const ignored = checkTensorSet(tensors, plan, shape, label);
   const floats = new Map(plan.map((t) => [t.name, floatsOf(tensors, t.name)]));
   for (const [name, data] of floats) checkFinite(name, data);
   checkTiedDecoder(tensors, floats);
+  checkMagnitudes(shape, floats, plan.some((t) => t.mlm));
   return { floats, ignored };
 }
 
@@ -455,6 +567,7 @@ function partChecksum(out, part, word) {
 // tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
 // matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''.
 export function buildFile(shape, vocab, card, tensors) {
+  if (card) checkCard(card);
   const cardBytes = card ? new Uint8Array([...new TextEncoder().encode(card), 0]) : new Uint8Array(0);
   const L = layoutFile(vocab.length, cardBytes.length, tensors);
   const word = tensors.find((t) => t.name === WORD_EMBEDDINGS);
@@ -482,31 +595,68 @@ export function buildFile(shape, vocab, card, tensors) {
 
 // What the page and the CLI tell about the model: from training.json (when the checkpoint has
 // one) and config.json; the converter adds the precision it chose.
+// Text from file and folder names or training.json, with control characters made spaces.
+const plainText = (text) => String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+
 export function buildCard({ name, shape, training, precision, mlm = true }) {
   const card = {
-    name,
+    name: plainText(name),
     architecture: `BERT encoder (post-LayerNorm): ${shape.layers} layers × ${shape.heads} heads, hidden ${shape.hidden}, FFN ${shape.ffn}, vocabulary ${shape.vocab}, up to ${shape.maxPositions} tokens`,
     precision,
   };
   if (training && typeof training === 'object') {
     const native = training.int8_native && typeof training.int8_native === 'object' ? training.int8_native : null;
-    if (typeof training.objective === 'string') card.objective = training.objective;
+    if (typeof training.objective === 'string') card.objective = plainText(training.objective);
     if (Number.isFinite(training.corpus_tokens)) card.trained_on = `${training.corpus_tokens.toLocaleString('en-US')} tokens of English text`;
     const accuracy = native?.heldout_mlm_acc ?? training.heldout_mlm_acc;
     const loss = native?.heldout_mlm_loss ?? training.heldout_mlm_loss;
     if (Number.isFinite(accuracy)) card.heldout_mlm_accuracy = accuracy;
     if (Number.isFinite(loss)) card.heldout_mlm_loss = loss;
-    if (native && typeof native.made_by === 'string') card.derived = native.made_by;
+    if (native && typeof native.made_by === 'string') card.derived = plainText(native.made_by);
   }
   if (!mlm) {
     card.limits = 'No masked-word head (the checkpoint has no cls.predictions.* tensors): attention only, no [MASK] predictions; '
       + 'attention weights show where the model looks, not why it decides.';
-    return JSON.stringify(card);
+    return checkCard(JSON.stringify(card));
   }
-  card.limits = 'A small model: its masked-word guesses are often frequent words rather than the right one'
+  const general = 'A small model: its masked-word guesses are often frequent words rather than the right one'
     + (Number.isFinite(card.heldout_mlm_accuracy) ? ` (top-1 right on ${(100 * card.heldout_mlm_accuracy).toFixed(1)}% of held-out masked words)` : '')
     + '; attention weights show where the model looks, not why it decides.';
-  return JSON.stringify(card);
+  card.limits = Number.isFinite(card.heldout_mlm_accuracy) && card.heldout_mlm_accuracy < BRIEFLY_TRAINED_ACCURACY
+    ? `${general} ${BRIEFLY_TRAINED_LIMITS}` : general;
+  return checkCard(JSON.stringify(card));
+}
+
+// What a briefly trained model cannot show (measured on the default model by
+// tests/converter-torch.test.mjs), and where to find a model that can.
+const BRIEFLY_TRAINED_ACCURACY = 0.3;
+const BRIEFLY_TRAINED_LIMITS = 'Trained briefly, it has no positional head: no head puts its largest weight on the next or the previous token, '
+  + 'and its most confident heads put their weight on [CLS] or [SEP] (attention sinks) rather than on related words. '
+  + 'To show those patterns in a course, convert Google\'s bert-mini (README, “Show Google\'s bert-mini in your course”).';
+
+// The model card's keys and the type of each value (c/spec.mjs): what the page and `attn --info` read.
+export const CARD_KEYS = Object.fromEntries(SPEC_CARD_KEYS.map((k) => [k.name, k.type]));
+export const CARD_MAX_BYTES = 1 << 16;
+
+/**
+ * The card text when it is a JSON object of known keys, each once, with values of their type
+ * (strings without control characters), written as JSON.stringify writes it; else a refusal.
+ */
+export function checkCard(text) {
+  if (typeof text !== 'string' || text.length > CARD_MAX_BYTES) fail(`model card: not a text of at most ${CARD_MAX_BYTES} bytes`);
+  let card;
+  try { card = JSON.parse(text); } catch (e) { fail(`model card is not valid JSON: ${e.message}`); }
+  if (!card || typeof card !== 'object' || Array.isArray(card)) fail('model card is not a JSON object');
+  // A repeated key would change the text JSON.stringify gives back: a reader would see either.
+  if (JSON.stringify(card) !== text) fail('model card is not in canonical JSON form (a repeated key?)');
+  const plainString = (v) => typeof v === 'string' && !/[\u0000-\u001f\u007f-\u009f]/.test(v);
+  for (const [key, value] of Object.entries(card)) {
+    const type = CARD_KEYS[key];
+    if (!type) fail(`model card: unknown key ${JSON.stringify(key)}`);
+    const ok = type === 'number' ? Number.isFinite(value) : plainString(value);
+    if (!ok) fail(`model card: ${key} must be a ${type}${type === 'string' ? ' without control characters' : ''}`);
+  }
+  return text;
 }
 
 // ---------------------------------------------------------------- precision
@@ -579,7 +729,7 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
 
 // ---------------------------------------------------------------- convert
 
-function vocabNotes({ lines, paddingRows, addedNewline, repeats }, shape) {
+function vocabNotes({ lines, paddingRows, addedNewline, repeats, controlLines }, shape) {
   const notes = [];
   if (addedNewline) notes.push('note: vocab.txt has no final newline: one added');
   if (paddingRows) {
@@ -590,10 +740,85 @@ function vocabNotes({ lines, paddingRows, addedNewline, repeats }, shape) {
     notes.push(`note: vocab.txt line ${line} repeats line ${earlier} (${JSON.stringify(entry)}): the later id is used, as Hugging Face does`);
   }
   if (repeats.length > 5) notes.push(`note: vocab.txt repeats ${repeats.length} entries in all`);
+  if (controlLines.length) {
+    notes.push(`note: vocab.txt line${controlLines.length > 1 ? 's' : ''} ${controlLines.slice(0, 5).join(', ')}${controlLines.length > 5 ? ` and ${controlLines.length - 5} more` : ''} `
+      + 'hold control characters: kept (the ids stay in place), though no text produces them (the tokenizer removes control characters)');
+  }
   return notes;
 }
 
 const fileContent = (value) => (typeof value === 'function' ? value() : value);
+
+// ---------------------------------------------------------------- which files
+
+// The weights files read, in the order preferred when a folder has several.
+export const WEIGHTS_FILES = ['model.safetensors', 'pytorch_model.bin'];
+const TENSORFLOW_FILE = /(^tf_model\.h5$|\.ckpt(\.|$))/;
+
+/**
+ * Which of a folder's files (names) the converter reads: { weights, vocab, tokenizer, training }
+ * (a name or null), or a refusal that names what is missing and what would do. The command
+ * line and the page both choose with this.
+ */
+export function chooseCheckpointFiles(names) {
+  const has = (n) => names.includes(n);
+  const weights = WEIGHTS_FILES.find(has) ?? null;
+  const missing = [];
+  if (!has('config.json')) missing.push('config.json');
+  if (!weights) {
+    if (names.some((n) => /-of-\d+\.(safetensors|bin)$/.test(n))) {
+      fail('this checkpoint is split into several files (…-00001-of-0000N): save it as one model.safetensors or pytorch_model.bin', ['convert.sharded']);
+    }
+    const foreign = [...names.filter((n) => TENSORFLOW_FILE.test(n)), ...names.filter((n) => n === 'flax_model.msgpack')];
+    if (foreign.length) {
+      const files = `${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}`;
+      const tensorflow = foreign.some((n) => TENSORFLOW_FILE.test(n));
+      const [kind, flag] = tensorflow ? ['TensorFlow', 'from_tf'] : ['Flax', 'from_flax'];
+      fail(`this folder has only ${files} (${kind} weights), `
+        + 'which the converter does not read: it needs pytorch_model.bin or model.safetensors. Download one of them from the model\'s page '
+        + '(Files and versions) if it is there; if not, convert once in Python: '
+        + `BertForMaskedLM.from_pretrained(DIR, ${flag}=True).save_pretrained(DIR)`, ['convert.foreignWeights', { files, kind, flag }]);
+    }
+    missing.push('model.safetensors or pytorch_model.bin');
+  }
+  if (!has('vocab.txt') && !has('tokenizer.json')) missing.push('vocab.txt or tokenizer.json');
+  if (missing.length) {
+    const needed = 'config.json, vocab.txt (or tokenizer.json) and model.safetensors (or pytorch_model.bin)';
+    fail(`a checkpoint needs ${needed}; missing: ${missing.join('; ')}`, ['convert.missing', { needed, missing: missing.join('; ') }]);
+  }
+  return { weights, vocab: has('vocab.txt') ? 'vocab.txt' : null, tokenizer: has('tokenizer.json') ? 'tokenizer.json' : null,
+    training: has('training.json') ? 'training.json' : null };
+}
+
+// The vocabulary: vocab.txt, else the one tokenizer.json stands for; with both, they must agree.
+function readVocab(files, shape, log) {
+  const given = fileContent(files.vocab);
+  const tokenizer = files.tokenizer ? fileContent(files.tokenizer) : null;
+  if (!given && tokenizer === null) fail('a checkpoint needs vocab.txt or tokenizer.json');
+  const fromJson = tokenizer === null ? null : vocabFromTokenizerJson(tokenizer);
+  const parsed = parseVocab(given ?? fromJson, shape);
+  if (given && fromJson) {
+    const disagreement = vocabDisagreement(given, fromJson);
+    if (disagreement) fail(disagreement);
+  }
+  if (!given) log('note: no vocab.txt: the vocabulary of tokenizer.json (WordPiece, BertNormalizer, uncased) used');
+  return parsed;
+}
+
+// The tensors of model.safetensors or, without it, pytorch_model.bin.
+function readWeights(files) {
+  if (files.safetensors) return { label: 'model.safetensors', tensors: parseSafetensors(fileContent(files.safetensors)) };
+  if (files.pytorch) return { label: 'pytorch_model.bin', tensors: parseTorchCheckpoint(fileContent(files.pytorch)) };
+  return fail('a checkpoint needs model.safetensors or pytorch_model.bin');
+}
+
+// Many similar notes (a file listing thousands of unused tensors) become a few and a count.
+const NOTES_LISTED = 5;
+function ignoredNotes(names) {
+  const listed = names.slice(0, NOTES_LISTED).map((name) => `note: ignoring tensor ${name}`);
+  if (names.length > NOTES_LISTED) listed.push(`note: ignoring ${names.length - NOTES_LISTED} more tensors the engine does not use (${names.length} in all)`);
+  return listed;
+}
 
 function parseTraining(text) {
   if (!text) return null;
@@ -602,7 +827,8 @@ function parseTraining(text) {
 
 /**
  * A checkpoint's files in, the weights file out; no file system. files: { name, config (text),
- * vocab (bytes), safetensors (bytes), training (text or null) }, each a value or a function that
+ * vocab (bytes) and/or tokenizer (tokenizer.json text), safetensors or pytorch (pytorch_model.bin
+ * bytes), training (text or null) }, each a value or a function that
  * gives it (read only when needed: a refusal stops before the next file is read). options:
  * precision 'auto'|'int8'|'int16', precisionFor [{substring, precision}], target,
  * predict, log(line), searchPrecision (weights/precision-search.mjs; without it a checkpoint off
@@ -615,14 +841,15 @@ export function convertCheckpoint(files, givenOptions = {}) {
   const log = options.log ?? (() => {});
   const { shape, defaulted } = parseConfig(fileContent(files.config));
   if (defaulted.length) log(`config.json: ${defaulted.join(', ')} not given: BertConfig's defaults used`);
-  const parsedVocab = parseVocab(fileContent(files.vocab), shape);
+  const parsedVocab = readVocab(files, shape, log);
   for (const line of vocabNotes(parsedVocab, shape)) log(line);
   const vocab = parsedVocab.bytes;
-  const { tensors: source, hasMlm, notes } = canonicalTensors(parseSafetensors(fileContent(files.safetensors)));
+  const weights = readWeights(files);
+  const { tensors: source, hasMlm, notes } = canonicalTensors(weights.tensors, weights.label);
   for (const line of notes) log(`note: ${line}`);
   const plan = tensorPlan(shape, { mlm: hasMlm });
-  const { floats, ignored } = readPlanFloats(source, plan, shape);
-  for (const name of ignored) log(`note: ignoring tensor ${name}`);
+  const { floats, ignored } = readPlanFloats(source, plan, shape, weights.label);
+  for (const line of ignoredNotes(ignored)) log(line);
   const matrices = plan.filter((t) => t.kind === 'matrix');
   const chosen = choosePrecisions(shape, vocab, plan, floats, options, log);
   const { precisions, predicted, onGrid, version } = chosen;

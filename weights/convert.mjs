@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// Converts a Hugging Face BERT masked-LM checkpoint directory (config.json, vocab.txt,
-// model.safetensors, optional training.json) into the weights file of weights/FORMAT.md.
+// Converts a Hugging Face BERT masked-LM checkpoint directory (config.json, vocab.txt or
+// tokenizer.json, model.safetensors or pytorch_model.bin, optional training.json) into the
+// weights file of weights/FORMAT.md.
 //
 //   node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--precision auto|int8|int16]
-//        [--precision-for SUBSTRING=int8|int16 ...] [--target 1e-3]
+//        [--precision-for SUBSTRING=int8|int16 ...] [--target 1e-3] [--scripts]
+//
+// --scripts also writes OUT.weights.head.js and OUT.weights.part-NNN.js next to OUT.bin: the
+// scripts a page opened from file:// loads the model through (weights/asset-scripts.mjs).
 //
 // Each matrix is stored in the precision its kernel reads: int8 or int16, with a float scale
 // per row. --precision auto (the default) writes
@@ -17,15 +21,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  ConvertError, fail, parseConfig, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint,
+  ConvertError, fail, parseConfig, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
 } from './convert-core.mjs';
 import { searchPrecision, HELD_OUT_FACTOR } from './precision-search.mjs';
+import { weightScripts } from './asset-scripts.mjs';
+import { PARTS_PER_SCRIPT } from '../web/src/loader.mjs';
 
 export { floatsOf, tensorPlan };
 export const DEFAULT_TARGET = 1e-3;
 
 const USAGE = 'usage: node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--precision auto|int8|int16] '
-  + '[--precision-for SUBSTRING=int8|int16 ...] [--target X]';
+  + '[--precision-for SUBSTRING=int8|int16 ...] [--target X] [--scripts]';
 
 // ---------------------------------------------------------------- options
 
@@ -56,7 +62,8 @@ export function parseArgs(argv) {
       const target = Number(text);
       if (!(target > 0) || !Number.isFinite(target)) fail(`--target: expected a positive number, got "${text}"`);
       options.target = target;
-    } else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
+    } else if (arg === '--scripts') options.scripts = true;
+    else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
     else positional.push(arg);
   }
   if (positional.length !== 2) fail(USAGE);
@@ -70,11 +77,13 @@ function readFile(dir, name, { optional = false } = {}) {
   const file = path.join(dir, name);
   if (optional && !fs.existsSync(file)) return null;
   try { return fs.readFileSync(file); } catch (e) {
-    if (name === 'model.safetensors' && fs.existsSync(path.join(dir, 'pytorch_model.bin'))) {
-      fail(`${dir} has pytorch_model.bin but no model.safetensors: save the model as safetensors first `
-        + '(in Python: AutoModelForMaskedLM.from_pretrained(DIR).save_pretrained(DIR, safe_serialization=True))');
-    }
     fail(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  }
+}
+
+function folderNames(dir) {
+  try { return fs.readdirSync(dir); } catch (e) {
+    return fail(`cannot read the checkpoint folder ${dir}: ${e.code === 'ENOENT' ? 'no such folder' : e.code === 'ENOTDIR' ? 'not a folder' : e.message}`);
   }
 }
 
@@ -90,11 +99,6 @@ export function readSafetensors(file) {
 function readSafetensorsBytes(file) {
   let buf;
   try { buf = fs.readFileSync(file); } catch (e) {
-    const dir = path.dirname(file);
-    if (e.code === 'ENOENT' && fs.existsSync(path.join(dir, 'pytorch_model.bin'))) {
-      fail(`${dir} has pytorch_model.bin but no model.safetensors: save the model as safetensors first `
-        + '(in Python: AutoModelForMaskedLM.from_pretrained(DIR).save_pretrained(DIR, safe_serialization=True))');
-    }
     fail(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   }
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -169,11 +173,13 @@ export function convert(givenOptions) {
   const checkpointHash = crypto.createHash('sha256');
   const hashed = (bytes) => { checkpointHash.update(bytes); return bytes; };
   let digest = null;
+  const chosen = chooseCheckpointFiles(folderNames(dir));
   const files = {
     name: path.basename(path.resolve(dir)),
     config: () => hashed(readFile(dir, 'config.json')).toString('utf8'),
-    vocab: () => asBytes(readFile(dir, 'vocab.txt')),
-    safetensors: () => hashed(readSafetensorsBytes(path.join(dir, 'model.safetensors'))),
+    vocab: chosen.vocab ? () => asBytes(hashed(readFile(dir, chosen.vocab))) : null,
+    tokenizer: chosen.tokenizer ? () => hashed(readFile(dir, chosen.tokenizer)).toString('utf8') : null,
+    [chosen.weights === 'model.safetensors' ? 'safetensors' : 'pytorch']: () => asBytes(hashed(readFile(dir, chosen.weights))),
     training: () => readFile(dir, 'training.json', { optional: true })?.toString('utf8') ?? null,
   };
   const cache = options.referenceCache === false ? undefined : referenceCache(() => (digest ??= checkpointHash.digest()));
@@ -212,6 +218,18 @@ function checkWritable(outPath, outDir) {
   }
 }
 
+// The scripts a page opened from file:// reads the weights through, next to OUT.bin.
+function writeScripts(bytes, outPath) {
+  const binName = path.basename(outPath);
+  const stem = binName.replace(/\.bin$/, '');
+  const scripts = weightScripts(bytes, { stem, binName, partsPerScript: PARTS_PER_SCRIPT, generator: 'weights/convert.mjs --scripts' });
+  for (const { name, text } of scripts) {
+    try { fs.writeFileSync(path.join(path.dirname(outPath), name), text); } catch (e) { fail(`cannot write ${name}: ${e.message}`); }
+  }
+  process.stderr.write(`wrote ${scripts.length} scripts for pages opened from file://: ${scripts[0].name} (give the explorer weights="${scripts[0].name}") `
+    + `and ${scripts.length - 1} part scripts ${stem}.weights.part-NNN.js\n`);
+}
+
 function main() {
   if (os.endianness() !== 'LE') fail('the converter needs a little-endian host');
   const options = parseArgs(process.argv.slice(2));
@@ -223,6 +241,7 @@ function main() {
     + `peak resident memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
   try { fs.writeFileSync(options.outPath, result.bytes); } catch (e) { fail(`cannot write ${options.outPath}: ${e.message}`); }
   printSummary(result, options.outPath);
+  if (options.scripts) writeScripts(result.bytes, options.outPath);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

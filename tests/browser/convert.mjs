@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { compactConfig, randomTensors, referenceModel, vocabLines, writeCheckpoint } from '../lib/checkpoints.mjs';
-import { referenceForward, maxAttentionDelta } from '../../weights/reference.mjs';
+import { referenceForward, maxAttentionDelta, loadCheckpoint } from '../../weights/reference.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ATTENTION_BAR = 1e-3;
@@ -108,6 +108,38 @@ export async function convertPanelTest({ newPage, check, waitDrawn, FILE }) {
     const figure = await explorer.locator('.figure-box svg').textContent();
     check('convert panel: a BertModel checkpoint (no MLM head) loads, and the [MASK] line and view say why predictions are off',
       inline === NO_MLM_TEXT && figure.includes('no masked-word head (BertModel)') && (await pickers()).layers === 2, `${inline} | ${figure}`);
+
+    // A folder as Google's bert-mini page has it (config.json, vocab.txt, pytorch_model.bin of a
+    // BertForPreTraining with gamma/beta names), and a pytorch_model.bin whose pickle calls os.system.
+    const torchFixtures = path.join(ROOT, 'tests/fixtures/torch');
+    const google = path.join(root, 'google-bert-mini');
+    const twin = path.join(root, 'twin');
+    fs.mkdirSync(google);
+    fs.mkdirSync(twin);
+    for (const name of ['config.json', 'vocab.txt', 'pytorch_model.bin']) fs.copyFileSync(path.join(torchFixtures, 'google-zip', name), path.join(google, name));
+    for (const name of ['config.json', 'vocab.txt']) fs.copyFileSync(path.join(torchFixtures, 'google-zip', name), path.join(twin, name));
+    fs.copyFileSync(path.join(torchFixtures, 'twin.safetensors'), path.join(twin, 'model.safetensors'));
+    await panel.locator('input.folder-input').setInputFiles(google);
+    await page.waitForFunction(() => document.querySelector('attention-explorer').dataset.model === 'google-bert-mini', null, { timeout: 60000 });
+    await waitDrawn(page);
+    const fromBin = await page.evaluate((sentence) => {
+      const e = document.querySelector('attention-explorer');
+      const session = e.engine.createSession();
+      const run = session.runText(sentence);
+      const result = { ids: Array.from(run.ids), attention: Array.from(session.attention()) };
+      session.destroy();
+      return result;
+    }, SENTENCE);
+    const binDelta = maxAttentionDelta(Float64Array.from(fromBin.attention), referenceForward(loadCheckpoint(twin), fromBin.ids).attention);
+    const binNotes = await panel.locator('.converter-notes').textContent();
+    check(`convert panel: a pytorch_model.bin folder converts in the page, attention vs the float64 reference of its safetensors twin max |Δ| ${binDelta.toExponential(2)}, the unused pretraining heads said`,
+      binDelta <= ATTENTION_BAR && /pooler and the next-sentence head/.test(binNotes), binNotes);
+    await panel.locator('input.folder-input').setInputFiles(path.join(torchFixtures, 'hostile'));
+    const hostile = panel.locator('.refusal-message');
+    await hostile.waitFor({ timeout: 30000 });
+    const hostileMessage = await hostile.textContent();
+    check(`convert panel: a pickle calling os.system is refused by name ("${hostileMessage.slice(0, 90)}…")`,
+      /refers to posix\.system \(module "posix", name "system"\)/.test(hostileMessage) && (await pickers()).model === 'google-bert-mini');
 
     // Dropped files (not a folder): the same conversion, from the drop zone.
     const files = ['config.json', 'vocab.txt', 'model.safetensors']

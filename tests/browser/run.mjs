@@ -13,8 +13,9 @@
 import { readFile, mkdir, writeFile, stat, mkdtemp, rm, cp } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { build as esbuild } from 'esbuild';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -386,6 +387,7 @@ async function testLoadErrors() {
   await writeFile(path.join(OUT, 'missing.html'), page('<attention-explorer weights="no-such-file.weights.js"></attention-explorer>'));
   await writeFile(path.join(OUT, 'corrupt-fr.html'), page('<html lang="fr"><attention-explorer weights="corrupt.weights.js"></attention-explorer>'));
   const cases = [
+    [`${FILE}/test-output/corrupt-http.html`, /cannot read corrupt\.bin[^]*corrupt\.bin --scripts[^]*weights="corrupt\.weights\.head\.js"/, 'file:// .bin weights (says what to do)', null],
     [`${FILE}/test-output/corrupt.html`, /checksum/i, 'file:// corrupt weights', 'error-corrupt-weights'],
     [`${HTTP}/test-output/corrupt-http.html`, /checksum/i, 'http corrupt weights', null],
     [`${FILE}/test-output/missing.html`, /could not load/i, 'file:// missing weights', 'error-missing-weights'],
@@ -401,6 +403,23 @@ async function testLoadErrors() {
     if (screenshot) await shot(p, screenshot);
     await p.context().close();
   }
+}
+
+/** A model converted with --scripts, opened from file://: the head and part scripts carry it. */
+async function testScriptsFromDisk() {
+  await mkdir(OUT, { recursive: true });
+  const out = path.join(OUT, 'google-mini.bin');
+  const run = spawnSync('node', [path.join(ROOT, 'weights/convert.mjs'), path.join(ROOT, 'tests/fixtures/torch/google-zip'), out, '--scripts'], { encoding: 'utf8' });
+  check('--scripts: the converter writes the head and part scripts', run.status === 0 && /google-mini\.weights\.head\.js/.test(run.stderr), run.stderr);
+  await writeFile(path.join(OUT, 'scripts-from-disk.html'), '<!doctype html><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>'
+    + '<attention-explorer weights="google-mini.weights.head.js" sentence="the cat sat on the [MASK]."></attention-explorer>');
+  const p = await newPage();
+  await p.goto(`${FILE}/test-output/scripts-from-disk.html`);
+  await waitDrawn(p);
+  const shape = await p.evaluate(() => document.querySelector('attention-explorer').engine.shape);
+  check(`--scripts: the converted model runs from file:// (${shape.layers} layers × ${shape.heads} heads, hidden ${shape.hidden})`,
+    shape.layers === 2 && shape.heads === 2 && shape.hidden === 32, JSON.stringify(shape));
+  await p.context().close();
 }
 
 /** The .js form the page loads from file:// (as tools/build-web.mjs writes bert-mini.weights.js). */
@@ -961,7 +980,9 @@ async function testAddedView() {
     await cp(path.join(ROOT, 'web/src'), path.join(dir, 'web/src'), { recursive: true });
     await mkdir(path.join(dir, 'weights'));
     await mkdir(path.join(dir, 'c'));
-    for (const file of ['weights/convert-core.mjs', 'weights/crc32.mjs', 'c/spec.mjs']) await cp(path.join(ROOT, file), path.join(dir, file));
+    // The converter core and what it imports: every module of weights/, and c/spec.mjs.
+    const modules = readdirSync(path.join(ROOT, 'weights')).filter((f) => f.endsWith('.mjs')).map((f) => `weights/${f}`);
+    for (const file of [...modules, 'c/spec.mjs']) await cp(path.join(ROOT, file), path.join(dir, file));
     await writeFile(path.join(dir, 'hello.diff'), diff);
     const touched = execFileSync('git', ['apply', '--numstat', 'hello.diff'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').map((line) => line.split('\t')[2]);
     check(`added view: the diff touches only the view's module and the view list (${touched.join(', ')})`,
@@ -1519,7 +1540,7 @@ async function testCompactControls() {
 }
 
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
-  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
+  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
   testLayoutColumns, testAblation, testImportance, testCompactControls,

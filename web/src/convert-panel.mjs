@@ -1,6 +1,7 @@
-// "Use your own model": a Hugging Face BERT checkpoint folder (config.json, vocab.txt,
-// model.safetensors), picked or dropped on the page, is converted here by the converter's own
-// core (weights/convert-core.mjs, the code the command line runs), checked by loading it into
+// "Use your own model": a Hugging Face BERT checkpoint folder (config.json, vocab.txt or
+// tokenizer.json, model.safetensors or pytorch_model.bin), picked or dropped on the page, is
+// converted here by the converter's own core (weights/convert-core.mjs, the code the command
+// line runs; chooseCheckpointFiles picks the files), checked by loading it into
 // the engine, shown in the explorers and offered for download. Nothing is sent anywhere.
 //
 // The conversion runs on the main thread, with progress between its steps: a Worker needs a
@@ -9,10 +10,14 @@
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { translator } from './i18n/index.mjs';
 import { statusText } from './explorer/loading.mjs';
-import { convertCheckpoint, ConvertError } from '../../weights/convert-core.mjs';
+import { convertCheckpoint, chooseCheckpointFiles, ConvertError } from '../../weights/convert-core.mjs';
 
-const FILES = { 'config.json': 'config', 'vocab.txt': 'vocab', 'model.safetensors': 'safetensors', 'training.json': 'training' };
-const REQUIRED = ['config.json', 'vocab.txt', 'model.safetensors'];
+// The converter's input for each file it reads (convertCheckpoint's `files`).
+const FILES = {
+  'config.json': 'config', 'vocab.txt': 'vocab', 'tokenizer.json': 'tokenizer', 'model.safetensors': 'safetensors',
+  'pytorch_model.bin': 'pytorch', 'training.json': 'training',
+};
+const TEXT_FILES = new Set(['config.json', 'tokenizer.json', 'training.json']);
 
 const PANEL_CSS = `
 :host { display: block; margin-top: 16px; }
@@ -51,7 +56,7 @@ export function pickCheckpointFiles(entries) {
   for (const { file, path } of entries) {
     const name = path.split('/').pop();
     const depth = path.split('/').length;
-    if (!(name in FILES) && !/\.(safetensors|bin)$/.test(name)) continue;
+    if (!(name in FILES) && !/\.(safetensors|bin|h5|msgpack)$|\.ckpt(\.|$)/.test(name)) continue;
     const known = chosen.get(name);
     if (!known || depth < known.depth) chosen.set(name, { file, path, depth });
   }
@@ -59,19 +64,15 @@ export function pickCheckpointFiles(entries) {
   return { chosen, label: folder || null };
 }
 
-/** Why these files cannot be a checkpoint, or null. */
-function missingFilesMessage(t, chosen) {
-  const missing = REQUIRED.filter((name) => !chosen.has(name));
-  if (!missing.length) return null;
-  if (missing.includes('model.safetensors')) {
-    if (chosen.has('pytorch_model.bin')) {
-      return t('convert.pytorchBin');
-    }
-    if ([...chosen.keys()].some((n) => /-of-\d+\.safetensors$/.test(n))) {
-      return t('convert.sharded');
-    }
+/** The names of the files the converter reads ({ names }), or why these cannot be a checkpoint ({ missing }). */
+function checkpointFiles(t, chosen) {
+  try {
+    const picked = chooseCheckpointFiles([...chosen.keys()]);
+    return { names: ['config.json', picked.vocab, picked.tokenizer, picked.weights, picked.training].filter(Boolean) };
+  } catch (error) {
+    if (!(error instanceof ConvertError)) throw error;
+    return { missing: error.reason ? t(...error.reason) : error.message };
   }
-  return t('convert.missing', { needed: REQUIRED.join(', '), missing: missing.join(', ') });
 }
 
 /** Every file under a dropped item (a file, or a folder read through its entries). */
@@ -127,7 +128,7 @@ export function convertPanel(useWeights, t = translator('en')) {
   const root = host.attachShadow({ mode: 'open' });
   root.adoptedStyleSheets = [panelSheet()];
   const folderInput = html('input', { type: 'file', webkitdirectory: true, class: 'folder-input' });
-  const filesInput = html('input', { type: 'file', multiple: true, accept: '.json,.txt,.safetensors', class: 'files-input' });
+  const filesInput = html('input', { type: 'file', multiple: true, accept: '.json,.txt,.safetensors,.bin', class: 'files-input' });
   const progress = html('progress', { max: 1, value: 0 });
   const statusText = html('span', {});
   const status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite', hidden: true }, [progress, statusText]);
@@ -172,17 +173,16 @@ export function convertPanel(useWeights, t = translator('en')) {
 
   async function convertChosen({ chosen, label: folder }) {
     const label = folder ?? t('convert.yourCheckpoint');
-    const missing = missingFilesMessage(t, chosen);
+    const { names, missing } = checkpointFiles(t, chosen);
     if (missing) { refuse(t('convert.notCheckpoint'), missing); return; }
     const texts = {};
-    const names = Object.keys(FILES).filter((n) => chosen.has(n));
     const total = names.reduce((sum, n) => sum + chosen.get(n).file.size, 0);
     let read = 0;
     for (const name of names) {
       const { file } = chosen.get(name);
       await step(t('convert.reading', { name, size: t.megabytes(file.size) }), 0.3 * (read / total));
       const bytes = new Uint8Array(await file.arrayBuffer());
-      texts[FILES[name]] = name.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes;
+      texts[FILES[name]] = TEXT_FILES.has(name) ? new TextDecoder().decode(bytes) : bytes;
       read += file.size;
     }
     await step(t('convert.converting'), 0.35);

@@ -10,6 +10,7 @@
 
 import { createEngine, createPartialEngine, readWeightsHeader, EngineError, STATUS } from './engine.mjs';
 import { megabytes } from './format.mjs';
+import { headScriptName } from '../../weights/asset-scripts.mjs';
 
 /* global ATTN_ASSET_BYTES */
 // Byte sizes of the default assets, for progress; tools/build-web.mjs compiles them in.
@@ -512,7 +513,15 @@ async function loadWeights(sources, report) {
     const fetched = await fetchHead(binaryUrl, report);
     if (fetched) return fetched;
   }
-  if (!scriptUrl) throw new LoadError('weights', `could not load the model weights from ${binaryUrl}`, null, ['load.notFound', { url: binaryUrl }]);
+  if (!scriptUrl) {
+    // From file:// a .bin cannot be fetched: the page says how to write the scripts that carry it.
+    if (new URL(binaryUrl).protocol === 'file:') {
+      const name = decodeURIComponent(new URL(binaryUrl).pathname.split('/').pop() || 'model.bin');
+      throw new LoadError('weights', `a page opened from file:// cannot read ${name}: convert with --scripts and give weights="${headScriptName(name)}"`,
+        null, ['load.binFromDisk', { name, head: headScriptName(name) }]);
+    }
+    throw new LoadError('weights', `could not load the model weights from ${binaryUrl}`, null, ['load.notFound', { url: binaryUrl }]);
+  }
   return scriptHead(scriptUrl, report);
 }
 

@@ -35,7 +35,7 @@ function importanceOf(session, shape) {
   const targets = session.importanceTargets().positions.length;
   let job = jobs.get(session);
   if (job?.memo === session.runMemo && job.error) { jobs.delete(session); throw job.error; }
-  if (!job || job.memo !== session.runMemo) {
+  if (!job || job.memo !== session.runMemo || job.done) {
     job = { memo: session.runMemo, steps: session.importanceSteps(), progress: { done: 0, total: targets * shape.layers }, listeners: new Set() };
     jobs.set(session, job);
   }
@@ -63,6 +63,7 @@ function runBetweenFrames(session, job) {
     job.computeMs = (job.computeMs ?? 0) + performance.now() - start;
     if (step.done) {
       job.running = false;
+      job.done = true;
       session.memo('importance', () => ({ ...step.value, computeMs: job.computeMs }));
       for (const listener of job.listeners) listener(true);
       return;

@@ -85,7 +85,7 @@ static void embed(const bert_model *m, const int32_t *ids, const int32_t *type_i
 
 /* scores = q·k / √d (A·Bᵀ over the head's 64 columns, written straight into the stored
  * probabilities), softmax over keys in place, then context = P·V (A·B, broadcast form). */
-static void attend_head(const bert_state *s, int layer, int head, float *probs) {
+static int attend_head(const bert_state *s, int layer, int head, float *probs) {
     const bert_model *m = s->model;
     const int n = s->n, hidden = m->hidden, size = hidden / m->heads;
     const size_t base = hidden_index(s, layer, 0);
@@ -93,8 +93,10 @@ static void attend_head(const bert_state *s, int layer, int head, float *probs) 
     const float *q = s->query + base + off, *k = s->key + base + off, *v = s->value + base + off;
     float *ctx = s->context + base + off;
     gemm_nt(n, n, size, q, hidden, k, hidden, 1.0f / sqrtf((float)size), probs, n);
+    if (!all_finite(probs, (size_t)n * (size_t)n)) return BERT_ERR_NOT_FINITE;
     for (int i = 0; i < n; i++) softmax(probs + (size_t)i * n, n);
     gemm_nn(n, size, n, probs, n, v, hidden, ctx, hidden);
+    return BERT_OK;
 }
 
 /* A removed head contributes nothing to W_O: its columns of the context are zeroed. */
@@ -105,11 +107,15 @@ static void remove_head(const bert_state *s, int layer, int head) {
 }
 
 /* The residual adds are fused into the output projections (y = x·Wᵀ + b + residual), and the
- * FFN output is accumulated straight into the next layer's input: no copies, no extra pass. */
-static void encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
+ * FFN output is accumulated straight into the next layer's input: no copies, no extra pass.
+ * Every input of a kernel that rounds floats to integers (the products' activations, softmax's
+ * exp) is checked to be finite first, so weights that overflow end the run with
+ * BERT_ERR_NOT_FINITE instead of reaching a NaN-to-integer conversion. */
+static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
     const int n = s->n, hidden = m->hidden;
+    const size_t rows = (size_t)n * (size_t)hidden;
     const float *x = s->layer_input + hidden_index(s, l, 0);
     float *next = s->layer_input + hidden_index(s, l + 1, 0);
     const size_t base = hidden_index(s, l, 0);
@@ -118,26 +124,24 @@ static void encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
     float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
     matmul_q8_shared(x, n, 3, qkv, qkv_bias, qkv_out);
+    if (!all_finite(s->query + base, rows) || !all_finite(s->key + base, rows) || !all_finite(s->value + base, rows))
+        return BERT_ERR_NOT_FINITE;
     for (int h = 0; h < m->heads; h++)
-        attend_head(s, l, h, s->attention + attention_index(s, l, h, 0));
+        if (attend_head(s, l, h, s->attention + attention_index(s, l, h, 0)) != BERT_OK) return BERT_ERR_NOT_FINITE;
     for (int h = 0; removed_heads && h < m->heads; h++)
         if (removed_heads[l * m->heads + h]) remove_head(s, l, h);
+    if (!all_finite(s->context + base, rows)) return BERT_ERR_NOT_FINITE;
 
     matmul_q8_residual(s->context + base, n, &L->attn_out, L->attn_out_bias, x, next);
     layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
+    if (!all_finite(next, rows)) return BERT_ERR_NOT_FINITE;
 
     matmul_q8(next, n, &L->ffn_in, L->ffn_in_bias, s->scratch);
     gelu(s->scratch, n * m->ffn);
+    if (!all_finite(s->scratch, (size_t)n * (size_t)m->ffn)) return BERT_ERR_NOT_FINITE;
     matmul_q8_residual(s->scratch, n, &L->ffn_out, L->ffn_out_bias, next, next);
     layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
-}
-
-/* The layer's attention and output are numbers: a NaN or an infinity is never shown. */
-static int layer_finite(const bert_state *s, int l) {
-    const bert_model *m = s->model;
-    const size_t n = (size_t)s->n;
-    return all_finite(s->attention + attention_index(s, l, 0, 0), (size_t)m->heads * n * n) &&
-           all_finite(s->layer_input + hidden_index(s, l + 1, 0), n * (size_t)m->hidden);
+    return all_finite(next, rows) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
 
 static int valid_tokens(const bert_model *m, const int32_t *ids, const int32_t *type_ids, int n) {
@@ -162,10 +166,8 @@ int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, 
         embed(m, ids, type_ids, n, s->layer_input);
         if (!all_finite(s->layer_input, (size_t)n * (size_t)m->hidden)) return BERT_ERR_NOT_FINITE;
     }
-    for (int l = first; l < m->layers; l++) {
-        encoder_layer(s, l, removed);
-        if (!layer_finite(s, l)) return BERT_ERR_NOT_FINITE;
-    }
+    for (int l = first; l < m->layers; l++)
+        if (encoder_layer(s, l, removed) != BERT_OK) return BERT_ERR_NOT_FINITE;
     return BERT_OK;
 }
 
@@ -197,12 +199,14 @@ static void top_k(const float *probs, int count, int k, int32_t *ids, float *out
 static int mlm_logits(const bert_model *m, const float *hidden, int count, float *logits) {
     float *transformed = malloc((size_t)count * (size_t)m->hidden * sizeof *transformed);
     if (!transformed) return BERT_ERR;
+    const size_t rows = (size_t)count * (size_t)m->hidden;
     matmul_q8(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
     gelu(transformed, count * m->hidden);
     layer_norm(transformed, count, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
-    matmul_q8(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    const int finite = all_finite(transformed, rows);  /* before the decoder rounds it to integers */
+    if (finite) matmul_q8(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
     free(transformed);
-    return all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
+    return finite && all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
 
 int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float *probs) {

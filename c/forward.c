@@ -111,13 +111,12 @@ static void remove_head(const bert_state *s, int layer, int head) {
  * Every input of a kernel that rounds floats to integers (the products' activations, softmax's
  * exp) is checked to be finite first, so weights that overflow end the run with
  * BERT_ERR_NOT_FINITE instead of reaching a NaN-to-integer conversion. */
-static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
+static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads, int first_row, int count) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
     const int n = s->n, hidden = m->hidden;
     const size_t rows = (size_t)n * (size_t)hidden;
     const float *x = s->layer_input + hidden_index(s, l, 0);
-    float *next = s->layer_input + hidden_index(s, l + 1, 0);
     const size_t base = hidden_index(s, l, 0);
 
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
@@ -132,16 +131,19 @@ static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
         if (removed_heads[l * m->heads + h]) remove_head(s, l, h);
     if (!all_finite(s->context + base, rows)) return BERT_ERR_NOT_FINITE;
 
-    matmul_q8_residual(s->context + base, n, &L->attn_out, L->attn_out_bias, x, next);
-    layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
-    if (!all_finite(next, rows)) return BERT_ERR_NOT_FINITE;
+    /* rows first_row … first_row + count − 1 from here on (all n, or the one a reading needs) */
+    const size_t kept = (size_t)count * (size_t)hidden, skip = (size_t)first_row * (size_t)hidden;
+    float *next = s->layer_input + hidden_index(s, l + 1, 0) + skip;
+    matmul_q8_residual(s->context + base + skip, count, &L->attn_out, L->attn_out_bias, x + skip, next);
+    layer_norm(next, count, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
+    if (!all_finite(next, kept)) return BERT_ERR_NOT_FINITE;
 
-    matmul_q8(next, n, &L->ffn_in, L->ffn_in_bias, s->scratch);
-    gelu(s->scratch, n * m->ffn);
-    if (!all_finite(s->scratch, (size_t)n * (size_t)m->ffn)) return BERT_ERR_NOT_FINITE;
-    matmul_q8_residual(s->scratch, n, &L->ffn_out, L->ffn_out_bias, next, next);
-    layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
-    return all_finite(next, rows) ? BERT_OK : BERT_ERR_NOT_FINITE;
+    matmul_q8(next, count, &L->ffn_in, L->ffn_in_bias, s->scratch);
+    gelu(s->scratch, count * m->ffn);
+    if (!all_finite(s->scratch, (size_t)count * (size_t)m->ffn)) return BERT_ERR_NOT_FINITE;
+    matmul_q8_residual(s->scratch, count, &L->ffn_out, L->ffn_out_bias, next, next);
+    layer_norm(next, count, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
+    return all_finite(next, kept) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
 
 static int valid_tokens(const bert_model *m, const int32_t *ids, const int32_t *type_ids, int n) {
@@ -157,7 +159,8 @@ int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, 
     const bert_model *m = s->model;
     const int first = o ? o->first_layer : 0;
     const uint8_t *removed = o ? o->removed_heads : NULL;
-    if (first < 0 || first > m->layers) return BERT_ERR;
+    const int one_row = o && o->final_row_only;
+    if (first < 0 || first > m->layers || (one_row && (o->final_row < 0 || o->final_row >= n))) return BERT_ERR;
     if (first > 0 || !ids) {
         if (n != s->n || n < 1 || n > s->capacity) return BERT_ERR;  /* resumes the stored run */
     } else {
@@ -166,8 +169,11 @@ int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, 
         embed(m, ids, type_ids, n, s->layer_input);
         if (!all_finite(s->layer_input, (size_t)n * (size_t)m->hidden)) return BERT_ERR_NOT_FINITE;
     }
-    for (int l = first; l < m->layers; l++)
-        if (encoder_layer(s, l, removed) != BERT_OK) return BERT_ERR_NOT_FINITE;
+    for (int l = first; l < m->layers; l++) {
+        const int last_alone = one_row && l == m->layers - 1;
+        if (encoder_layer(s, l, removed, last_alone ? o->final_row : 0, last_alone ? 1 : n) != BERT_OK)
+            return BERT_ERR_NOT_FINITE;
+    }
     return BERT_OK;
 }
 

@@ -12,14 +12,15 @@ CHECKPOINT ?= ../shared/checkpoints/bert-mini-int8
 FLOAT_CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: deps all native wasm web test test-native test-node test-checkpoints test-browser weights bench fuzz clean help
+.PHONY: deps all native wasm web test test-native test-node test-checkpoints test-browser test-firefox weights bench fuzz clean help
 
 all: native wasm
 
 help:
 	@echo "make native        build/attn (CLI) and the native tests"
 	@echo "make wasm          web/dist/attn.wasm (emcc -O3 -msimd128, wasm-opt -O3)"
-	@echo "make test          every test: native (ASan+UBSan), parity, node --test, browser, valgrind"
+	@echo "make test          every test: native (ASan+UBSan), parity, node --test, browser (Chromium, Firefox), valgrind"
+	@echo "make test-firefox  the browser suite's core checks in firefox-esr"
 	@echo "make weights       re-convert $(CHECKPOINT) into $(WEIGHTS)"
 	@echo "make bench         engine vs onnxruntime-web"
 	@echo "make fuzz          libFuzzer targets"
@@ -62,7 +63,7 @@ weights:
 	node weights/convert.mjs $(CHECKPOINT) $(WEIGHTS)
 
 test: deps
-	$(MAKE) test-native test-node test-checkpoints test-browser test-valgrind
+	$(MAKE) test-native test-node test-checkpoints test-browser test-firefox test-valgrind
 
 deps:
 	@tools/install-deps.sh
@@ -102,6 +103,11 @@ test-checkpoints: wasm
 
 test-browser: web
 	node tests/browser/run.mjs
+	node tests/browser/faults.mjs
+
+# The browser suite's core checks in Debian's firefox-esr, driven over WebDriver BiDi.
+test-firefox: web
+	node tests/browser/firefox.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
 # Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless

@@ -33,7 +33,7 @@ static void state_buffers(bert_state *s, size_t n, float **slots[STATE_BUFFERS],
     float **const all[STATE_BUFFERS] = {&s->attention, &s->layer_input, &s->query, &s->key,
                                         &s->value, &s->context, &s->scratch};
     const size_t sizes[STATE_BUFFERS] = {layers * (size_t)m->heads * n * n, (layers + 1) * n * hidden,
-                                         per_layer, per_layer, per_layer, per_layer, n * wide};
+                                         per_layer, per_layer, per_layer, per_layer, n * (wide + hidden)};
     memcpy(slots, all, sizeof all);
     memcpy(counts, sizes, sizeof sizes);
 }
@@ -106,11 +106,17 @@ static void remove_head(const bert_state *s, int layer, int head) {
     for (int i = 0; i < s->n; i++) memset(ctx + (size_t)i * (size_t)hidden, 0, (size_t)size * sizeof *ctx);
 }
 
-/* The residual adds are fused into the output projections (y = x·Wᵀ + b + residual), and the
- * FFN output is accumulated straight into the next layer's input: no copies, no extra pass.
- * Every input of a kernel that rounds floats to integers (the products' activations, softmax's
- * exp) is checked to be finite first, so weights that overflow end the run with
- * BERT_ERR_NOT_FINITE instead of reaching a NaN-to-integer conversion. */
+/* y += x over count floats: a residual connection. */
+static void add_residual(float *y, const float *x, size_t count) {
+    for (size_t i = 0; i < count; i++) y[i] += x[i];
+}
+
+/* The FFN output goes to the scratch after the FFN's own activations, then is added into the
+ * next layer's input. Every input of a kernel that rounds floats to integers (the products'
+ * activations, softmax's exp) is checked to be finite first, so weights that overflow end the
+ * run with BERT_ERR_NOT_FINITE instead of reaching a NaN-to-integer conversion. After the
+ * attention, rows first_row … first_row + count − 1 alone are computed (all n, or the one row a
+ * reading of one position needs). */
 static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads, int first_row, int count) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
@@ -118,11 +124,12 @@ static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads, int
     const size_t rows = (size_t)n * (size_t)hidden;
     const float *x = s->layer_input + hidden_index(s, l, 0);
     const size_t base = hidden_index(s, l, 0);
+    float *ffn_hidden = s->scratch, *ffn_output = s->scratch + (size_t)n * (size_t)m->ffn;
 
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
     float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
-    matmul_q8_shared(x, n, 3, qkv, qkv_bias, qkv_out);
+    matmul_w8_or_w16_shared(x, n, 3, qkv, qkv_bias, qkv_out);
     if (!all_finite(s->query + base, rows) || !all_finite(s->key + base, rows) || !all_finite(s->value + base, rows))
         return BERT_ERR_NOT_FINITE;
     for (int h = 0; h < m->heads; h++)
@@ -131,17 +138,18 @@ static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads, int
         if (removed_heads[l * m->heads + h]) remove_head(s, l, h);
     if (!all_finite(s->context + base, rows)) return BERT_ERR_NOT_FINITE;
 
-    /* rows first_row … first_row + count − 1 from here on (all n, or the one a reading needs) */
     const size_t kept = (size_t)count * (size_t)hidden, skip = (size_t)first_row * (size_t)hidden;
     float *next = s->layer_input + hidden_index(s, l + 1, 0) + skip;
-    matmul_q8_residual(s->context + base + skip, count, &L->attn_out, L->attn_out_bias, x + skip, next);
+    matmul_w8_or_w16(s->context + base + skip, count, &L->attn_out, L->attn_out_bias, next);
+    add_residual(next, x + skip, kept);  /* next = x + attention output */
     layer_norm(next, count, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
     if (!all_finite(next, kept)) return BERT_ERR_NOT_FINITE;
 
-    matmul_q8(next, count, &L->ffn_in, L->ffn_in_bias, s->scratch);
-    gelu(s->scratch, count * m->ffn);
-    if (!all_finite(s->scratch, (size_t)count * (size_t)m->ffn)) return BERT_ERR_NOT_FINITE;
-    matmul_q8_residual(s->scratch, count, &L->ffn_out, L->ffn_out_bias, next, next);
+    matmul_w8_or_w16(next, count, &L->ffn_in, L->ffn_in_bias, ffn_hidden);
+    gelu(ffn_hidden, count * m->ffn);
+    if (!all_finite(ffn_hidden, (size_t)count * (size_t)m->ffn)) return BERT_ERR_NOT_FINITE;
+    matmul_w8_or_w16(ffn_hidden, count, &L->ffn_out, L->ffn_out_bias, ffn_output);
+    add_residual(next, ffn_output, kept);  /* next = next + FFN output */
     layer_norm(next, count, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
     return all_finite(next, kept) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
@@ -206,11 +214,11 @@ static int mlm_logits(const bert_model *m, const float *hidden, int count, float
     float *transformed = malloc((size_t)count * (size_t)m->hidden * sizeof *transformed);
     if (!transformed) return BERT_ERR;
     const size_t rows = (size_t)count * (size_t)m->hidden;
-    matmul_q8(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
+    matmul_w8_or_w16(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
     gelu(transformed, count * m->hidden);
     layer_norm(transformed, count, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
     const int finite = all_finite(transformed, rows);  /* before the decoder rounds it to integers */
-    if (finite) matmul_q8(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    if (finite) matmul_w8_or_w16(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
     free(transformed);
     return finite && all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }

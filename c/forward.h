@@ -16,7 +16,7 @@ typedef struct {
     float *attention;       /* [layers][heads][n][n] softmax probabilities */
     float *layer_input;     /* [layers + 1][n][hidden]; [layers] is the final hidden state */
     float *query, *key, *value, *context;  /* [layers][n][hidden] */
-    float *scratch;         /* [n][max(ffn, hidden)] */
+    float *scratch;         /* [n][max(ffn, hidden) + hidden] */
 } bert_state;
 
 void bert_state_init(bert_state *state, const bert_model *model);

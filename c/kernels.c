@@ -224,29 +224,29 @@ static inline f4 f4_gelu(f4 x) {
 
 static void dequantize_row_scalar(const qmatrix *w, int row, float *out) {
     const size_t first = (size_t)row * (size_t)w->cols;
-    const float *scale = w->scale + (size_t)row * (size_t)(w->cols / w->group);
+    const float scale = w->scale[row];
     if (w->bits == 8) {
         const int8_t *q = (const int8_t *)w->q + first;
-        for (int c = 0; c < w->cols; c++) out[c] = (float)q[c] * scale[c / w->group];
+        for (int c = 0; c < w->cols; c++) out[c] = (float)q[c] * scale;
     } else {
         const int16_t *q = (const int16_t *)w->q + first;
-        for (int c = 0; c < w->cols; c++) out[c] = (float)q[c] * scale[c / w->group];
+        for (int c = 0; c < w->cols; c++) out[c] = (float)q[c] * scale;
     }
 }
 
-/* The same values, 16 columns at a time for int8 (cols and group multiples of 16); each value
- * is one float product, rounded exactly as the scalar loop rounds it. */
+/* The same values, 16 columns at a time for int8 (cols a multiple of 16); each value is one
+ * float product, rounded exactly as the scalar loop rounds it. */
 void dequantize_row(const qmatrix *w, int row, float *out) {
-    if (w->bits != 8 || w->cols % 16 != 0 || w->group % 16 != 0) {
+    if (w->bits != 8 || w->cols % 16 != 0) {
         dequantize_row_scalar(w, row, out);
         return;
     }
-    const int cols = w->cols, group = w->group;
+    const int cols = w->cols;
     const int8_t *q = (const int8_t *)w->q + (size_t)row * (size_t)cols;
-    const float *scale = w->scale + (size_t)row * (size_t)(cols / group);
+    const f4 scale = f4_splat(w->scale[row]);
     for (int c = 0; c < cols; c += 16) {
         f4 v[4];
-        f4_dequant16(q + c, f4_splat(scale[c / group]), v);
+        f4_dequant16(q + c, scale, v);
         for (int i = 0; i < 4; i++) f4_store(out + c + 4 * i, v[i]);
     }
 }
@@ -304,9 +304,8 @@ static inline void nt_tile_1x4(const float *a, const float *const *b, int depth,
         for (int j = 0; j < 4; j++) out[j] += a[k] * b[j][k];
 }
 
-/* c[i][j] = alpha·(A·Bᵀ)[i][j] + bias[j] + res[i][j] (bias, res optional; res may be c). */
-static void nt_run(int m, int n, int depth, const float *a, int lda, const float *b, int ldb,
-                   float alpha, const float *bias, const float *res, int ldr, float *c, int ldc) {
+void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float alpha,
+             float *c, int ldc) {
     float out[8];
     int i = 0;
     for (; i + 4 <= m; i += 4) {
@@ -314,16 +313,8 @@ static void nt_run(int m, int n, int depth, const float *a, int lda, const float
             const int cols = n - j < 2 ? 1 : 2;
             const float *b0 = b + (size_t)j * ldb, *b1 = cols == 2 ? b0 + ldb : b0;
             nt_tile_4x2(a + (size_t)i * lda, lda, b0, b1, depth, out);
-            for (int t = 0; t < 4; t++) {
-                float *y = c + (size_t)(i + t) * ldc + j;
-                const float *r = res ? res + (size_t)(i + t) * ldr + j : NULL;
-                for (int u = 0; u < cols; u++) {
-                    float v = out[2 * t + u] * alpha;
-                    if (bias) v += bias[j + u];
-                    if (r) v += r[u];
-                    y[u] = v;
-                }
-            }
+            for (int t = 0; t < 4; t++)
+                for (int u = 0; u < cols; u++) c[(size_t)(i + t) * ldc + j + u] = out[2 * t + u] * alpha;
         }
     }
     for (; i < m; i++) {
@@ -332,21 +323,9 @@ static void nt_run(int m, int n, int depth, const float *a, int lda, const float
             const float *rows[4];
             for (int u = 0; u < 4; u++) rows[u] = b + (size_t)(j + (u < cols ? u : 0)) * ldb;
             nt_tile_1x4(a + (size_t)i * lda, rows, depth, out);
-            float *y = c + (size_t)i * ldc + j;
-            const float *r = res ? res + (size_t)i * ldr + j : NULL;
-            for (int u = 0; u < cols; u++) {
-                float v = out[u] * alpha;
-                if (bias) v += bias[j + u];
-                if (r) v += r[u];
-                y[u] = v;
-            }
+            for (int u = 0; u < cols; u++) c[(size_t)i * ldc + j + u] = out[u] * alpha;
         }
     }
-}
-
-void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float alpha,
-             float *c, int ldc) {
-    nt_run(m, n, depth, a, lda, b, ldb, alpha, NULL, NULL, 0, c, ldc);
 }
 
 /* ------------------------------------------------------------------ A·B tiles
@@ -406,31 +385,11 @@ void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, i
         }
 }
 
-/* ------------------------------------------------------------------ weight-matrix products */
-
-enum { PANEL_FLOATS = 8192 };  /* 32 KB of dequantized weight rows: stays in L1 */
-
-/* The float path: rows dequantized (dequantize_row) into a panel, then A·Bᵀ tiles. Used only
- * when the integer path cannot take a matrix (columns or groups not multiples of 8). The loader
- * bounds rows at 4096 columns (weights.c), so a panel always holds at least two rows. */
-static void matmul_float(const float *x, int n, const qmatrix *w, const float *bias,
-                         const float *residual, float *y) {
-    const int in = w->cols, out = w->rows;
-    float panel[PANEL_FLOATS] __attribute__((aligned(16)));
-    int per_panel = PANEL_FLOATS / in;
-    if (per_panel > 2) per_panel -= per_panel % 2;
-    for (int r0 = 0; r0 < out; r0 += per_panel) {
-        const int rows = out - r0 < per_panel ? out - r0 : per_panel;
-        for (int r = 0; r < rows; r++) dequantize_row(w, r0 + r, panel + (size_t)r * in);
-        nt_run(n, rows, in, x, in, panel, in, 1.0f, bias ? bias + r0 : NULL,
-               residual ? residual + r0 : NULL, out, y + r0, out);
-    }
-}
-
-/* ------------------------------------------------------------------ the integer path
- * One kernel family for int8 and int16 weights, read in place from the weights file:
+/* ------------------------------------------------------------------ weight-matrix products
+ * One kernel family for int8 and int16 weights, read in place from the weights file, one
+ * float scale per row:
  *
- *   y[t][r] = sx_t · Σ_g scale[r][g] · Σ_{c∈g} X[t][c]·q[r][c] + b[r] + res[t][r]
+ *   y[t][r] = sx_t · scale[r] · Σ_c X[t][c]·q[r][c] + b[r]
  *
  * X is token t's activation row quantized to int16 with its own scale (sx = max|x|/xmax,
  * X = round(x/sx)). One i32x4.dot_i16x8_s per 8 weights per token (int8 weights are widened
@@ -438,8 +397,9 @@ static void matmul_float(const float *x, int n, const qmatrix *w, const float *b
  * collects chunk/4 products of magnitude ≤ xmax·qmax, and int_plan picks chunk and xmax so
  * that this stays below 2^31. The sums are exact, hence the same in the wasm and portable
  * builds; each chunk's sums are converted to float and added in a fixed order. int8 weights
- * get xmax = 32767 (15-bit tokens); int16 weights of 13 bits (qmax 4095) get 13-bit tokens. */
-enum { QT = 4, CHUNK_MAX = 1024, XLIMIT = 32767, XMIN = 8191 };
+ * get xmax = 32767 (15-bit tokens); int16 weights of 13 bits (qmax 4095) get 13-bit tokens.
+ * A row whose width is not a multiple of 8 ends in a partial step whose missing weights are 0. */
+enum { QT = 4, CHUNK_MAX = 1024, XLIMIT = 32767, XMIN = 8191, MATMUL_SHARED_MAX = 4 };
 
 /* Tokens quantized per block: 32 KB of int16, at least four tokens of up to 4096 columns. */
 #ifndef ATTN_QBLOCK
@@ -450,14 +410,17 @@ typedef struct {
     int chunk, xmax;
 } int_plan;
 
-/* The largest chunk (multiple of 8 dividing group, ≤ CHUNK_MAX) whose exact sums leave the
- * tokens at least XMIN, and the largest xmax (≤ XLIMIT) that keeps them exact; chunk 0 when
- * the integer path cannot take w. */
+static int padded_cols(const qmatrix *w) { return (w->cols + 7) & ~7; }
+
+/* The largest chunk (multiple of 8 dividing the padded width, ≤ CHUNK_MAX) whose exact sums
+ * leave the tokens at least XMIN, and the largest xmax (≤ XLIMIT) that keeps them exact. Any
+ * matrix the loader accepts (cols ≤ 4096 = ATTN_QBLOCK / QT, 1 ≤ qmax ≤ 32767) has one:
+ * chunk 8 leaves xmax ≥ 2^31 / (2·32767) > XLIMIT. */
 static int_plan plan_for(const qmatrix *w) {
-    int_plan p = {0, 0};
-    if (w->cols % 8 != 0 || w->group % 8 != 0 || w->cols > ATTN_QBLOCK / QT || w->qmax < 1) return p;
-    for (int chunk = w->group < CHUNK_MAX ? w->group - w->group % 8 : CHUNK_MAX; chunk >= 8; chunk -= 8) {
-        if (w->group % chunk != 0) continue;
+    const int padded = padded_cols(w);
+    int_plan p = {8, XLIMIT};
+    for (int chunk = padded < CHUNK_MAX ? padded : CHUNK_MAX; chunk >= 8; chunk -= 8) {
+        if (padded % chunk != 0) continue;
         const int64_t xmax = (int64_t)INT32_MAX / ((int64_t)(chunk / 4) * w->qmax);
         if (xmax >= XMIN || chunk == 8) {
             p.chunk = chunk;
@@ -469,8 +432,8 @@ static int_plan plan_for(const qmatrix *w) {
 }
 
 /* X = round(x / sx) with sx = max|x| / limit, so |X| ≤ limit ≤ 32767; returns sx (0 for an
- * all-zero row). A NaN reads as 0, as wasm's trunc_sat gives. cols % 8 == 0; columns c…c+7 (c a
- * multiple of 8) go to X[(c/8)·stride …]. */
+ * all-zero row). A NaN reads as 0, as wasm's trunc_sat gives. Columns c…c+7 (c a multiple of 8)
+ * go to X[(c/8)·stride …]; the columns from cols to the next multiple of 8 are 0. */
 static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X, int stride) {
     float m = 0;
     int c = 0;
@@ -480,7 +443,7 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X,
     for (int l = 0; l < 4; l++) if (f4_lane(vm, l) > m) m = f4_lane(vm, l);
 #endif
     for (; c < cols; c++) if (fabsf(x[c]) > m) m = fabsf(x[c]);
-    if (!(m > 0) || !(m <= 3.0e38f)) {  /* zero (→ 0), or infinite (→ NaN, as the float path) */
+    if (!(m > 0) || !(m <= 3.0e38f)) {  /* zero (→ 0), or infinite (→ NaN, as a float product) */
         for (c = 0; c < cols; c += 8) memset(X + (size_t)(c / 8) * stride, 0, 8 * sizeof *X);
         return m > 0 ? m : 0;
     }
@@ -503,16 +466,17 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X,
         if (v != v) v = 0;  /* NaN: 0, as wasm's trunc_sat */
         X[(size_t)(c / 8) * stride + c % 8] = (int16_t)v;
     }
+    for (; c % 8 != 0; c++) X[(size_t)(c / 8) * stride + c % 8] = 0;
     return m / (float)limit;
 }
 
 /* Tokens [b0, b0 + count) of x quantized into X (scale sx[t]), packed by fours: token t's
- * column c at ((t/4)·cols + c − c%8)·4 + (t%4)·8 + c%8, so that a tile reads its four tokens
+ * column c at ((t/4)·padded + c − c%8)·4 + (t%4)·8 + c%8, so that a tile reads its four tokens
  * from one pointer. Tokens up to the next multiple of QT are zero, so every tile is whole. */
 static void quantize_block(const float *x, int b0, int count, int cols, int limit, int16_t *X, float *sx) {
-    const int padded = (count + QT - 1) & ~(QT - 1);
+    const int padded = (count + QT - 1) & ~(QT - 1), width = (cols + 7) & ~7;
     for (int t = 0; t < padded; t++) {
-        int16_t *dst = X + (size_t)(t / QT) * QT * cols + (size_t)(t % QT) * 8;
+        int16_t *dst = X + (size_t)(t / QT) * QT * width + (size_t)(t % QT) * 8;
         if (t < count) {
             sx[t] = quantize_row_int16(x + (size_t)(b0 + t) * cols, cols, limit, dst, 8 * QT);
         } else {
@@ -547,157 +511,147 @@ static inline void dot_add(i4 *acc, i16x8 x, i16x8 w) {
 #define I4_DOT_ADD(acc, x, w) dot_add(&(acc), (x), (w))
 #endif
 
-/* Two weight rows (u_row, v_row) against four tokens (packed block xp), columns [c0, c0 + len):
- * acc[0..3] get the first row's exact int32 sums per token (lanes to be added), acc[4..7] the
- * second row's. LOAD_W widens 8 weights to int16; the body is the same for both widths. */
-#define DEFINE_TILE_4X2(name, wtype, LOAD_W)                                                   \
-    static inline void name(const int16_t *xp, const wtype *u_row, const wtype *v_row, int c0, \
-                            int len, i4 *acc) {                                                \
+/* The kernels of one weight type W (int8: w8, int16: w16), generated from one body.
+ *
+ * tile_4x2_W: two weight rows (u_row, v_row) against four tokens (packed block xp), columns
+ * [c0, c0 + len): acc[0..3] get the first row's exact int32 sums per token (lanes to be added),
+ * acc[4..7] the second row's. A last partial step (len % 8 columns) reads its weights through a
+ * zeroed copy, never past the row.
+ *
+ * rows4_W: rows r…r+3 against the four tokens at xp: out[t] holds token t's scale[r]·Σ_chunks
+ * (exact sums) for the four rows (lanes). Rows past the last repeat the last row (read in
+ * place, never past the matrix); their lanes are not stored.
+ *
+ * block_W: the rows of w against one quantized block of `count` tokens (X packed, scales sx)
+ * starting at token b0: y[b0 + t][r] = sx[t]·Σ … + bias[r]. */
+#define DOT_STEP(y_at, u, v)                                                                   \
+    do {                                                                                       \
+        i16x8 y = load_x(y_at);                                                                \
+        I4_DOT_ADD(a0, y, u);                                                                  \
+        I4_DOT_ADD(b0, y, v);                                                                  \
+        y = load_x((y_at) + 8);                                                                \
+        I4_DOT_ADD(a1, y, u);                                                                  \
+        I4_DOT_ADD(b1, y, v);                                                                  \
+        y = load_x((y_at) + 16);                                                               \
+        I4_DOT_ADD(a2, y, u);                                                                  \
+        I4_DOT_ADD(b2, y, v);                                                                  \
+        y = load_x((y_at) + 24);                                                               \
+        I4_DOT_ADD(a3, y, u);                                                                  \
+        I4_DOT_ADD(b3, y, v);                                                                  \
+    } while (0)
+
+#define DEFINE_KERNELS(W, wtype, LOAD_W)                                                       \
+    static inline void tile_4x2_##W(const int16_t *xp, const wtype *u_row, const wtype *v_row, \
+                                    int c0, int len, i4 *acc) {                                \
         i4 a0 = i4_zero(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;      \
         xp += (size_t)c0 * QT;                                                                 \
         const wtype *up = u_row + c0, *vp = v_row + c0;                                        \
-        for (int c = 0; c < len; c += 8, xp += 8 * QT, up += 8, vp += 8) {                     \
+        int c = 0;                                                                             \
+        for (; c + 8 <= len; c += 8, xp += 8 * QT, up += 8, vp += 8) {                         \
             const i16x8 u = LOAD_W(up), v = LOAD_W(vp);                                        \
-            i16x8 y = load_x(xp);                                                              \
-            I4_DOT_ADD(a0, y, u);                                                              \
-            I4_DOT_ADD(b0, y, v);                                                              \
-            y = load_x(xp + 8);                                                                \
-            I4_DOT_ADD(a1, y, u);                                                              \
-            I4_DOT_ADD(b1, y, v);                                                              \
-            y = load_x(xp + 16);                                                               \
-            I4_DOT_ADD(a2, y, u);                                                              \
-            I4_DOT_ADD(b2, y, v);                                                              \
-            y = load_x(xp + 24);                                                               \
-            I4_DOT_ADD(a3, y, u);                                                              \
-            I4_DOT_ADD(b3, y, v);                                                              \
+            DOT_STEP(xp, u, v);                                                                \
+        }                                                                                      \
+        if (c < len) {                                                                         \
+            wtype uc[8] = {0}, vc[8] = {0};                                                    \
+            memcpy(uc, up, (size_t)(len - c) * sizeof *uc);                                    \
+            memcpy(vc, vp, (size_t)(len - c) * sizeof *vc);                                    \
+            const i16x8 u = LOAD_W(uc), v = LOAD_W(vc);                                        \
+            DOT_STEP(xp, u, v);                                                                \
         }                                                                                      \
         acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;                                    \
         acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;                                    \
+    }                                                                                          \
+                                                                                               \
+    static inline void rows4_##W(const qmatrix *w, int chunk, int r, const int16_t *xp, f4 *out) { \
+        const int cols = w->cols, padded = padded_cols(w), last = w->rows - 1;                 \
+        const wtype *q = (const wtype *)w->q;                                                  \
+        int row[4];                                                                            \
+        for (int k = 0; k < 4; k++) row[k] = r + k < last ? r + k : last;                      \
+        const wtype *q0 = q + (size_t)row[0] * cols, *q1 = q + (size_t)row[1] * cols;          \
+        const wtype *q2 = q + (size_t)row[2] * cols, *q3 = q + (size_t)row[3] * cols;          \
+        f4 g0 = f4_splat(0), g1 = g0, g2 = g0, g3 = g0;                                        \
+        for (int c = 0; c < padded; c += chunk) {                                              \
+            const int len = cols - c < chunk ? cols - c : chunk;                               \
+            i4 a[8], b[8];                                                                     \
+            tile_4x2_##W(xp, q0, q1, c, len, a);                                               \
+            tile_4x2_##W(xp, q2, q3, c, len, b);                                               \
+            g0 = f4_add(g0, f4_sums(i4_float(a[0]), i4_float(a[4]), i4_float(b[0]), i4_float(b[4]))); \
+            g1 = f4_add(g1, f4_sums(i4_float(a[1]), i4_float(a[5]), i4_float(b[1]), i4_float(b[5]))); \
+            g2 = f4_add(g2, f4_sums(i4_float(a[2]), i4_float(a[6]), i4_float(b[2]), i4_float(b[6]))); \
+            g3 = f4_add(g3, f4_sums(i4_float(a[3]), i4_float(a[7]), i4_float(b[3]), i4_float(b[7]))); \
+        }                                                                                      \
+        const float *s = w->scale;                                                             \
+        const f4 scale = f4_make(s[row[0]], s[row[1]], s[row[2]], s[row[3]]);                  \
+        out[0] = f4_mul(g0, scale), out[1] = f4_mul(g1, scale);                                \
+        out[2] = f4_mul(g2, scale), out[3] = f4_mul(g3, scale);                                \
+    }                                                                                          \
+                                                                                               \
+    static void block_##W(const qmatrix *w, int chunk, const int16_t *X, const float *sx, int b0, \
+                          int count, const float *bias, float *y) {                            \
+        const int rows = w->rows, padded = padded_cols(w);                                     \
+        for (int r = 0; r < rows; r += 4) {                                                    \
+            const int whole = r + 4 <= rows; /* else the last rows, stored one by one */        \
+            const f4 b = bias && whole ? f4_load(bias + r) : f4_splat(0);                      \
+            for (int t0 = 0; t0 < count; t0 += QT) {                                           \
+                f4 p[QT];                                                                      \
+                rows4_##W(w, chunk, r, X + (size_t)t0 * padded, p);                            \
+                const int valid = count - t0 < QT ? count - t0 : QT;                           \
+                for (int t = 0; t < valid; t++) {                                              \
+                    float *out = y + (size_t)(b0 + t0 + t) * rows + r;                         \
+                    if (whole) {                                                               \
+                        f4_store(out, f4_add(f4_mul(p[t], f4_splat(sx[t0 + t])), b));          \
+                        continue;                                                              \
+                    }                                                                          \
+                    for (int k = 0; r + k < rows; k++) {                                       \
+                        float v = f4_lane(p[t], k) * sx[t0 + t];                               \
+                        if (bias) v += bias[r + k];                                            \
+                        out[k] = v;                                                            \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
     }
-DEFINE_TILE_4X2(tile_4x2_w8, int8_t, load_w8)
-DEFINE_TILE_4X2(tile_4x2_w16, int16_t, load_w16)
 
-/* Rows r, r+1 (from ru, rv) against the four tokens at xp, columns [c0, c0 + len). */
-static inline void tile_4x2(const qmatrix *w, const int16_t *xp, int ru, int rv, int c0, int len, i4 *acc) {
-    const size_t cols = (size_t)w->cols;
-    if (w->bits == 8) {
-        const int8_t *q = (const int8_t *)w->q;
-        tile_4x2_w8(xp, q + (size_t)ru * cols, q + (size_t)rv * cols, c0, len, acc);
-    } else {
-        const int16_t *q = (const int16_t *)w->q;
-        tile_4x2_w16(xp, q + (size_t)ru * cols, q + (size_t)rv * cols, c0, len, acc);
-    }
-}
+DEFINE_KERNELS(w8, int8_t, load_w8)
+DEFINE_KERNELS(w16, int16_t, load_w16)
 
-/* Rows r…r+3 against the four tokens at xp: out[t] holds token t's sums Σ_g s[g]·Σ_chunks
- * (exact sums) for the four rows (lanes). Rows past the last repeat the last row (read in
- * place, never past the matrix); their lanes are not stored. */
-static inline void rows4(const qmatrix *w, int chunk, int r, const int16_t *xp, f4 *out) {
-    const int cols = w->cols, group = w->group, groups = cols / group, last = w->rows - 1;
-    int row[4];
-    const float *s[4];
-    for (int k = 0; k < 4; k++) {
-        row[k] = r + k < last ? r + k : last;
-        s[k] = w->scale + (size_t)row[k] * groups;
+/* count matrices of the same width on one input x: each block of tokens is quantized once (to
+ * the smallest xmax among them), then every matrix runs on it with the kernel of its type. */
+static void matmul_blocks(const float *x, int n, int count, const qmatrix *const *w,
+                          const float *const *bias, float *const *y) {
+    const int cols = w[0]->cols, padded = padded_cols(w[0]);
+    int_plan plans[MATMUL_SHARED_MAX];
+    int xmax = XLIMIT;
+    for (int i = 0; i < count; i++) {
+        plans[i] = plan_for(w[i]);
+        xmax = plans[i].xmax < xmax ? plans[i].xmax : xmax;
     }
-    f4 p0 = f4_splat(0), p1 = p0, p2 = p0, p3 = p0;
-    for (int g = 0; g < groups; g++) {
-        f4 g0 = f4_splat(0), g1 = g0, g2 = g0, g3 = g0;
-        for (int c = g * group; c < (g + 1) * group; c += chunk) {
-            i4 a[8], b[8];
-            tile_4x2(w, xp, row[0], row[1], c, chunk, a);
-            tile_4x2(w, xp, row[2], row[3], c, chunk, b);
-            g0 = f4_add(g0, f4_sums(i4_float(a[0]), i4_float(a[4]), i4_float(b[0]), i4_float(b[4])));
-            g1 = f4_add(g1, f4_sums(i4_float(a[1]), i4_float(a[5]), i4_float(b[1]), i4_float(b[5])));
-            g2 = f4_add(g2, f4_sums(i4_float(a[2]), i4_float(a[6]), i4_float(b[2]), i4_float(b[6])));
-            g3 = f4_add(g3, f4_sums(i4_float(a[3]), i4_float(a[7]), i4_float(b[3]), i4_float(b[7])));
-        }
-        const f4 sg = f4_make(s[0][g], s[1][g], s[2][g], s[3][g]);
-        p0 = f4_add(p0, f4_mul(g0, sg));
-        p1 = f4_add(p1, f4_mul(g1, sg));
-        p2 = f4_add(p2, f4_mul(g2, sg));
-        p3 = f4_add(p3, f4_mul(g3, sg));
-    }
-    out[0] = p0, out[1] = p1, out[2] = p2, out[3] = p3;
-}
-
-/* The rows of w against one quantized block of `count` tokens (X packed, scales sx) starting at
- * token b0: y[b0 + t][r] = sx[t]·Σ … + bias[r] + residual[b0 + t][r]. */
-static void int_block(const qmatrix *w, int chunk, const int16_t *X, const float *sx, int b0, int count,
-                      const float *bias, const float *residual, float *y) {
-    const int cols = w->cols, rows = w->rows;
-    for (int r = 0; r < rows; r += 4) {
-        const int whole = r + 4 <= rows;  /* else the last rows, stored one by one */
-        const f4 b = bias && whole ? f4_load(bias + r) : f4_splat(0);
-        for (int t0 = 0; t0 < count; t0 += QT) {
-            f4 p[QT];
-            rows4(w, chunk, r, X + (size_t)t0 * cols, p);
-            const int valid = count - t0 < QT ? count - t0 : QT;
-            for (int t = 0; t < valid; t++) {
-                const size_t at = (size_t)(b0 + t0 + t) * rows + r;
-                if (whole) {
-                    f4 v = f4_add(f4_mul(p[t], f4_splat(sx[t0 + t])), b);
-                    if (residual) v = f4_add(v, f4_load(residual + at));
-                    f4_store(y + at, v);
-                    continue;
-                }
-                for (int k = 0; r + k < rows; k++) {
-                    float v = f4_lane(p[t], k) * sx[t0 + t];
-                    if (bias) v += bias[r + k];
-                    if (residual) v += residual[at + k];
-                    y[at + k] = v;
-                }
-            }
-        }
-    }
-}
-
-/* count matrices of the same width on one input x (plans[i] valid for each): each block of
- * tokens is quantized once (to the smallest xmax among them), then every matrix runs on it. */
-static void matmul_int(const float *x, int n, int count, const qmatrix *const *w, const int_plan *plans,
-                       const float *const *bias, const float *residual, float *const *y) {
-    const int cols = w[0]->cols;
-    int xmax = plans[0].xmax;
-    for (int i = 1; i < count; i++) xmax = plans[i].xmax < xmax ? plans[i].xmax : xmax;
     int16_t X[ATTN_QBLOCK] __attribute__((aligned(16)));
     float sx[ATTN_QBLOCK / 8];
-    const int per_block = (ATTN_QBLOCK / cols) & ~(QT - 1);  /* ≥ QT: plan_for bounds cols */
+    const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1);  /* ≥ QT: cols ≤ ATTN_QBLOCK / QT */
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int tokens = n - b0 < per_block ? n - b0 : per_block;
         quantize_block(x, b0, tokens, cols, xmax, X, sx);
-        for (int i = 0; i < count; i++)
-            int_block(w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], residual, y[i]);
+        for (int i = 0; i < count; i++) {
+            if (w[i]->bits == 8) block_w8(w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
+            else block_w16(w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
+        }
     }
 }
 
-void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
-                        const float *residual, float *y) {
-    const int_plan plan = plan_for(w);
-    if (plan.chunk)
-        matmul_int(x, n, 1, &w, &plan, &bias, residual, &y);
-    else
-        matmul_float(x, n, w, bias, residual, y);
+void matmul_w8_or_w16(const float *x, int n, const qmatrix *w, const float *bias, float *y) {
+    matmul_blocks(x, n, 1, &w, &bias, &y);
 }
 
-enum { SHARED_MAX = 4 };
-
-void matmul_q8_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
-                      float *const *y) {
-    int_plan plans[SHARED_MAX];
-    int joint = count <= SHARED_MAX;
-    for (int i = 0; i < count && joint; i++) {
-        plans[i] = plan_for(w[i]);
-        joint = plans[i].chunk && w[i]->cols == w[0]->cols;
-    }
+void matmul_w8_or_w16_shared(const float *x, int n, int count, const qmatrix *const *w,
+                             const float *const *bias, float *const *y) {
+    int joint = count <= MATMUL_SHARED_MAX;
+    for (int i = 1; i < count && joint; i++) joint = w[i]->cols == w[0]->cols;
     if (joint) {
-        matmul_int(x, n, count, w, plans, bias, NULL, y);
+        matmul_blocks(x, n, count, w, bias, y);
         return;
     }
-    for (int i = 0; i < count; i++) matmul_q8_residual(x, n, w[i], bias[i], NULL, y[i]);
-}
-
-void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float *y) {
-    matmul_q8_residual(x, n, w, bias, NULL, y);
+    for (int i = 0; i < count; i++) matmul_blocks(x, n, 1, &w[i], &bias[i], &y[i]);
 }
 
 /* ------------------------------------------------------------------ element-wise */

@@ -12,22 +12,17 @@
 
 #include "model.h"
 
-/* y[n][w->rows] = x[n][w->cols] · dequant(w)ᵀ + bias (bias may be NULL), for int8 and int16
- * weights alike, read in place. */
-void matmul_q8(const float *x, int n, const qmatrix *w, const float *bias, float *y);
-
-/* The same, plus residual[n][w->rows] (NULL for none; may be y itself, for y += …).
- * Integer path (cols and group multiples of 8): each token's row quantized to int16 with its own
+/* y[n][w->rows] = x[n][w->cols] · dequant(w)ᵀ + bias (bias may be NULL), the weights int8 or
+ * int16 as w->bits says (the kernels block_w8 and block_w16 of kernels.c), read in place; any
+ * matrix the loader accepts (cols ≤ 4096). Each token's row is quantized to int16 with its own
  * scale, one int16 dot product per 8 weights, summed exactly in int32 over chunks of columns,
- * then in float (kernels.c). Otherwise a float path: weight rows dequantized into an L1-sized
- * panel, then f32 tiles. */
-void matmul_q8_residual(const float *x, int n, const qmatrix *w, const float *bias,
-                        const float *residual, float *y);
+ * then in float (kernels.c). */
+void matmul_w8_or_w16(const float *x, int n, const qmatrix *w, const float *bias, float *y);
 
 /* y[i] = x · w[i]ᵀ + bias[i] for i < count, several matrices of the same width on one input
- * (Q, K and V): on the integer path each block of tokens is quantized once for all of them. */
-void matmul_q8_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
-                      float *const *y);
+ * (Q, K and V): each block of tokens is quantized once for all of them. */
+void matmul_w8_or_w16_shared(const float *x, int n, int count, const qmatrix *const *w,
+                             const float *const *bias, float *const *y);
 
 /* One dequantized row of a weight matrix: out[w->cols]. */
 void dequantize_row(const qmatrix *w, int row, float *out);

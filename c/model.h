@@ -13,16 +13,15 @@ enum {
 };
 
 /* A weight matrix of `rows` x `cols` (row-major, HF Linear layout [out][in]), stored as it is
- * computed: int8 or int16 values with one float scale per `group` consecutive columns of a row,
- * w[r][c] = q[r*cols + c] * scale[r*(cols/group) + c/group]. group == cols means one scale per
- * row; `cols % group == 0` always holds after loading. `qmax` bounds |q| (checked by the loader
- * for int16; 128 for int8), so the kernels can size their exact int32 sums (kernels.c). */
+ * computed: int8 or int16 values with one float scale per row, w[r][c] = q[r*cols + c] *
+ * scale[r]. `qmax` bounds |q| (checked by the loader for int16; 128 for int8), so the kernels
+ * can size their exact int32 sums (kernels.c). */
 typedef struct {
     const void *q;          /* const int8_t * (bits 8) or const int16_t * (bits 16) */
     const float *scale;
     int bits;
     int qmax;
-    int rows, cols, group;
+    int rows, cols;
 } qmatrix;
 
 typedef struct {

@@ -397,9 +397,9 @@ static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t
     const int int8 = e->kind == KIND_INT8;
     if (!int8 && e->kind != KIND_INT16) return 0;
     if (int8 ? e->qmax != INT8_QMAX : (e->qmax < 1 || e->qmax > INT16_MAX)) return 0;
-    if (e->rows != rows || e->cols != cols || e->group == 0 || e->group > cols || cols % e->group != 0)
-        return 0;
-    const uint64_t count = (uint64_t)rows * cols, scale_count = (uint64_t)rows * (cols / e->group);
+    if (e->rows != rows || e->cols != cols) return 0;
+    if (e->group != cols) return 0;  /* one scale per row: the only layout the kernels read */
+    const uint64_t count = (uint64_t)rows * cols, scale_count = rows;
     return e->data_bytes == count * (int8 ? 1 : 2) && e->scale_bytes == scale_count * sizeof(float) &&
            array_ok(t, e->data_offset, e->data_bytes) && array_ok(t, e->scale_offset, e->scale_bytes);
 }
@@ -448,7 +448,6 @@ static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32
     t->role = role;
     out->rows = (int)rows;
     out->cols = (int)cols;
-    out->group = (int)e.group;
 }
 
 static void take_vector(table_cursor *t, const char *name, uint32_t length, const float **out)

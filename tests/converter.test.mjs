@@ -361,18 +361,6 @@ test('--precision-for: substring match, last match wins; int16 qmax by role', ()
   assert.equal(forced.tensors.get('bert.encoder.layer.0.intermediate.dense.weight').precision, 'int8');
 });
 
-test('--group N: int8 scales per N columns (int16 stays per row); --group row; bad groups refused', () => {
-  const tensors = tinyTensors();
-  const dir = tinyCheckpoint({ tensors });
-  const w = readWeights(convertBytes(dir, '--precision', 'int8', '--group', '4', '--precision-for', 'value=int16'));
-  for (const [name, t] of matrices(w)) assert.equal(t.group, t.precision === 'int8' ? 4 : t.cols, name);
-  assertQuantizedFrom(w, sourceMap(tensors));
-  const rows = readWeights(convertBytes(dir, '--precision', 'int8', '--group', 'row'));
-  for (const [name, t] of matrices(rows)) assert.equal(t.group, t.cols, name);
-  assertRefused(dir, /--group 3 does not divide the 8 columns/, '--precision', 'int8', '--group', '3');
-  for (const bad of ['abc', '0', '-4', '2.5']) assertRefused(dir, /--group: expected a positive integer or "row"/, '--group', bad);
-});
-
 test('option errors: bad values, options of the former format, usage', () => {
   const dir = tinyCheckpoint();
   assertRefused(dir, /--precision: expected auto, int8, int16; got "int4"/, '--precision', 'int4');
@@ -381,7 +369,8 @@ test('option errors: bad values, options of the former format, usage', () => {
   for (const bad of ['0', '-1', 'abc', 'Infinity']) assertRefused(dir, /--target: expected a positive number/, '--target', bad);
   assertRefused(dir, /--precision needs a value/, '--precision');
   for (const gone of [['--planes', '1'], ['--planes-for', 'query=2'], ['--residual-ratio', '32'], ['--residual-scale', 'free'],
-    ['--residual-ratio-for', 'query=16'], ['--per-tensor'], ['--group-for', 'query=row']]) {
+    ['--residual-ratio-for', 'query=16'], ['--per-tensor'], ['--group-for', 'query=row'],
+    ['--group', '4'], ['--group', 'row']]) {
     assertRefused(dir, new RegExp(`unknown option ${gone[0]}\\b[^]*usage:`), ...gone);
   }
   const run = spawnSync(process.execPath, [converter], { encoding: 'utf8' });

@@ -260,3 +260,47 @@ test('the calibration sentences: ASCII, 5 to 60 words (two long ones), none from
   }
   assert.ok(long >= 2 && long <= 4, `${long} long sentences`);
 });
+
+// ---------------------------------------------------------------- an oracle that shares nothing
+
+test('the reference imports nothing but Node built-ins: no code of the converter or the engine', () => {
+  const source = readFileSync(new URL('../weights/reference.mjs', import.meta.url), 'utf8');
+  const imports = [...source.matchAll(/^\s*import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+  assert.ok(imports.length > 0);
+  assert.deepEqual(imports.filter((from) => !from.startsWith('node:')), []);
+});
+
+test('its own reader reads the Hugging Face variants (bare names, gamma/beta, decoder bias, F16, BF16) as the same tensors', async () => {
+  const { compactConfig, randomTensors, writeCheckpoint } = await import('./lib/checkpoints.mjs');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const config = compactConfig({ layers: 1, hidden: 64, vocab: 120, positions: 16 });
+  const { tensors, shapes } = randomTensors(config, 7);
+  const root = mkdtempSync(`${tmpdir()}/reference-variants-`);
+  try {
+    const plain = loadCheckpoint(writeCheckpoint(`${root}/plain`, { config, tensors, shapes }));
+    assert.equal(plain.tensors.size, tensors.size);
+    for (const [name, values] of tensors) assert.deepEqual(plain.tensors.get(name), Float32Array.from(values), name);
+    const variants = {
+      bare: (n) => (n.startsWith('cls.') ? null : n.replace(/^bert\./, '')),
+      gammaBeta: (n) => n.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta'),
+      decoderBias: (n) => (n === 'cls.predictions.bias' ? 'cls.predictions.decoder.bias' : n),
+    };
+    for (const [label, rename] of Object.entries(variants)) {
+      const model = loadCheckpoint(writeCheckpoint(`${root}/${label}`, { config, tensors, shapes, rename }));
+      for (const [name, values] of plain.tensors) {
+        if (label === 'bare' && name.startsWith('cls.')) assert.ok(!model.tensors.has(name), `${label}: ${name}`);
+        else assert.deepEqual(model.tensors.get(name), values, `${label}: ${name}`);
+      }
+    }
+    for (const dtype of ['F16', 'BF16']) {
+      const model = loadCheckpoint(writeCheckpoint(`${root}/${dtype}`, { config, tensors, shapes, dtype }));
+      const word = model.tensors.get('bert.embeddings.word_embeddings.weight');
+      const given = tensors.get('bert.embeddings.word_embeddings.weight');
+      const bound = dtype === 'F16' ? 2 ** -11 : 2 ** -7;  // F16 rounded (half an ulp), BF16 truncated (an ulp)
+      for (let i = 0; i < word.length; i++) assert.ok(Math.abs(word[i] - given[i]) <= bound * Math.abs(given[i]) + 1e-7, `${dtype} ${i}`);
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a Debian machine (run as root, or with sudo
 # available): the emscripten toolchain, binaryen, clang's sanitizer runtime, valgrind,
-# Chromium for the browser tests, the Unicode data the tokenizer tables are generated from, and
-# the pinned npm packages.
+# Chromium and Firefox ESR for the browser tests, the Unicode data the tokenizer tables are
+# generated from, and the pinned npm packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium make gcc nodejs npm unicode-data)
+packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium firefox-esr make gcc nodejs npm unicode-data)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -23,6 +23,6 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
 fi
-if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

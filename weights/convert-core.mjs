@@ -390,14 +390,10 @@ export function int16QmaxFor(t) {
   return t.role === 'lookup' ? INT16_QMAX_LOOKUP : INT16_QMAX_MULTIPLIED;
 }
 
-// One matrix at `precision` ('int8' or 'int16'); int8 takes `group` columns per scale.
-export function quantizeMatrix(t, data, precision, group = t.cols) {
-  if (precision === 'int16') {
-    const qmax = int16QmaxFor(t);
-    return { ...quantize(data, t.rows, t.cols, t.cols, qmax), precision, group: t.cols, qmax };
-  }
-  if (t.cols % group !== 0) fail(`--group ${group} does not divide the ${t.cols} columns of ${t.name}`);
-  return { ...quantize(data, t.rows, t.cols, group, INT8_QMAX), precision, group, qmax: INT8_QMAX };
+// One matrix at `precision` ('int8' or 'int16'), one scale per row (group = cols).
+export function quantizeMatrix(t, data, precision) {
+  const qmax = precision === 'int16' ? int16QmaxFor(t) : INT8_QMAX;
+  return { ...quantize(data, t.rows, t.cols, t.cols, qmax), precision, group: t.cols, qmax };
 }
 
 // ---------------------------------------------------------------- CRC-32
@@ -577,14 +573,11 @@ function forcedPrecision(name, options) {
 }
 
 // Map name → { int8, int16 } quantized versions (computed on demand).
-function quantizedVersions(matrices, floats, options) {
+function quantizedVersions(matrices, floats) {
   const cache = new Map();
   const version = (t, precision) => {
     const key = `${t.name}/${precision}`;
-    if (!cache.has(key)) {
-      const group = precision === 'int8' && options.group !== 'row' ? options.group : t.cols;
-      cache.set(key, quantizeMatrix(t, floats.get(t.name), precision, group));
-    }
+    if (!cache.has(key)) cache.set(key, quantizeMatrix(t, floats.get(t.name), precision));
     return cache.get(key);
   };
   return version;
@@ -592,10 +585,10 @@ function quantizedVersions(matrices, floats, options) {
 
 // Decides every matrix's precision; returns { precisions: Map, predicted, onGrid: Set, log }.
 function choosePrecisions(shape, vocab, matrices, floats, options, log) {
-  const version = quantizedVersions(matrices, floats, options);
+  const version = quantizedVersions(matrices, floats);
   const onGrid = new Set(matrices.filter((t) => onInt8Grid(floats.get(t.name), t.rows, t.cols)).map((t) => t.name));
   // int8 with one scale per row stores an on-grid matrix exactly: nothing to predict for it.
-  const exact = (name, precision) => precision === 'int8' && options.group === 'row' && onGrid.has(name);
+  const exact = (name, precision) => precision === 'int8' && onGrid.has(name);
   const precisions = new Map();
   const open = [];
   for (const t of matrices) {
@@ -640,12 +633,6 @@ function vocabNotes({ lines, paddingRows, addedNewline, repeats }, shape) {
   return notes;
 }
 
-function checkGroup(plan, group) {
-  if (group === 'row') return;
-  const misfit = plan.find((t) => t.kind === 'matrix' && t.cols % group !== 0);
-  if (misfit) fail(`--group ${group} does not divide the ${misfit.cols} columns of ${misfit.name}`);
-}
-
 const fileContent = (value) => (typeof value === 'function' ? value() : value);
 
 function parseTraining(text) {
@@ -657,12 +644,12 @@ function parseTraining(text) {
  * A checkpoint's files in, the weights file out; no file system. files: { name, config (text),
  * vocab (bytes), safetensors (bytes), training (text or null) }, each a value or a function that
  * gives it (read only when needed: a refusal stops before the next file is read). options:
- * precision 'auto'|'int8'|'int16', precisionFor [{substring, precision}], target, group 'row'|N,
+ * precision 'auto'|'int8'|'int16', precisionFor [{substring, precision}], target,
  * predict, log(line), searchPrecision (weights/precision-search.mjs; without it a checkpoint off
  * the int8 grid needs a forced precision). Returns { bytes, tensors, predicted, target }.
  */
 export function convertCheckpoint(files, givenOptions = {}) {
-  const options = { precision: 'auto', precisionFor: [], target: 1e-3, group: 'row', ...givenOptions };
+  const options = { precision: 'auto', precisionFor: [], target: 1e-3, ...givenOptions };
   const log = options.log ?? (() => {});
   const { shape, defaulted } = parseConfig(fileContent(files.config));
   if (defaulted.length) log(`config.json: ${defaulted.join(', ')} not given: BertConfig's defaults used`);
@@ -672,7 +659,6 @@ export function convertCheckpoint(files, givenOptions = {}) {
   const { tensors: source, hasMlm, notes } = canonicalTensors(parseSafetensors(fileContent(files.safetensors)));
   for (const line of notes) log(`note: ${line}`);
   const plan = tensorPlan(shape, { mlm: hasMlm });
-  checkGroup(plan, options.group);
   const { floats, ignored } = readPlanFloats(source, plan, shape);
   for (const name of ignored) log(`note: ignoring tensor ${name}`);
   const matrices = plan.filter((t) => t.kind === 'matrix');

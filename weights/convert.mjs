@@ -3,10 +3,10 @@
 // model.safetensors, optional training.json) into the weights file of weights/FORMAT.md.
 //
 //   node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--precision auto|int8|int16]
-//        [--precision-for SUBSTRING=int8|int16 ...] [--target 1e-3] [--group N|row]
+//        [--precision-for SUBSTRING=int8|int16 ...] [--target 1e-3]
 //
-// Each matrix is stored in the precision its kernel reads: int8 with a float scale per row (or
-// per --group columns), or int16 with a scale per row. --precision auto (the default) writes
+// Each matrix is stored in the precision its kernel reads: int8 or int16, with a float scale
+// per row. --precision auto (the default) writes
 // int8 for every matrix already on the per-row int8 grid, and for the others searches which
 // must be int16 so that the float64 reference predicts attention within --target of the
 // checkpoint's (weights/precision-search.mjs). Same input, same options -> identical bytes.
@@ -23,7 +23,7 @@ export { floatsOf, tensorPlan };
 export const DEFAULT_TARGET = 1e-3;
 
 const USAGE = 'usage: node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--precision auto|int8|int16] '
-  + '[--precision-for SUBSTRING=int8|int16 ...] [--target X] [--group N|row]';
+  + '[--precision-for SUBSTRING=int8|int16 ...] [--target X]';
 
 // ---------------------------------------------------------------- options
 
@@ -34,7 +34,7 @@ function parsePrecision(text, option, allowAuto) {
 }
 
 export function defaultOptions() {
-  return { precision: 'auto', precisionFor: [], target: DEFAULT_TARGET, group: 'row' };
+  return { precision: 'auto', precisionFor: [], target: DEFAULT_TARGET };
 }
 
 export function parseArgs(argv) {
@@ -54,10 +54,6 @@ export function parseArgs(argv) {
       const target = Number(text);
       if (!(target > 0) || !Number.isFinite(target)) fail(`--target: expected a positive number, got "${text}"`);
       options.target = target;
-    } else if (arg === '--group') {
-      const text = value();
-      if (text !== 'row' && !/^[1-9][0-9]*$/.test(text)) fail(`--group: expected a positive integer or "row", got "${text}"`);
-      options.group = text === 'row' ? 'row' : Number(text);
     } else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
     else positional.push(arg);
   }

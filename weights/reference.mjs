@@ -14,33 +14,133 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { floatsOf, readConfig, readSafetensors, tensorPlan } from './convert.mjs';
 
 // ---------------------------------------------------------------- checkpoint
+// The reference reads checkpoints with its own small reader and imports nothing from the
+// converter: a naming or decoding bug there cannot hide from the parity tests that use this.
+
+const CONFIG_DEFAULTS = {
+  vocab_size: 30522, hidden_size: 768, num_hidden_layers: 12, num_attention_heads: 12, intermediate_size: 3072,
+  max_position_embeddings: 512, type_vocab_size: 2, layer_norm_eps: 1e-12,
+};
 
 /** Reads a Hugging Face checkpoint directory (string path or file URL). */
 export function loadCheckpoint(dir) {
   const directory = dir instanceof URL ? fileURLToPath(dir) : String(dir);
-  const shape = readConfig(directory);
+  const shape = readShape(path.join(directory, 'config.json'));
   const vocab = readVocabLines(path.join(directory, 'vocab.txt'), shape.vocab);
   const file = path.join(directory, 'model.safetensors');
-  const source = readSafetensors(file);
+  const stored = renameToMaskedLM(readSafetensorsFloats(file));
   const tensors = new Map();
-  for (const { name, rows, cols } of tensorPlan(shape)) {
-    if (!source.has(name)) throw new Error(`${file} has no tensor ${name}`);
-    const data = floatsOf(source, name);
-    if (data.length !== rows * cols) {
-      throw new Error(`${file}: tensor ${name} has ${data.length} values, config.json implies ${rows * cols}`);
+  for (const [name, dims] of expectedTensors(shape)) {
+    const data = stored.get(name);
+    if (!data) {
+      if (name.startsWith('cls.')) continue;  // a BertModel checkpoint: attention only
+      throw new Error(`${file} has no tensor ${name}`);
     }
+    const count = dims.reduce((a, b) => a * b, 1);
+    if (data.length !== count) throw new Error(`${file}: tensor ${name} has ${data.length} values, config.json implies ${count}`);
     tensors.set(name, data);
   }
   return { shape, vocab, tensors };
 }
 
+function readShape(file) {
+  const config = { ...CONFIG_DEFAULTS, ...JSON.parse(fs.readFileSync(file, 'utf8')) };
+  return {
+    vocab: config.vocab_size, hidden: config.hidden_size, layers: config.num_hidden_layers,
+    heads: config.num_attention_heads, ffn: config.intermediate_size, maxPositions: config.max_position_embeddings,
+    typeVocab: config.type_vocab_size, lnEps: config.layer_norm_eps,
+  };
+}
+
+/** [name, dims] of every tensor the forward pass and the masked-LM head read. */
+function expectedTensors({ vocab, hidden, layers, ffn, maxPositions, typeVocab }) {
+  const list = [
+    ['bert.embeddings.word_embeddings.weight', [vocab, hidden]],
+    ['bert.embeddings.position_embeddings.weight', [maxPositions, hidden]],
+    ['bert.embeddings.token_type_embeddings.weight', [typeVocab, hidden]],
+    ['bert.embeddings.LayerNorm.weight', [hidden]], ['bert.embeddings.LayerNorm.bias', [hidden]],
+  ];
+  for (let i = 0; i < layers; i++) {
+    const p = `bert.encoder.layer.${i}.`;
+    for (const linear of ['attention.self.query', 'attention.self.key', 'attention.self.value', 'attention.output.dense']) {
+      list.push([`${p}${linear}.weight`, [hidden, hidden]], [`${p}${linear}.bias`, [hidden]]);
+    }
+    list.push(
+      [`${p}attention.output.LayerNorm.weight`, [hidden]], [`${p}attention.output.LayerNorm.bias`, [hidden]],
+      [`${p}intermediate.dense.weight`, [ffn, hidden]], [`${p}intermediate.dense.bias`, [ffn]],
+      [`${p}output.dense.weight`, [hidden, ffn]], [`${p}output.dense.bias`, [hidden]],
+      [`${p}output.LayerNorm.weight`, [hidden]], [`${p}output.LayerNorm.bias`, [hidden]],
+    );
+  }
+  list.push(
+    ['cls.predictions.transform.dense.weight', [hidden, hidden]], ['cls.predictions.transform.dense.bias', [hidden]],
+    ['cls.predictions.transform.LayerNorm.weight', [hidden]], ['cls.predictions.transform.LayerNorm.bias', [hidden]],
+    ['cls.predictions.bias', [vocab]],
+  );
+  return list;
+}
+
+/** BertForMaskedLM's names for the variants Hugging Face loads: no `bert.` prefix (BertModel),
+ * LayerNorm gamma/beta, an output bias stored only as cls.predictions.decoder.bias. */
+function renameToMaskedLM(stored) {
+  const bare = ![...stored.keys()].some((n) => n.startsWith('bert.'));
+  const renamed = new Map();
+  for (const [name, data] of stored) {
+    let canonical = bare && /^(embeddings|encoder|pooler)\./.test(name) ? `bert.${name}` : name;
+    canonical = canonical.replace(/\.gamma$/, '.weight').replace(/\.beta$/, '.bias');
+    renamed.set(canonical, data);
+  }
+  if (!renamed.has('cls.predictions.bias') && renamed.has('cls.predictions.decoder.bias')) {
+    renamed.set('cls.predictions.bias', renamed.get('cls.predictions.decoder.bias'));
+  }
+  return renamed;
+}
+
+/** Every tensor of a safetensors file as float32 values (F32, F16, BF16), by name. */
+function readSafetensorsFloats(file) {
+  const buf = fs.readFileSync(file);
+  const headerLength = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + headerLength).toString('utf8'));
+  const start = 8 + headerLength;
+  const tensors = new Map();
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const [begin, end] = info.data_offsets;
+    tensors.set(name, decode(buf.subarray(start + begin, start + end), info.dtype, `${file}: ${name}`));
+  }
+  return tensors;
+}
+
+/** The values as float32 (every F32, F16 and BF16 value is one), on a little-endian host. */
+function decode(bytes, dtype, what) {
+  const width = { F32: 4, F16: 2, BF16: 2 }[dtype];
+  if (!width || bytes.length % width !== 0) throw new Error(`${what} has dtype ${dtype} and ${bytes.length} bytes`);
+  const copy = new Uint8Array(bytes);  // aligned, owned
+  if (dtype === 'F32') return new Float32Array(copy.buffer);
+  const halves = new Uint16Array(copy.buffer);
+  const out = new Float32Array(halves.length);
+  if (dtype === 'BF16') {
+    const bits = new Uint32Array(out.buffer);
+    for (let i = 0; i < halves.length; i++) bits[i] = halves[i] << 16;
+  } else {
+    for (let i = 0; i < halves.length; i++) out[i] = float16(halves[i]);
+  }
+  return out;
+}
+
+/** IEEE 754 half precision: sign, 5 exponent bits (bias 15), 10 fraction bits. */
+function float16(bits) {
+  const sign = bits >> 15 ? -1 : 1, exponent = (bits >> 10) & 31, fraction = bits & 1023;
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return exponent ? sign * 2 ** (exponent - 15) * (1 + fraction / 1024) : sign * 2 ** -14 * (fraction / 1024);
+}
+
 function readVocabLines(file, expected) {
   const lines = fs.readFileSync(file, 'utf8').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  if (lines.length !== expected) throw new Error(`${file} has ${lines.length} lines, config.json says ${expected}`);
+  if (lines.length > expected) throw new Error(`${file} has ${lines.length} lines, config.json says ${expected}`);
   return lines;
 }
 

@@ -9,9 +9,8 @@
 // fails the run), prints the timing line and writes screenshots to
 // test-output/screenshots/. Ends with "N passed, N failed"; exits 1 on any failure.
 
-import http from 'node:http';
 import { readFile, mkdir, writeFile, stat, mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,6 +21,9 @@ import { layoutProblemsInPage } from './layout.mjs';
 import { float64Reference, expectedReading, borderlineReading, ATTENTION_BAR, ANALYSIS_BARS } from './float64-reference.mjs';
 import { viewValueChecks } from './view-values.mjs';
 import { convertPanelTest } from './convert.mjs';
+import { startServer } from './lib/static-server.mjs';
+import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
+import { VIEWS } from '../../web/src/views/index.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test-output');
@@ -43,51 +45,12 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-// ---- a tiny static server for the http case ----------------------------------------------
+// ---- a tiny static server for the http case (tests/browser/lib/static-server.mjs) ---------
 // Serves the repository, and the directories in SERVED under their URL prefixes.
 const SERVED = new Map();
 const noRanges = new Set();  // paths served whole whatever the Range header asks (a server without ranges)
 const missingRanges = new Map();  // path → [from, to): range requests starting there answer 404
 const slowRanges = new Map();  // path → [first byte, ms]: range requests from there answer that much later
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript',
-  '.css': 'text/css', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.svg': 'image/svg+xml' };
-function startServer() {
-  const server = http.createServer(async (request, response) => {
-    try {
-      const pathname = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
-      const prefix = [...SERVED.keys()].find((p) => pathname.startsWith(p));
-      const dir = prefix ? SERVED.get(prefix) : ROOT;
-      const file = path.join(dir, path.normalize(prefix ? pathname.slice(prefix.length - 1) : pathname));
-      if (!file.startsWith(dir + path.sep)) throw new Error('outside');
-      const data = await readFile(file);
-      const type = TYPES[path.extname(file)] || 'application/octet-stream';
-      const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range || '');
-      if (range && !noRanges.has(pathname)) {  // one range, as the page asks for the weights' parts
-        const start = Number(range[1]);
-        const [missingFrom, missingTo] = missingRanges.get(pathname) ?? [Infinity, Infinity];
-        if (start >= missingFrom && start < missingTo) throw new Error('a range made missing');
-        const [slowFrom, delay] = slowRanges.get(pathname) ?? [Infinity, 0];
-        if (start >= slowFrom) await new Promise((resolve) => setTimeout(resolve, delay));
-        const end = Math.min(range[2] ? Number(range[2]) + 1 : data.length, data.length);
-        if (start >= data.length || end <= start) {
-          response.writeHead(416, { 'content-range': `bytes */${data.length}` });
-          response.end();
-          return;
-        }
-        response.writeHead(206, { 'content-type': type, 'content-length': end - start, 'accept-ranges': 'bytes',
-          'content-range': `bytes ${start}-${end - 1}/${data.length}` });
-        response.end(data.subarray(start, end));
-        return;
-      }
-      response.writeHead(200, { 'content-type': type, 'content-length': data.length });
-      response.end(data);
-    } catch {
-      response.writeHead(404, { 'content-type': 'text/plain' });
-      response.end('not found');
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 // ---- the float64 reference, and the engine in Node ---------------------------------------
 // Every value a view draws is compared with `float64`: analyses of the float64 forward pass of
@@ -102,7 +65,7 @@ const engine = await createEngine({
 const nodeSession = engine.createSession();
 
 // ---- pages -------------------------------------------------------------------------------
-const server = await startServer();
+const server = await startServer(ROOT, { served: SERVED, noRanges, missingRanges, slowRanges });
 const HTTP = `http://127.0.0.1:${server.address().port}`;
 const FILE = pathToFileURL(ROOT).href;
 const url = (base, page) => `${base}/web/${page}`;
@@ -746,7 +709,7 @@ async function testTiming() {
 }
 
 
-const VIEW_IDS = ['row', 'grid', 'lines', 'rollout', 'matrix', 'entropy', 'contributions', 'mlm', 'compare', 'layer', 'scaling'];
+const VIEW_IDS = VIEWS.map((view) => view.id);
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
 /**
@@ -818,6 +781,70 @@ async function gotoHash(page, params) {
   await page.goto('about:blank');
   await page.goto(url(FILE, 'index.html') + '#' + hash);
   await waitDrawn(page);
+}
+
+/**
+ * A view added from a page's own script (AttentionExplorerPage.registerView, no file of the
+ * project changed): it gets a tab with its label in the page's language, its state and hash
+ * parameter, the keyboard reaches its tab and its focus target, and the hash restores it.
+ */
+const HELLO_VIEW = `AttentionExplorerPage.registerView({
+  id: 'hello', aliases: ['hi'], labelKey: 'view.hello',
+  messages: { en: { 'view.hello': 'Hello', 'hello.title': 'Hello, {token}' }, fr: { 'view.hello': 'Bonjour', 'hello.title': 'Bonjour, {token}' } },
+  state: { greeting: 'hi' },
+  params: [{ name: 'greeting', read: (text) => /^[a-z]{1,12}$/.test(text) ? { set: { greeting: text } } : { used: ['problem.usedDefault', {}] },
+    write: (state) => (state.greeting === 'hi' ? null : state.greeting) }],
+  focus: '.hello-target',
+  render({ run, state, width, t }) {
+    const ns = 'http://www.w3.org/2000/svg';
+    const figure = document.createElementNS(ns, 'svg');
+    figure.setAttribute('width', width); figure.setAttribute('height', 60); figure.setAttribute('viewBox', '0 0 ' + width + ' 60');
+    const text = document.createElementNS(ns, 'text');
+    text.setAttribute('x', 12); text.setAttribute('y', 30); text.setAttribute('tabindex', '0'); text.setAttribute('class', 'hello-target');
+    text.textContent = t('hello.title', { token: run.tokens[state.token] }) + ' (' + state.greeting + ')';
+    figure.append(text);
+    return { figure, notes: [], wire: (svg, ui) => svg.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') ui.select({ greeting: 'again' }, 'figure');
+    }) };
+  },
+});`;
+
+async function testRegisteredView() {
+  await mkdir(OUT, { recursive: true });
+  await writeFile(path.join(OUT, 'registered-view.js'), HELLO_VIEW + '\n');
+  const body = (lang) => `<!doctype html><html lang="${lang}"><meta charset="utf-8"><script src="../web/dist/attention-explorer.js"></script>` +
+    '<script src="registered-view.js"></script><attention-explorer hash></attention-explorer>\n';
+  await writeFile(path.join(OUT, 'registered-view.html'), body('en'));
+  await writeFile(path.join(OUT, 'registered-view-fr.html'), body('fr'));
+  const page = await newPage();
+  await page.goto(`${FILE}/test-output/registered-view.html#view=hi&greeting=there&token=2`);
+  await waitDrawn(page);
+  const tab = explorer(page).locator('.tab[data-view="hello"]');
+  check('registered view: a tab with its label, last in the tab list', (await tab.textContent()) === 'Hello' &&
+    (await explorer(page).locator('.tab').last().getAttribute('data-view')) === 'hello');
+  const state = await pageState(page);
+  check('registered view: the hash chose it by its alias and set its own parameter', state.view === 'hello' && state.greeting === 'there', JSON.stringify({ view: state.view, greeting: state.greeting }));
+  const drawn = await explorer(page).locator('.figure-box .hello-target').textContent();
+  check('registered view: its figure is drawn from the run and its state', drawn === `Hello, ${state.tokens[2]} (there)`, drawn);
+  await explorer(page).locator('.tab[data-view="row"]').click();
+  await explorer(page).locator('.tab[data-view="row"]').focus();
+  await andRedraw(page, () => page.keyboard.press('End'));
+  const focused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.dataset.view);
+  check('registered view: End on the tabs reaches its tab and focuses it', focused === 'hello', String(focused));
+  await explorer(page).locator('.hello-target').focus();
+  await andRedraw(page, () => page.keyboard.press('Enter'));
+  const after = await page.evaluate(() => ({ greeting: document.querySelector('attention-explorer').state.greeting,
+    focus: document.querySelector('attention-explorer').shadowRoot.activeElement?.getAttribute('class') }));
+  await page.waitForFunction(() => location.hash.includes('greeting=again'), null, { timeout: 3000 }).catch(() => {});
+  const hash = await page.evaluate(() => location.hash);
+  check('registered view: its keyboard handling changes its state, the focus returns to its target, the hash keeps it',
+    after.greeting === 'again' && after.focus === 'hello-target' && hash.includes('view=hello') && hash.includes('greeting=again'), `${JSON.stringify(after)} ${hash}`);
+  check('registered view: layout clean', (await page.evaluate(layoutProblemsInPage, 0)).length === 0);
+  await page.goto(`${FILE}/test-output/registered-view-fr.html#view=hello`);
+  await waitDrawn(page);
+  check('registered view: its own messages in French', (await explorer(page).locator('.tab[data-view="hello"]').textContent()) === 'Bonjour');
+  check('registered view: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
 }
 
 async function testReadings() {
@@ -1062,35 +1089,19 @@ async function testMatrixTouch() {
   await page.context().close();
 }
 
-/** The files (`dist/…` rows of its table) and the HTML snippet of a README's embedding section. */
-function embeddingRecipe(file, heading) {
-  const section = readFileSync(path.join(ROOT, file), 'utf8').split(/^## /m).find((s) => s.startsWith(heading)) ?? '';
-  return {
-    files: [...section.matchAll(/^\| `(dist\/[\w.*-]+)` \|/gm)].map((m) => m[1]),
-    snippet: /```html\n([\s\S]*?)```/.exec(section)?.[1],
-  };
-}
-
 /** The README's embedding section, followed literally: copy its files, paste its HTML, serve it, load it. */
 async function testCopyTheFiles() {
-  const { files, snippet } = embeddingRecipe('README.md', 'Put an explorer in a course page');
-  const web = embeddingRecipe('web/README.md', 'Putting an explorer in a course page');
+  const { files, snippet } = embeddingRecipe(ROOT, 'README.md', 'Put an explorer in a course page');
+  const web = embeddingRecipe(ROOT, 'web/README.md', 'Putting an explorer in a course page');
   if (!check(`copy the files: the README lists ${files.length} files and one HTML snippet`, files.length >= 4 && !!snippet)) return;
   check('copy the files: web/README.md gives the same files and snippet as README.md',
     web.snippet === snippet && web.files.join() === files.join(), `${web.files} / ${files}`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-course-'));
-  await mkdir(path.join(dir, 'dist'));
-  const matching = (pattern) => {  // a row may name a family of files: dist/name-*.js
-    if (!pattern.includes('*')) return [pattern];
-    const [before, after] = path.basename(pattern).split('*');
-    return readdirSync(path.join(ROOT, 'web/dist')).filter((n) => n.startsWith(before) && n.endsWith(after)).map((n) => `dist/${n}`);
-  };
-  for (const file of files.flatMap(matching)) await writeFile(path.join(dir, file), readFileSync(path.join(ROOT, 'web', file)));
-  await writeFile(path.join(dir, 'lesson.html'), `<!doctype html>\n<meta charset="utf-8">\n<title>a course page</title>\n${snippet}`);
+  const lesson = await writeCoursePage(ROOT, dir, { files, snippet });
   const prefix = `/course-${path.basename(dir)}/`;
   SERVED.set(prefix, dir);
   try {
-    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(path.join(dir, 'lesson.html')).href]]) {
+    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(lesson).href]]) {
       const page = await newPage();
       const failed = [];
       page.on('requestfailed', (request) => failed.push(`${request.url()} (${request.failure()?.errorText})`));
@@ -1177,7 +1188,7 @@ async function rolloutTiming() {
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
   testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
-  testCopyTheFiles, testModelCard, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
+  testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 
 await mkdir(SHOTS, { recursive: true });
 try {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Writes the seed corpus of the weights-loader fuzz target: tiny synthetic models (a few KB
 // each, where the real file is 11.7 MB) converted by weights/convert.mjs into format version 2,
-// covering int8 with a scale per row, int8 with scales per group of columns, int16, and int8
-// and int16 mixed in one file; one and two layers. Each has a model card and several parts.
+// covering int8 and int16 (a scale per row), and int8 and int16 mixed in one file; one and two
+// layers, two and four heads. Each has a model card and several parts.
 //
 //   node tests/fuzz/make_weights_seeds.mjs [OUT_DIR]   (default tests/fuzz/corpus/fuzz_weights)
 //
@@ -40,7 +40,7 @@ const base = {
 };
 const SEEDS = [
   ['tiny-1layer-int8-row.bin', {}, { precision: 'int8' }],
-  ['tiny-2layers-int8-group4.bin', { num_hidden_layers: 2, num_attention_heads: 4 }, { precision: 'int8', group: 4 }],
+  ['tiny-2layers-int8-4heads.bin', { num_hidden_layers: 2, num_attention_heads: 4 }, { precision: 'int8' }],
   ['tiny-1layer-int16.bin', { hidden_size: 4, num_attention_heads: 1, max_position_embeddings: 4 }, { precision: 'int16' }],
   ['tiny-2layers-mixed.bin', { num_hidden_layers: 2 },
     { precision: 'int8', precisionFor: [{ substring: 'embeddings', precision: 'int16' }, { substring: 'layer.1', precision: 'int16' }] }],

@@ -93,7 +93,22 @@ function encode(values, dtype) {
     for (let i = 0; i < values.length; i++) out.writeUInt16LE(bits[i] >>> 16, 2 * i);
     return out;
   }
+  if (dtype === 'F16') {
+    for (let i = 0; i < values.length; i++) out.writeUInt16LE(halfBits(values[i]), 2 * i);
+    return out;
+  }
   throw new Error(`encode: ${dtype} not written by this helper`);
+}
+
+/** IEEE half-precision bits of x, rounded to nearest (ties away from zero), for |x| < 65520. */
+function halfBits(x) {
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
+  if (a < 2 ** -14) return sign | Math.round(a / 2 ** -24);  // subnormal (or 0)
+  let exponent = Math.floor(Math.log2(a));
+  let fraction = Math.round((a / 2 ** exponent - 1) * 1024);
+  if (fraction === 1024) { fraction = 0; exponent++; }
+  return sign | ((exponent + 15) << 10) | fraction;
 }
 
 /**

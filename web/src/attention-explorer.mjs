@@ -4,6 +4,7 @@
 
 import { AttentionExplorer } from './explorer.mjs';
 import { engineCount } from './loader.mjs';
+import { registerView } from './views/index.mjs';
 
 /** Where the built assets (attn.wasm, *.js) live: next to the script that defined us. */
 function defaultAssetBase() {
@@ -14,4 +15,5 @@ function defaultAssetBase() {
 
 AttentionExplorer.assetBase = defaultAssetBase();
 if (!customElements.get('attention-explorer')) customElements.define('attention-explorer', AttentionExplorer);
-globalThis.AttentionExplorerPage = { engineCount };
+// registerView(view) adds a view (views/index.mjs says what a view declares) from a page's own script.
+globalThis.AttentionExplorerPage = { engineCount, registerView };

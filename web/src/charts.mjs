@@ -2,12 +2,16 @@
 // title that names the attention it shows, so an exported picture explains itself.
 
 import { svg, textWidth } from './dom.mjs';
-import { probability, fixed, isSpecialToken } from './format.mjs';
+import { isSpecialToken } from './format.mjs';
+import { translator } from './i18n/index.mjs';
+
+const english = translator('en');
 import { SERIES, sequentialRgb, diverging } from './palette.mjs';
 
 export const FIGURE_PAD = 14;
 const TITLE_SIZE = 15;
 const LINE = 18;
+const AXIS_SIZE = 11;  // px, .axis in styles.mjs
 
 /** A round upper bound for an axis that must show `value`. */
 export function niceMax(value) {
@@ -114,7 +118,7 @@ function columnHeading(parent, column, x, y, width) {
 }
 
 function drawProbabilityColumn(group, column, geometry) {
-  const { x, width, top, rowHeight, n, showValues, theme } = geometry;
+  const { x, width, top, rowHeight, n, showValues, t } = geometry;
   const valueWidth = showValues ? 50 : 6;
   const barWidth = Math.max(20, width - valueWidth);
   const scaleMax = column.scaleMax ?? niceMax(Math.max(...column.values));
@@ -128,7 +132,7 @@ function drawProbabilityColumn(group, column, geometry) {
     group.append(svg('rect', {
       x, y: y + (rowHeight - barHeight) / 2, width: Math.max(0.5, scale(value)), height: barHeight,
       fill: column.colour, class: 'bar', dataset: { token: String(i), value: String(value) },
-    }, [svg('title', { text: `${column.tokens[i]} (token ${i}): ${column.format(value)}` })]));
+    }, [svg('title', { text: t('chart.barTitle', { token: column.tokens[i], index: i, value: column.format(value) }) })]));
     if (showValues) {
       group.append(svg('text', {
         x: x + width, y: y + rowHeight / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
@@ -145,7 +149,7 @@ function drawProbabilityColumn(group, column, geometry) {
       x: ux, y: top + n * rowHeight + 31, 'text-anchor': ux - x < 16 ? 'start' : 'middle', class: 'uniform-label', text: '1/n',
     }));
   }
-  drawAxis(group, { x, width: barWidth, y: top + n * rowHeight, scaleMax, theme });
+  drawAxis(group, { x, width: barWidth, y: top + n * rowHeight, scaleMax, t });
 }
 
 /**
@@ -153,7 +157,7 @@ function drawProbabilityColumn(group, column, geometry) {
  * column.threshold is drawn as no bar and written "no difference".
  */
 function drawSignedColumn(group, column, geometry) {
-  const { x, width, top, rowHeight, n, showValues, theme } = geometry;
+  const { x, width, top, rowHeight, n, showValues, theme, t } = geometry;
   const valueWidth = showValues ? 56 : 6;
   const barWidth = Math.max(24, width - valueWidth);
   const limit = column.scaleMax;
@@ -172,7 +176,7 @@ function drawSignedColumn(group, column, geometry) {
         width: Math.max(0.5, Math.abs(length)), height: barHeight,
         fill: diverging(value < 0 ? -0.85 : 0.85, theme), class: 'bar',
         dataset: { token: String(i), value: String(value) },
-      }, [svg('title', { text: `${column.tokens[i]} (token ${i}): ${column.format(value)}` })]));
+      }, [svg('title', { text: t('chart.barTitle', { token: column.tokens[i], index: i, value: column.format(value) }) })]));
     }
     if (showValues) {
       group.append(svg('text', {
@@ -186,11 +190,11 @@ function drawSignedColumn(group, column, geometry) {
   const ticks = [[x, -limit, 'start'], [middle, 0, 'middle'], [x + barWidth, limit, 'end']];
   for (const [tx, label, anchor] of barWidth >= 90 ? ticks : [ticks[0], ticks[2]]) {
     group.append(svg('line', { x1: tx, x2: tx, y1: axisY, y2: axisY + 4, class: 'axis-line' }));
-    group.append(svg('text', { x: tx, y: axisY + 16, 'text-anchor': anchor, class: 'axis', text: (label > 0 ? '+' : '') + fixed(label, Number.isInteger(label) ? 0 : 1) }));
+    group.append(svg('text', { x: tx, y: axisY + 16, 'text-anchor': anchor, class: 'axis', text: (label > 0 ? '+' : '') + t.number(label, Number.isInteger(label) ? 0 : 1) }));
   }
 }
 
-function drawAxis(group, { x, width, y, scaleMax }) {
+function drawAxis(group, { x, width, y, scaleMax, t }) {
   group.append(svg('line', { x1: x, x2: x + width, y1: y, y2: y, class: 'axis-line' }));
   const ticks = width > 160 ? [0, scaleMax / 2, scaleMax] : [0, scaleMax];
   for (const tick of ticks) {
@@ -198,16 +202,16 @@ function drawAxis(group, { x, width, y, scaleMax }) {
     group.append(svg('line', { x1: tx, x2: tx, y1: y, y2: y + 4, class: 'axis-line' }));
     group.append(svg('text', {
       x: tx, y: y + 16, 'text-anchor': tick === 0 ? 'start' : tick === scaleMax ? 'end' : 'middle',
-      class: 'axis', text: niceTick(tick),
+      class: 'axis', text: niceTick(tick, t),
     }));
   }
 }
 
-function niceTick(value) {
+function niceTick(value, t) {
   if (value === 0) return '0';
-  if (value >= 10) return String(Math.round(value));
-  if (value >= 1) return String(Number(value.toFixed(1)));
-  return String(Number(value.toPrecision(2)));
+  if (value >= 10) return t.integer(Math.round(value));
+  const rounded = value >= 1 ? Number(value.toFixed(1)) : Number(value.toPrecision(2));
+  return t.number(rounded, (String(rounded).split('.')[1] ?? '').length);
 }
 
 /**
@@ -215,7 +219,7 @@ function niceTick(value) {
  * columns: [{heading, stats: [lines], values, kind: 'probability'|'signed', colour,
  *            uniform, scaleMax, format(v, i), data: {…data attributes}, className}]
  */
-export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, selected, columns, label, indexText }) {
+export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, selected, columns, label, indexText, t = english }) {
   const n = tokens.length;
   const rowHeight = rowHeightFor(n);
   const labelWidth = tokenColumnWidth(labels || tokens, width, true, indexText);
@@ -235,8 +239,8 @@ export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, 
     const group = svg('g', { class: `bar-column ${column.className || ''}`.trim(), dataset: column.data || {} });
     if (column.ariaLabel) group.setAttribute('aria-label', column.ariaLabel);
     columnHeading(group, column, x, headingY, columnWidth);
-    const geometry = { x, width: columnWidth, top, rowHeight, n, showValues, theme };
-    const full = { format: probability, tokens, ...column };
+    const geometry = { x, width: columnWidth, top, rowHeight, n, showValues, theme, t };
+    const full = { format: t.probability, tokens, ...column };
     if (column.kind === 'signed') drawSignedColumn(group, full, geometry);
     else drawProbabilityColumn(group, full, geometry);
     body.append(group);
@@ -267,7 +271,11 @@ export function colourLegend(parent, { x, y, width, theme, low, high, caption, k
   parent.append(svg('rect', { x, y, width, height: 10, class: 'legend-frame' }));
   parent.append(svg('text', { x, y: y + 24, class: 'axis', text: low }));
   parent.append(svg('text', { x: x + width, y: y + 24, 'text-anchor': 'end', class: 'axis', text: high }));
-  if (caption) parent.append(svg('text', { x: x + width / 2, y: y + 24, 'text-anchor': 'middle', class: 'axis', text: caption }));
+  if (!caption) return;
+  // Centred between the end values when it clears both by a space, else on a line of its own.
+  const clear = width / 2 - Math.max(textWidth(low, AXIS_SIZE), textWidth(high, AXIS_SIZE)) - textWidth(' ', AXIS_SIZE);
+  const line = textWidth(caption, AXIS_SIZE) / 2 <= clear ? 24 : 38;
+  parent.append(svg('text', { x: x + width / 2, y: y + line, 'text-anchor': 'middle', class: 'axis', text: caption }));
 }
 
 export function seriesColours(theme) {

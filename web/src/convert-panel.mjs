@@ -7,7 +7,8 @@
 // script file of its own, which a page opened from file:// cannot start.
 
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
-import { megabytes } from './format.mjs';
+import { translator } from './i18n/index.mjs';
+import { statusText } from './explorer/loading.mjs';
 import { convertCheckpoint, ConvertError } from '../../weights/convert-core.mjs';
 
 const FILES = { 'config.json': 'config', 'vocab.txt': 'vocab', 'model.safetensors': 'safetensors', 'training.json': 'training' };
@@ -55,23 +56,22 @@ export function pickCheckpointFiles(entries) {
     if (!known || depth < known.depth) chosen.set(name, { file, path, depth });
   }
   const folder = [...chosen.values()].map((c) => c.path.split('/')).find((parts) => parts.length > 1)?.at(-2);
-  return { chosen, label: folder || 'your checkpoint' };
+  return { chosen, label: folder || null };
 }
 
 /** Why these files cannot be a checkpoint, or null. */
-function missingFilesMessage(chosen) {
+function missingFilesMessage(t, chosen) {
   const missing = REQUIRED.filter((name) => !chosen.has(name));
   if (!missing.length) return null;
   if (missing.includes('model.safetensors')) {
     if (chosen.has('pytorch_model.bin')) {
-      return 'this folder has pytorch_model.bin but no model.safetensors: save the model as safetensors first '
-        + '(in Python: AutoModelForMaskedLM.from_pretrained(DIR).save_pretrained(DIR, safe_serialization=True))';
+      return t('convert.pytorchBin');
     }
     if ([...chosen.keys()].some((n) => /-of-\d+\.safetensors$/.test(n))) {
-      return 'this checkpoint is split into several .safetensors files: save it as one model.safetensors';
+      return t('convert.sharded');
     }
   }
-  return `a checkpoint needs ${REQUIRED.join(', ')}; missing: ${missing.join(', ')}`;
+  return t('convert.missing', { needed: REQUIRED.join(', '), missing: missing.join(', ') });
 }
 
 /** Every file under a dropped item (a file, or a folder read through its entries). */
@@ -101,23 +101,20 @@ function int16WhereOffGrid({ candidates }) {
   return { choice: new Map(candidates.map((name) => [name, 'int16'])), predicted: NaN };
 }
 
-function precisionSummary(tensors) {
-  const matrices = tensors.filter((t) => t.kind === 'matrix');
-  const int8 = matrices.filter((t) => t.precision === 'int8').length;
+function precisionSummary(t, tensors) {
+  const matrices = tensors.filter((m) => m.kind === 'matrix');
+  const int8 = matrices.filter((m) => m.precision === 'int8').length;
   const int16 = matrices.length - int8;
   const text = int16 === 0
-    ? `Every matrix (${matrices.length}) was already on the per-row int8 grid and is stored as int8, exactly.`
-    : `${int8} of ${matrices.length} matrices were on the per-row int8 grid and are stored as int8, exactly; `
-      + `the other ${int16} are stored as int16 (one scale per row), which is safe without measuring. `
-      + 'On the command line, node weights/convert.mjs DIR OUT.bin measures with a float64 reference which of them '
-      + 'int8 is enough for, and can make the file smaller.';
-  const rows = matrices.map((t) => html('tr', { dataset: { tensor: t.name, precision: t.precision } }, [
-    html('td', { text: t.name }), html('td', { text: t.precision }), html('td', { text: `${t.rows}\u00d7${t.cols}` }),
-    html('td', { text: t.onGrid && t.precision === 'int8' ? 'exact' : `max |error| ${t.maxError.toExponential(2)}` }),
+    ? t('convert.allInt8', { count: matrices.length })
+    : t('convert.someInt16', { int8, count: matrices.length, int16 });
+  const rows = matrices.map((m) => html('tr', { dataset: { tensor: m.name, precision: m.precision } }, [
+    html('td', { text: m.name }), html('td', { text: m.precision }), html('td', { text: `${m.rows}\u00d7${m.cols}` }),
+    html('td', { text: m.onGrid && m.precision === 'int8' ? t('convert.exact') : t('convert.maxError', { error: m.maxError.toExponential(2).replace('-', '\u2212') }) }),
   ]));
   return [
     html('p', { class: 'precision-summary', text }),
-    html('details', {}, [html('summary', { text: 'Each matrix\u2019s precision' }), html('table', { class: 'precisions' }, html('tbody', {}, rows))]),
+    html('details', {}, [html('summary', { text: t('convert.eachPrecision') }), html('table', { class: 'precisions' }, html('tbody', {}, rows))]),
   ];
 }
 
@@ -125,8 +122,8 @@ function precisionSummary(tensors) {
  * The panel element. `useWeights(bytes, label)` shows a converted file in the page's explorers
  * and rejects with the engine's error when the engine refuses it.
  */
-export function convertPanel(useWeights) {
-  const host = html('section', { class: 'convert-host', 'aria-label': 'Use your own model' });
+export function convertPanel(useWeights, t = translator('en')) {
+  const host = html('section', { class: 'convert-host', 'aria-label': t('convert.title') });
   const root = host.attachShadow({ mode: 'open' });
   root.adoptedStyleSheets = [panelSheet()];
   const folderInput = html('input', { type: 'file', webkitdirectory: true, class: 'folder-input' });
@@ -137,15 +134,13 @@ export function convertPanel(useWeights) {
   const refusal = html('div', { class: 'refusal', role: 'alert', hidden: true });
   const result = html('div', { class: 'result', hidden: true });
   const drop = html('div', { class: 'drop' }, [
-    html('label', {}, ['Choose a checkpoint folder', folderInput]),
-    html('label', {}, ['or its files', filesInput]),
-    html('span', { class: 'help', text: 'or drop the folder or its files here' }),
+    html('label', {}, [t('convert.chooseFolder'), folderInput]),
+    html('label', {}, [t('convert.orFiles'), filesInput]),
+    html('span', { class: 'help', text: t('convert.orDrop') }),
   ]);
   root.append(html('div', { class: 'convert' }, [
-    html('h2', { text: 'Use your own model' }),
-    html('p', { class: 'help', text: 'A Hugging Face BERT checkpoint (config.json, vocab.txt, model.safetensors; BertForMaskedLM or BertModel, '
-      + '2\u201312 layers) is converted in this page by the same converter as the command line, checked by the engine and shown above. '
-      + 'Nothing leaves your computer.' }),
+    html('h2', { text: t('convert.title') }),
+    html('p', { class: 'help', text: t('convert.help') }),
     drop, status, refusal, result,
   ]));
 
@@ -175,36 +170,37 @@ export function convertPanel(useWeights) {
     }
   }
 
-  async function convertChosen({ chosen, label }) {
-    const missing = missingFilesMessage(chosen);
-    if (missing) { refuse('These files are not a checkpoint the converter reads.', missing); return; }
+  async function convertChosen({ chosen, label: folder }) {
+    const label = folder ?? t('convert.yourCheckpoint');
+    const missing = missingFilesMessage(t, chosen);
+    if (missing) { refuse(t('convert.notCheckpoint'), missing); return; }
     const texts = {};
     const names = Object.keys(FILES).filter((n) => chosen.has(n));
     const total = names.reduce((sum, n) => sum + chosen.get(n).file.size, 0);
     let read = 0;
     for (const name of names) {
       const { file } = chosen.get(name);
-      await step(`Reading ${name} (${megabytes(file.size)})\u2026`, 0.3 * (read / total));
+      await step(t('convert.reading', { name, size: t.megabytes(file.size) }), 0.3 * (read / total));
       const bytes = new Uint8Array(await file.arrayBuffer());
       texts[FILES[name]] = name.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes;
       read += file.size;
     }
-    await step('Converting (the page pauses while the converter works)\u2026', 0.35);
+    await step(t('convert.converting'), 0.35);
     const notes = [];
     let converted;
     try {
       converted = convertCheckpoint({ name: label, training: null, ...texts },
         { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line) });
     } catch (error) {
-      if (error instanceof ConvertError) refuse('The converter refused this checkpoint:', error.message);
-      else refuse('The conversion failed:', String(error?.message || error));
+      if (error instanceof ConvertError) refuse(t('convert.refused'), error.message);
+      else refuse(t('convert.failed'), String(error?.message || error));
       return;
     }
-    await step(`Checking: the engine loads the ${megabytes(converted.bytes.length)} weights file\u2026`, 0.8);
+    await step(t('convert.checking', { size: t.megabytes(converted.bytes.length) }), 0.8);
     try {
       await useWeights(converted.bytes, label);
     } catch (error) {
-      refuse('The converted model could not be loaded:', String(error?.message || error));
+      refuse(t('convert.notLoaded'), Number.isInteger(error?.code) ? statusText(t, error.code) : String(error?.message || error));
       return;
     }
     showResult(converted, label, notes);
@@ -216,13 +212,12 @@ export function convertPanel(useWeights) {
     downloadUrl = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
     const fileName = `${label.replace(/[^A-Za-z0-9._-]+/g, '-')}.bin`;
     replaceChildrenOf(result, [
-      html('p', { class: 'converted', text: `Converted ${label}: ${megabytes(bytes.length)}; the explorer now shows it.` }),
-      ...precisionSummary(tensors),
+      html('p', { class: 'converted', text: t('convert.converted', { label, size: t.megabytes(bytes.length) }) }),
+      ...precisionSummary(t, tensors),
       notes.length ? html('ul', { class: 'converter-notes' }, notes.map((line) => html('li', { text: line }))) : null,
       html('p', {}, [
-        html('a', { class: 'download', href: downloadUrl, download: fileName, text: `Download ${fileName}` }),
-        ' \u2014 to ship it with an explorer, put it next to your page and give the explorer weights="',
-        fileName, '".',
+        html('a', { class: 'download', href: downloadUrl, download: fileName, text: t('convert.download', { file: fileName }) }),
+        t('convert.ship', { file: fileName }),
       ]),
     ]);
     result.hidden = false;

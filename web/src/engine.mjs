@@ -5,7 +5,8 @@
 
 /** Status codes of c/attn.h (1 … 19 are the weights file's own checks). */
 export const STATUS = Object.freeze({
-  OK: 0, CHECKSUM: 5, TENSOR: 7, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23, NO_MLM: 24, NOT_LOADED: 25,
+  OK: 0, TOO_SMALL: 1, MAGIC: 2, VERSION: 3, TRUNCATED: 4, CHECKSUM: 5, SHAPE: 6, TENSOR: 7, VOCAB_TABLE: 8, ALIGNMENT: 9,
+  TRAILING: 10, OLD_FORMAT: 11, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23, NO_MLM: 24, NOT_LOADED: 25,
   NOT_FINITE: 26,
 });
 
@@ -222,8 +223,8 @@ export class Engine {
     return [...parts].sort((a, b) => a - b);
   }
 
-  /** What part `index` holds, for messages: "part 7 of 121 (word embeddings rows 1536–1791)". */
-  describePart(index) {
+  /** What part `index` holds: {index, count, rows: [first, last] word-embedding rows, or null for the MLM head}. */
+  partContents(index) {
     const vocab = this.shape.vocab;
     const firstAtOrAfter = (part) => {
       let low = 0, high = vocab;
@@ -234,9 +235,15 @@ export class Engine {
       return low;
     };
     const first = firstAtOrAfter(index), end = firstAtOrAfter(index + 1);
-    const what = first < end && this.partOfToken(first) === index
-      ? `word embeddings rows ${first}\u2013${end - 1}` : 'the masked-word prediction head';
-    return `part ${index} of ${this.partCount()} (${what})`;
+    return first < end && this.partOfToken(first) === index
+      ? { index, count: this.partCount(), rows: [first, end - 1] } : { index, count: this.partCount(), rows: null };
+  }
+
+  /** What part `index` holds, for messages: "part 7 of 121 (word embeddings rows 1536–1791)". */
+  describePart(index) {
+    const { count, rows } = this.partContents(index);
+    const what = rows ? `word embeddings rows ${rows[0]}\u2013${rows[1]}` : 'the masked-word prediction head';
+    return `part ${index} of ${count} (${what})`;
   }
 
   /**
@@ -246,11 +253,11 @@ export class Engine {
   partArrived(index, bytes) {
     const { offset, bytes: length } = this.partRange(index);
     if (bytes.length !== length) {
-      throw new EngineError(STATUS.TENSOR, `${this.describePart(index)} has ${bytes.length} bytes where the file's part table says ${length} (incomplete download?)`);
+      throw Object.assign(new EngineError(STATUS.TENSOR, `${this.describePart(index)} has ${bytes.length} bytes where the file's part table says ${length} (incomplete download?)`), { partIndex: index });
     }
     this.heap.u8(this.weightsPointer + offset, length).set(bytes);
     const status = this.x.attn_engine_part_arrived(this.pointer, index);
-    if (status !== 0) throw new EngineError(status, `${this.describePart(index)}: ${this.statusMessage(status)}`);
+    if (status !== 0) throw Object.assign(new EngineError(status, `${this.describePart(index)}: ${this.statusMessage(status)}`), { partIndex: index });
   }
 
   destroy() {

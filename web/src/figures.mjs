@@ -3,15 +3,14 @@
 import { svg, textWidth } from './dom.mjs';
 import { figureHeader, figureRoot, FIGURE_PAD, colourLegend, fitText, wrapText } from './charts.mjs';
 import { sequentialRgb, diverging, inkOn } from './palette.mjs';
-import { fixed, isSpecialToken, headName } from './format.mjs';
+import { isSpecialToken, headName } from './format.mjs';
+import { translator } from './i18n/index.mjs';
 
-export const ROLE_BADGES = {
-  previous: 'previous token', next: 'next token', 'cls-sink': '[CLS] sink',
-  'sep-sink': '[SEP] sink', 'punct-sink': 'punct. sink', broad: 'broad',
-};
-const SHORT_BADGES = {
-  previous: 'prev', next: 'next', 'cls-sink': 'CLS', 'sep-sink': 'SEP', 'punct-sink': 'punct', broad: 'broad',
-};
+const english = translator('en');
+
+/** The roles a head can have (engine.mjs ROLE_BITS); their badges are `badge.<role>` and `badgeShort.<role>`. */
+export const ROLES = ['previous', 'next', 'cls-sink', 'sep-sink', 'punct-sink', 'broad'];
+export const roleBadge = (t, role) => t(`badge.${role}`);
 const POSITIONAL_ROLES = ['previous', 'next'];
 
 export function isPositional(roles) {
@@ -35,11 +34,11 @@ export function stackFigures(width, parts, label) {
   return root;
 }
 
-function badgeRows(roles, maxWidth, compact = false) {
+function badgeRows(t, roles, maxWidth, compact = false) {
   const rows = [[]];
   let used = 0;
   for (const role of roles) {
-    const text = compact ? SHORT_BADGES[role] : ROLE_BADGES[role];
+    const text = t(compact ? `badgeShort.${role}` : `badge.${role}`);
     const w = textWidth(text, 10.5, 600) + 10;
     if (used && used + w > maxWidth) {
       rows.push([]);
@@ -72,7 +71,7 @@ function sparkline(values, { x, y, width, height, colour }) {
 /**
  * The 4 × 4 head grid for one token. cells: [{layer, head, stats, roles, values}], 0-based.
  */
-export function headGridFigure({ width, theme, title, subtitle, cells, layers, heads, selected, colour, token, n }) {
+export function headGridFigure({ width, theme, title, subtitle, cells, layers, heads, selected, colour, token, n, t = english }) {
   const root = figureRoot(width, 1, title);
   const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
   root.append(background);
@@ -83,17 +82,17 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
   const compact = cellWidth < 110;
   for (let h = 0; h < heads; h++) {
     const x = FIGURE_PAD + labelWidth + h * (cellWidth + gap) + cellWidth / 2;
-    root.append(svg('text', { x, y: y + 4, 'text-anchor': 'middle', class: 'col-head-muted', text: compact ? `H${h + 1}` : `head ${h + 1}` }));
+    root.append(svg('text', { x, y: y + 4, 'text-anchor': 'middle', class: 'col-head-muted', text: t(compact ? 'grid.headShort' : 'grid.head', { head: h + 1 }) }));
   }
   y += 14;
-  const grid = svg('g', { role: 'grid', 'aria-label': `Heads for token ${token}: ratio to uniform` });
+  const grid = svg('g', { role: 'grid', 'aria-label': t('grid.aria', { token }) });
   const badgeHeight = 17;
   const cellHeights = [];
   for (let l = 0; l < layers; l++) {
     let tallest = 0;
     for (let h = 0; h < heads; h++) {
       const cell = cells[l * heads + h];
-      tallest = Math.max(tallest, badgeRows(cell.roles, cellWidth - 12, compact).length);
+      tallest = Math.max(tallest, badgeRows(t, cell.roles, cellWidth - 12, compact).length);
     }
     cellHeights.push((compact ? 80 : 92) + tallest * (badgeHeight + 3));
   }
@@ -102,12 +101,12 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
     const cellHeight = cellHeights[l];
     root.append(svg('text', {
       x: FIGURE_PAD, y: y + cellHeight / 2, 'dominant-baseline': 'central', class: 'col-head-muted',
-      text: compact ? `L${l + 1}` : `layer ${l + 1}`,
+      text: t(compact ? 'grid.layerShort' : 'grid.layer', { layer: l + 1 }),
     }));
     for (let h = 0; h < heads; h++) {
       const cell = cells[l * heads + h];
       const x = FIGURE_PAD + labelWidth + h * (cellWidth + gap);
-      row.append(headCell({ cell, x, y, cellWidth, cellHeight, selected: l === selected.layer && h === selected.head, colour, token, n, compact }));
+      row.append(headCell({ cell, x, y, cellWidth, cellHeight, selected: l === selected.layer && h === selected.head, colour, token, n, compact, t }));
     }
     grid.append(row);
     y += cellHeight + gap;
@@ -120,10 +119,10 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
   return root;
 }
 
-function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, n, compact }) {
+function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, n, compact, t }) {
   const { layer, head, stats, roles, values } = cell;
-  const label = `${headName(layer, head)}: ratio to uniform ${stats.ratio.toFixed(2)}, sum ${stats.sum.toFixed(3)}, ` +
-    `effective tokens ${stats.effective.toFixed(1)} of ${n}${roles.length ? ', roles: ' + roles.map((r) => ROLE_BADGES[r]).join(', ') : ''}`;
+  const label = t('grid.cellLabel', { head: headName(t, layer, head), ratio: t.number(stats.ratio, 2), sum: t.number(stats.sum, 3), effective: t.number(stats.effective, 1), n }) +
+    (roles.length ? t('grid.cellRoles', { roles: roles.map((r) => roleBadge(t, r)).join(', ') }) : '');
   const group = svg('g', {
     class: `head-cell${selected ? ' selected' : ''}`, role: 'gridcell', tabindex: selected ? 0 : -1,
     'aria-selected': selected ? 'true' : 'false', 'aria-label': label,
@@ -135,20 +134,20 @@ function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, 
   });
   group.append(svg('rect', { x, y, width: cellWidth, height: cellHeight, rx: 8, class: 'cell-bg' }));
   const pad = compact ? 6 : 10;
-  group.append(svg('text', { x: x + pad, y: y + 17, class: 'cell-name', text: compact ? `L${layer + 1}\u00b7H${head + 1}` : `L${layer + 1} \u00b7 H${head + 1}` }));
+  group.append(svg('text', { x: x + pad, y: y + 17, class: 'cell-name', text: t(compact ? 'grid.cellNameShort' : 'grid.cellName', { layer: layer + 1, head: head + 1 }) }));
   if (!compact) {
     group.append(svg('text', {
-      x: x + cellWidth - pad, y: y + 17, 'text-anchor': 'end', class: 'cell-sum', text: `\u03a3 ${stats.sum.toFixed(3)}`,
+      x: x + cellWidth - pad, y: y + 17, 'text-anchor': 'end', class: 'cell-sum', text: `\u03a3 ${t.number(stats.sum, 3)}`,
     }));
-    group.append(svg('text', { x: x + cellWidth - pad, y: y + 42, 'text-anchor': 'end', class: 'cell-eff', text: `eff ${stats.effective.toFixed(1)}` }));
+    group.append(svg('text', { x: x + cellWidth - pad, y: y + 42, 'text-anchor': 'end', class: 'cell-eff', text: t('grid.effective', { effective: t.number(stats.effective, 1) }) }));
   }
   group.append(svg('text', {
-    x: x + pad, y: y + (compact ? 38 : 42), class: compact ? 'cell-ratio-compact' : 'cell-ratio', text: `${stats.ratio.toFixed(2)}\u00d7`,
+    x: x + pad, y: y + (compact ? 38 : 42), class: compact ? 'cell-ratio-compact' : 'cell-ratio', text: t.times(stats.ratio, 2),
   }));
   const sparkTop = compact ? 46 : 52;
   group.append(sparkline(values, { x: x + pad, y: y + sparkTop, width: cellWidth - 2 * pad, height: 24, colour }));
   let by = y + sparkTop + 32;
-  for (const badgeRow of badgeRows(roles, cellWidth - 2 * pad + 4, compact)) {
+  for (const badgeRow of badgeRows(t, roles, cellWidth - 2 * pad + 4, compact)) {
     let bx = x + pad;
     for (const badge of badgeRow) {
       group.append(svg('rect', { x: bx, y: by, width: badge.w, height: 17, rx: 8.5, class: `badge badge-${badge.role}` }));
@@ -175,7 +174,7 @@ const MATRIX_LABEL_SPACE = 70;
  * whole matrix does not fit with readable cells, a window of it is drawn (around `cursor`)
  * beside an overview image of the whole matrix with the window outlined.
  */
-export function matrixFigure({ width, theme, title, subtitle, tokens, rows, selected, cursor, rowStats, zoomOut = 0 }) {
+export function matrixFigure({ width, theme, title, subtitle, tokens, rows, selected, cursor, rowStats, zoomOut = 0, t = english }) {
   const n = tokens.length;
   const root = figureRoot(width, 1, title);
   const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
@@ -220,8 +219,7 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
     }));
     const captionX = overview.x + overviewSize + 12;
     let captionY = y + 12;
-    const caption = `The whole ${n} × ${n} matrix. Below: rows ${rowStart}–${rowStart + size - 1}, ` +
-      `columns ${colStart}–${colStart + size - 1} (outlined). Tap the overview to move there.`;
+    const caption = t('matrix.overviewCaption', { n, rowStart, rowEnd: rowStart + size - 1, colStart, colEnd: colStart + size - 1 });
     for (const line of wrapText(caption, width - captionX - FIGURE_PAD, 12.5)) {
       root.append(svg('text', { x: captionX, y: captionY, class: 'fig-sub', text: line }));
       captionY += 16;
@@ -273,13 +271,13 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
       rowGroup.append(svg('rect', { x: left + c * cell, y: top + r * cell, width: cell + 0.3, height: cell + 0.3, fill: `rgb(${rgb.join(',')})` }));
       if (showValues) rowGroup.append(svg('text', {
         x: left + c * cell + cell / 2, y: top + r * cell + cell / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central',
-        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: v >= 1 - 0.5 * 10 ** -decimals ? '1' : v.toFixed(decimals).replace(/^0/, ''),
+        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: v >= 1 - 0.5 * 10 ** -decimals ? '1' : t.number(v, decimals).replace(/^0/, ''),
       }));
     }
     cells.append(rowGroup);
   }
   root.append(cells);
-  root.append(svg('text', { x: FIGURE_PAD, y: top - 8, class: 'axis', text: 'from \u2193 to \u2192' }));
+  root.append(svg('text', { x: FIGURE_PAD, y: top - 8, class: 'axis', text: t('matrix.fromTo') }));
   if (selected >= rowStart && selected < rowStart + size) {
     root.append(svg('rect', { x: left - 1, y: top + (selected - rowStart) * cell - 1, width: size * cell + 2, height: cell + 2, class: 'matrix-chosen' }));
   }
@@ -289,7 +287,7 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
   root.append(cursorRect);
   const bottom = top + size * cell + 18;
   colourLegend(root, {
-    x: left, y: bottom, width: Math.min(220, size * cell), theme, low: '0', high: fixed(peak, 3), caption: '\u221a scale',
+    x: left, y: bottom, width: Math.min(220, size * cell), theme, low: '0', high: t.number(peak, 3), caption: t('matrix.sqrtScale'),
   });
   const height = bottom + 44;
   root.setAttribute('height', height);
@@ -315,7 +313,7 @@ function matrixImage(rows, peak, theme) {
 }
 
 /** Heat strips of vectors (the layer walkthrough): [{label, values, note}] */
-export function stripFigure({ width, theme, title, subtitle, strips }) {
+export function stripFigure({ width, theme, title, subtitle, strips, t = english }) {
   const root = figureRoot(width, 1, title);
   const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
   root.append(background);
@@ -350,16 +348,16 @@ export function stripFigure({ width, theme, title, subtitle, strips }) {
       for (let s = 0; s < strip.segments; s++) {
         const sx = FIGURE_PAD + (s * stripWidth) / strip.segments;
         if (s) group.append(svg('line', { x1: sx, x2: sx, y1: y - 3, y2: y + 31, class: 'segment-line' }));
-        const segmentLabel = stripWidth / strip.segments >= 56 ? `head ${s + 1}` : `H${s + 1}`;
+        const segmentLabel = t(stripWidth / strip.segments >= 56 ? 'grid.head' : 'grid.headShort', { head: s + 1 });
         group.append(svg('text', { x: sx + stripWidth / strip.segments / 2, y: y + 44, 'text-anchor': 'middle', class: 'axis', text: segmentLabel }));
       }
       y += 14;
     }
-    group.append(svg('text', { x: FIGURE_PAD, y: y + 42, class: 'axis', text: `colour scale \u00b1${fixed(limit, 2)}` }));
+    group.append(svg('text', { x: FIGURE_PAD, y: y + 42, class: 'axis', text: t('strip.scale', { limit: t.number(limit, 2) }) }));
     root.append(group);
     y += 58;
   }
-  colourLegend(root, { x: FIGURE_PAD, y, width: 200, theme, low: '\u2212 max |value|', high: '+ max |value|', kind: 'diverging' });
+  colourLegend(root, { x: FIGURE_PAD, y, width: 200, theme, low: t('strip.low'), high: t('strip.high'), kind: 'diverging' });
   const height = y + 40;
   root.setAttribute('height', height);
   root.setAttribute('viewBox', `0 0 ${width} ${height}`);
@@ -368,7 +366,7 @@ export function stripFigure({ width, theme, title, subtitle, strips }) {
 }
 
 /** A small table of numbers per head (entropy view): values[l][h] with a text per cell. */
-export function headTableFigure({ width, theme, title, subtitle, layers, heads, text, shade, selected }) {
+export function headTableFigure({ width, theme, title, subtitle, layers, heads, text, value = text, shade, selected, t = english }) {
   const root = figureRoot(width, 1, title);
   const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
   root.append(background);
@@ -377,17 +375,17 @@ export function headTableFigure({ width, theme, title, subtitle, layers, heads, 
   const cellWidth = Math.min(150, (width - 2 * FIGURE_PAD - labelWidth) / heads);
   const cellHeight = 34;
   for (let h = 0; h < heads; h++) {
-    root.append(svg('text', { x: FIGURE_PAD + labelWidth + (h + 0.5) * cellWidth, y: y + 4, 'text-anchor': 'middle', class: 'col-head-muted', text: width < 520 ? `H${h + 1}` : `head ${h + 1}` }));
+    root.append(svg('text', { x: FIGURE_PAD + labelWidth + (h + 0.5) * cellWidth, y: y + 4, 'text-anchor': 'middle', class: 'col-head-muted', text: t(width < 520 ? 'grid.headShort' : 'grid.head', { head: h + 1 }) }));
   }
   y += 12;
   for (let l = 0; l < layers; l++) {
-    root.append(svg('text', { x: FIGURE_PAD, y: y + cellHeight / 2, 'dominant-baseline': 'central', class: 'col-head-muted', text: width < 520 ? `L${l + 1}` : `layer ${l + 1}` }));
+    root.append(svg('text', { x: FIGURE_PAD, y: y + cellHeight / 2, 'dominant-baseline': 'central', class: 'col-head-muted', text: t(width < 520 ? 'grid.layerShort' : 'grid.layer', { layer: l + 1 }) }));
     for (let h = 0; h < heads; h++) {
       const x = FIGURE_PAD + labelWidth + h * cellWidth;
       const rgb = sequentialRgb(shade(l, h), theme);
       root.append(svg('rect', {
         x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, fill: `rgb(${rgb.join(',')})`,
-        class: 'table-cell', dataset: { layer: String(l + 1), head: String(h + 1), value: text(l, h), shade: String(shade(l, h)) },
+        class: 'table-cell', dataset: { layer: String(l + 1), head: String(h + 1), value: value(l, h), shade: String(shade(l, h)) },
       }));
       if (l === selected.layer && h === selected.head) {
         root.append(svg('rect', { x: x + 1, y: y + 1, width: cellWidth - 2, height: cellHeight - 2, rx: 4, class: 'table-chosen' }));

@@ -6,26 +6,16 @@ export function isSpecialToken(token) {
   return SPECIAL_TOKENS.includes(token);
 }
 
-/** Fixed decimals, with a real minus sign. */
+/** Fixed decimals, with a real minus sign (machine-facing text; people get t.number). */
 export function fixed(value, digits = 3) {
   if (!Number.isFinite(value)) return String(value);
   const text = value.toFixed(digits);
   return text.startsWith('-') && Number(text) !== 0 ? '\u2212' + text.slice(1) : text.replace(/^-/, '');
 }
 
-/** A probability as shown on bars: 0.221, or 3e-4 style for tiny values. */
-export function probability(value) {
-  if (value !== 0 && Math.abs(value) < 0.001) return value.toExponential(0).replace('-', '\u2212');
-  return fixed(value, 3);
-}
-
-export function percent(value) {
-  return value >= 0.0995 ? `${(value * 100).toFixed(0)}%` : `${(value * 100).toFixed(1)}%`;
-}
-
-/** "layer 2 · head 3" from 0-based indices. */
-export function headName(layer, head) {
-  return `layer ${layer + 1} \u00b7 head ${head + 1}`;
+/** "layer 2 · head 3" from 0-based indices, in the reader's language. */
+export function headName(t, layer, head) {
+  return t('name.head', { layer: layer + 1, head: head + 1 });
 }
 
 /** The token as shown in labels: WordPiece pieces keep their ## prefix. */
@@ -34,8 +24,8 @@ export function tokenLabel(token) {
 }
 
 /** "“cat” (token 2)" */
-export function tokenPhrase(token, index) {
-  return `\u201c${token}\u201d (token ${index})`;
+export function tokenPhrase(t, token, index) {
+  return t('name.tokenPhrase', { token: t.quote(token), index });
 }
 
 /**
@@ -45,29 +35,19 @@ export function tokenPhrase(token, index) {
  */
 export const SPREAD_BANDS = Object.freeze({ FOCUSED: 0.4, UNIFORM_LIKE: 0.85 });
 
-export const READING_DEFINITION =
-  `How a row is read: normalised entropy h = entropy \u00f7 ln n is 0 when all the weight is on one token and ` +
-  `1 when it is spread evenly, whatever the number of tokens n (effective tokens = e^entropy = n^h). ` +
-  `The row is focused when h < ${SPREAD_BANDS.FOCUSED}, uniform-like when h \u2265 ${SPREAD_BANDS.UNIFORM_LIKE}, spread in between.`;
-
-export const SOFTMAX_SENTENCE =
-  'Why \u03a3 = 1: each row is a softmax \u2014 every score becomes exp(score) divided by the sum of exp over all n tokens \u2014 ' +
-  'so the weights are shares of one whole. The ratio to uniform compares the largest share with 1/n, the share every ' +
-  'token would get from a head with no preference.';
+/** How a row is read (the definition under the Row view). */
+export function readingDefinition(t) {
+  return t('reading.definition', { focused: t.number(SPREAD_BANDS.FOCUSED, 1), uniformLike: t.number(SPREAD_BANDS.UNIFORM_LIKE, 2) });
+}
 
 /** {kind: 'focused' | 'spread' | 'uniform-like' | 'single', text} for a row's statistics. */
-export function spreadReading({ normalized, effective, max, argmax }, n, tokens) {
-  if (n <= 1) return { kind: 'single', text: 'Only one token: the row is trivially 1.0.' };
+export function spreadReading(t, { normalized, effective, max, argmax }, n, tokens) {
+  if (n <= 1) return { kind: 'single', text: t('reading.single') };
   const h = normalized;
   const kind = h < SPREAD_BANDS.FOCUSED ? 'focused' : h >= SPREAD_BANDS.UNIFORM_LIKE ? 'uniform-like' : 'spread';
-  const measure = `${effective.toFixed(1)} effective tokens of ${n} (normalised entropy ${h.toFixed(2)})`;
-  const top = `\u201c${tokens[argmax]}\u201d gets ${fixed(max)}, ${(max * n).toFixed(1)}\u00d7 its uniform share 1/${n}`;
-  const text = {
-    focused: `Focused: ${measure}; ${top}.`,
-    spread: `Spread: ${measure}; the largest weight, on ${top}.`,
-    'uniform-like': `Uniform-like: ${measure} \u2014 close to an even spread; the largest weight, on ${top}.`,
-  }[kind];
-  return { kind, text };
+  const measure = t('reading.measure', { effective: t.number(effective, 1), n, h: t.number(h, 2) });
+  const top = t('reading.top', { token: t.quote(tokens[argmax]), max: t.number(max), times: t.times(max * n, 1), n });
+  return { kind, text: t(`reading.${kind}`, { measure, top }) };
 }
 
 const WORD_SWAPS = new Map(Object.entries({

@@ -33,10 +33,11 @@ export function partScriptUrl(headUrl, index) {
 
 /** A failure while loading, with the part that failed ('wasm', 'weights' or 'engine'). */
 export class LoadError extends Error {
-  constructor(part, message, code = null) {
+  constructor(part, message, code = null, reason = null) {
     super(message);
     this.part = part;
     this.code = code;
+    this.reason = reason;  // [catalogue key, placeholders] for the page (i18n/en.mjs); null: by `code`
   }
 }
 
@@ -129,20 +130,20 @@ async function loadAsset({ part, label, binaryUrl, scriptUrl, expectedBytes, rep
       report({ part, message: `loading ${label}`, loaded: received, total: expected || expectedBytes }));
     if (bytes) return bytes;
   }
-  if (!scriptUrl) throw new LoadError(part, `could not load the ${label} from ${binaryUrl}`);
+  if (!scriptUrl) throw new LoadError(part, `could not load the ${label} from ${binaryUrl}`, null, ['load.notFound', { url: binaryUrl }]);
   const size = expectedBytes ? ` (${megabytes(expectedBytes)})` : '';
   report({ part, message: `loading ${label}${size}`, loaded: 0, total: 0 });
   let text;
   try {
     text = await loadAssetScript(scriptUrl);
   } catch (error) {
-    throw new LoadError(part, `could not load the ${label}: ${error.message}`);
+    throw new LoadError(part, `could not load the ${label}: ${error.message}`, null, ['load.failed', { detail: error.message }]);
   }
   report({ part, message: `decoding ${label}`, loaded: 1, total: 1 });
   try {
     return decodeBase64(text);
   } catch {
-    throw new LoadError(part, `the ${label} script ${scriptUrl} does not hold valid base64 data`);
+    throw new LoadError(part, `the ${label} script ${scriptUrl} does not hold valid base64 data`, null, ['load.badBase64', { url: scriptUrl }]);
   }
 }
 
@@ -168,7 +169,7 @@ async function compileWasm(bytes) {
   try {
     return await WebAssembly.compile(bytes);
   } catch (error) {
-    throw new LoadError('wasm', `the browser refused the engine's WebAssembly: ${error.message}`);
+    throw new LoadError('wasm', `the browser refused the engine's WebAssembly: ${error.message}`, null, ['load.wasmRefused', { detail: error.message }]);
   }
 }
 
@@ -176,23 +177,51 @@ async function compileWasm(bytes) {
 function loadErrorOf(error) {
   if (error instanceof LoadError) return error;
   if (error instanceof EngineError && error.code !== STATUS.NO_MEMORY) {
-    return new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
+    return new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: error.partIndex ?? null }]);
   }
   if (error instanceof EngineError) {
     return new LoadError('engine', `the engine could not start: ${error.message}`, error.code);
   }
-  return new LoadError('engine', `the engine could not start: ${error.message}`);
+  return new LoadError('engine', `the engine could not start: ${error.message}`, null, ['load.engineFailed', { detail: error.message }]);
 }
 
-/** Bytes [start, end) of a file over http: {response, bytes, total}; bytes null unless the
- * server answered 206 with exactly those bytes; total is the file size Content-Range gives. */
+/** Bytes [start, end) of a file over http: {response, bytes, total, whole}; bytes null unless the
+ * server answered 206 with exactly those bytes; total is the file size Content-Range gives;
+ * whole is true when the server ignored the Range header and is sending the whole file (its
+ * body is left unread for the caller, every other unused body is cancelled). */
 async function fetchRange(url, start, end, priority = 'high') {
   const response = await fetch(url, { credentials: 'same-origin', priority, headers: { Range: `bytes=${start}-${end - 1}` } });
   const total = Number(/\/(\d+)\s*$/.exec(response.headers.get('content-range') || '')?.[1] ?? NaN);
-  if (response.status !== 206) return { response, bytes: null, total };
+  if (response.status === 200) return { response, bytes: null, total, whole: true };
+  if (response.status !== 206) {
+    response.body?.cancel().catch(() => {});
+    return { response, bytes: null, total, whole: false };
+  }
   const bytes = new Uint8Array(await response.arrayBuffer());
-  return { response, bytes: bytes.length === end - start ? bytes : null, total };
+  return { response, bytes: bytes.length === end - start ? bytes : null, total, whole: false };
 }
+
+/** Waits `ms` milliseconds. */
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A fetch failure worth trying again: the network, a 5xx, 408 or 429 (not a 404 or a refusal). */
+export class TransientError extends Error {}
+
+/** Calls attempt() until it succeeds, at most RETRY_DELAYS_MS.length + 1 times, waiting
+ * between tries; only TransientErrors are tried again. */
+export const RETRY_DELAYS_MS = [250, 1000, 3000];
+export async function withRetries(attempt, delays = RETRY_DELAYS_MS) {
+  for (let i = 0; ; i++) {
+    try {
+      return await attempt(i);
+    } catch (error) {
+      if (!(error instanceof TransientError) || i >= delays.length) throw error;
+      await pause(delays[i]);
+    }
+  }
+}
+
+const transientStatus = (status) => status >= 500 || status === 408 || status === 429;
 
 /** The whole file, for the engine to check in one piece; null when it is not there. */
 async function wholeFile(url, response, report) {
@@ -224,14 +253,55 @@ async function fetchHead(url, report) {
   const head = new Uint8Array(header.headBytes);
   head.set(first.bytes);
   head.set(rest.bytes, 128);
-  return {
-    head, fileSize: header.fileSize,
-    fetchParts: async (offset, bytes, priority) => {
-      const got = await fetchRange(url, offset, offset + bytes, priority).catch((error) => ({ error }));
-      if (got.bytes) return got.bytes;
-      const why = got.error ? got.error.message : `the server answered ${got.response.status} to a range request`;
-      throw new Error(`could not be fetched (${why})`);
-    },
+  return { head, fileSize: header.fileSize, fetchParts: partFetcher(url, header.fileSize) };
+}
+
+/**
+ * fetchParts(offset, bytes, priority) for a file read by range requests. A failed request is
+ * tried again (network errors, 5xx); a server that answers a range request with the whole file
+ * (200) is taken at its word once: that one body is read, every later part is cut from it, and
+ * no further request is made.
+ */
+function partFetcher(url, fileSize) {
+  let wholeFile = null;  // promise of the whole file's bytes, once a server ignored a range
+  let probe = null;      // the first part request: the others wait to learn whether ranges work
+  const fromWhole = async (offset, bytes) => {
+    const all = await wholeFile;
+    if (!all || all.length !== fileSize) throw new Error(`the server sent ${all ? all.length : 0} bytes where the file has ${fileSize}`);
+    return all.subarray(offset, offset + bytes);
+  };
+  const attempt = async (offset, bytes, priority) => {
+    if (wholeFile) return fromWhole(offset, bytes);
+    let got;
+    try {
+      got = await fetchRange(url, offset, offset + bytes, priority);
+    } catch (error) {
+      throw new TransientError(error.message);
+    }
+    if (got.whole) {
+      if (wholeFile) got.response.body?.cancel().catch(() => {});
+      else wholeFile = readBody(got.response);
+      return fromWhole(offset, bytes);
+    }
+    if (got.bytes) return got.bytes;
+    const why = `the server answered ${got.response.status} to a range request`;
+    if (transientStatus(got.response.status)) throw new TransientError(why);
+    throw new Error(why);
+  };
+  const fetchPart = async (offset, bytes, priority) => {
+    try {
+      return await withRetries(() => attempt(offset, bytes, priority));
+    } catch (error) {
+      throw new Error(`could not be fetched (${error.message})`);
+    }
+  };
+  return async (offset, bytes, priority) => {
+    if (!probe) {
+      probe = fetchPart(offset, bytes, priority);
+      return probe;
+    }
+    await probe.catch(() => {});
+    return fetchPart(offset, bytes, priority);
   };
 }
 
@@ -242,7 +312,7 @@ async function scriptHead(scriptUrl, report) {
   try {
     head = decodeBase64(await loadAssetScript(scriptUrl));
   } catch (error) {
-    throw new LoadError('weights', `could not load the model weights: ${error.message}`);
+    throw new LoadError('weights', `could not load the model weights: ${error.message}`, null, ['load.failed', { detail: error.message }]);
   }
   const header = readWeightsHeader(head);
   const isHead = /\.head\.js(?=[?#]|$)/.test(scriptUrl) && header?.headBytes === head.length;
@@ -272,13 +342,23 @@ class PartLoader {
     this.bytesLoaded = source.head.length;
   }
 
-  /** Calls listener({missing, total, error}) on every arrival or failure. */
-  onChange(listener) { this.listeners.add(listener); }
-
-  changed(error = null) {
-    const state = { missing: this.engine.partsMissing(), total: this.engine.partCount(), error };
-    for (const listener of this.listeners) listener(state);
+  /**
+   * Calls listener({missing, total, error, background}) on every arrival or failure; returns
+   * the function that removes it. `background` is true for a failure of a part fetched while
+   * the page was idle, which no run has asked for yet: nothing the reader sees needs it.
+   */
+  onChange(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
+
+  changed(error = null, background = false) {
+    const state = { missing: this.engine.partsMissing(), total: this.engine.partCount(), error, background };
+    for (const listener of [...this.listeners]) listener(state);
+  }
+
+  /** Parts that failed to arrive (after their retries). */
+  failedParts() { return [...this.failures.keys()].sort((a, b) => a - b); }
 
   /** Resolves once every part the text's tokens need has arrived; rejects with a LoadError. */
   ensureText(text) {
@@ -308,13 +388,16 @@ class PartLoader {
       for (let i = index; i < this.engine.partCount() && batch.length < PARTS_PER_SCRIPT; i++) {
         if (!this.engine.partReady(i) && !this.failures.has(i)) batch.push(i);
       }
-      this.ensure(batch, 'low').then(() => idle(next), () => idle(next));
+      this.ensure(batch, 'idle').then(() => idle(next), () => idle(next));
     };
     idle(next);
   }
 
+  /** `parts` fetched (again, for those that failed before): priority 'high', 'low', or 'idle'
+   * for what the page fetches on its own while the reader reads. */
   async ensure(parts, priority) {
     const waits = [];
+    for (const i of parts) if (!this.inFlight.has(i)) this.failures.delete(i);
     for (const run of this.groups(parts.filter((i) => !this.engine.partReady(i)))) {
       const pending = run.filter((i) => !this.inFlight.has(i));
       if (pending.length) {
@@ -345,7 +428,7 @@ class PartLoader {
     const engine = this.engine;
     const failed = (error) => {
       for (const i of run) { this.failures.set(i, error); this.inFlight.delete(i); }
-      this.changed(error);
+      this.changed(error, priority === 'idle');
       throw error;
     };
     let got;
@@ -353,7 +436,7 @@ class PartLoader {
       got = await this.fetchRun(run, priority);
     } catch (error) {
       const named = run.map((i) => engine.describePart(i)).join(', ');
-      failed(new LoadError('weights', `the model weights ${named} could not be loaded: ${error.message}`));
+      failed(new LoadError('weights', `the model weights ${named} could not be loaded: ${error.message}`, null, ['load.partsFailed', { parts: run, detail: error.message }]));
     }
     let refusal = null;
     for (const i of got.parts) {  // from a script: its other parts too, they are here already
@@ -363,9 +446,9 @@ class PartLoader {
         engine.partArrived(i, got.bytes.subarray(offset - got.base, offset - got.base + length));
         this.bytesLoaded += length;
       } catch (error) {
-        const refused = new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code);
+        const refused = new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: i }]);
         if (run.includes(i)) refusal ??= refused;
-        else { this.failures.set(i, refused); this.changed(refused); }
+        else { this.failures.set(i, refused); this.changed(refused, priority === 'idle'); }
       }
     }
     if (refusal) failed(refusal);
@@ -378,7 +461,8 @@ class PartLoader {
     const first = this.engine.partRange(run[0]), last = this.engine.partRange(run.at(-1));
     if (!this.source.partScripts) {
       const end = last.offset + last.bytes;
-      return { bytes: await this.source.fetchParts(first.offset, end - first.offset, priority), base: first.offset, parts: run };
+      const fetchPriority = priority === 'idle' ? 'low' : priority;
+      return { bytes: await this.source.fetchParts(first.offset, end - first.offset, fetchPriority), base: first.offset, parts: run };
     }
     const group = Math.floor(run[0] / PARTS_PER_SCRIPT) * PARTS_PER_SCRIPT;
     const url = partScriptUrl(this.source.partScripts, group);
@@ -435,7 +519,7 @@ async function loadWeights(sources, report) {
     const fetched = await fetchHead(binaryUrl, report);
     if (fetched) return fetched;
   }
-  if (!scriptUrl) throw new LoadError('weights', `could not load the model weights from ${binaryUrl}`);
+  if (!scriptUrl) throw new LoadError('weights', `could not load the model weights from ${binaryUrl}`, null, ['load.notFound', { url: binaryUrl }]);
   return scriptHead(scriptUrl, report);
 }
 
@@ -454,10 +538,10 @@ export function loadEngine(options, onProgress) {
       for (const listener of load.listeners) listener(progress);
     };
     load.promise = startEngine(sources, report);
-    load.promise.finally(() => load.listeners.clear()).catch(() => {});
+    load.promise.finally(() => { load.settled = true; load.listeners.clear(); }).catch(() => {});
     engineLoads.set(key, load);
   }
-  if (onProgress) {
+  if (onProgress && !load.settled) {  // once settled, nothing would call or remove it
     load.listeners.add(onProgress);
     onProgress(load.last);
   }

@@ -3,42 +3,44 @@
 // Without a card the page says so, and states only what the engine itself reports (its shape).
 
 import { html } from './dom.mjs';
-import { percent } from './format.mjs';
 
 function listOf(value) {
   if (Array.isArray(value)) return value.map(String);
   return value === undefined || value === null || value === '' ? [] : [String(value)];
 }
 
-function shapeLine({ layers, heads, hidden, vocab, maxPositions }) {
-  return `${layers} layers \u00d7 ${heads} heads, hidden size ${hidden}, ${vocab} WordPiece tokens, at most ${maxPositions} tokens per input.`;
+function shapeLine(t, { layers, heads, hidden, vocab, maxPositions }) {
+  return t('card.shape', { layers, heads, hidden, vocab, maxPositions });
 }
 
-/** The panel's elements for this engine. */
-export function modelCardPanel(engine) {
+/** The panel's elements for this engine, in the language of `t`. */
+export function modelCardPanel(engine, t) {
   const card = engine.modelCard();
-  const shape = shapeLine(engine.shape);
+  const shape = shapeLine(t, engine.shape);
   if (!card) {
     return html('details', { class: 'model-card', dataset: { card: 'none' } }, [
-      html('summary', { text: 'About this model: no model card in this weights file' }),
-      html('p', { text: `The weights file carries no model card, so this page cannot say which checkpoint it is, what it was trained on or how well it predicts masked words. What the engine reads from the file: ${shape}` }),
+      html('summary', { text: t('card.noneSummary') }),
+      html('p', { text: t('card.noneText', { shape }) }),
     ]);
   }
   const accuracy = Number(card.heldout_mlm_accuracy);
   const loss = Number(card.heldout_mlm_loss);
+  const accuracyText = Number.isFinite(accuracy)
+    ? t('card.accuracyValue', { accuracy: t.percent(accuracy) }) + (Number.isFinite(loss) ? t('card.loss', { loss: t.number(loss, 2) }) : '')
+    : t('card.notRecorded');
   const rows = [
-    ['Checkpoint', listOf(card.source).join(', ') || null],
-    ['Trained on', listOf(card.trained_on).join('; ') || null],
-    ['Held-out masked-word accuracy', Number.isFinite(accuracy) ? `${percent(accuracy)} top-1` + (Number.isFinite(loss) ? ` (loss ${loss.toFixed(2)})` : '') : 'not recorded'],
-    ['Shape', shape],
+    [t('card.checkpoint'), listOf(card.source).join(', ') || null],
+    [t('card.trainedOn'), listOf(card.trained_on).join('; ') || null],
+    [t('card.accuracy'), accuracyText],
+    [t('card.shapeLabel'), shape],
   ].filter(([, value]) => value);
   const limits = listOf(card.limits);
-  const name = String(card.name || 'unnamed model');
+  const name = String(card.name || t('card.unnamed'));
   return html('details', { class: 'model-card', dataset: { card: 'present' } }, [
-    html('summary', { text: `About this model: ${name}` + (Number.isFinite(accuracy) ? ` \u00b7 held-out masked-word accuracy ${percent(accuracy)}` : '') }),
+    html('summary', { text: t('card.summary', { name }) + (Number.isFinite(accuracy) ? t('card.summaryAccuracy', { accuracy: t.percent(accuracy) }) : '') }),
     card.description ? html('p', { text: String(card.description) }) : null,
     html('dl', { class: 'card-facts' }, rows.map(([label, value]) => [html('dt', { text: label }), html('dd', { text: value })])),
-    limits.length ? html('p', { class: 'card-limits-title', text: 'What it cannot do:' }) : null,
+    limits.length ? html('p', { class: 'card-limits-title', text: t('card.limits') }) : null,
     limits.length ? html('ul', { class: 'card-limits' }, limits.map((text) => html('li', { text }))) : null,
   ]);
 }

@@ -7,11 +7,76 @@
 export const MAX_SENTENCE_CHARS = 20000;
 export const DEFAULT_SENTENCE = 'The cat sat on the mat because it was tired.';
 
-/** Every control an attribute or the hash can set. */
-export const CONTROL_NAMES = ['sentence', 'compare', 'layer', 'head', 'token', 'view', 'rollout', 'whatif', 'scale', 'special', 'zoom'];
-const SCALES = ['auto', 'fixed'];
-const SPECIAL_MODES = ['show', 'hide'];
+/** The controls every view has; each view adds its own (its `params`, see views/index.mjs). */
+export const BASE_CONTROL_NAMES = ['sentence', 'layer', 'head', 'token', 'view'];
 const SWITCH = { on: true, off: false, 1: true, 0: false, true: true, false: false };
+
+/** The state every view shares: the sentence, the chosen layer, head and token, the view. */
+export const BASE_STATE = Object.freeze({ sentence: null, layer: 0, head: 0, token: 1, view: null });
+
+/**
+ * A hash/attribute parameter naming one of `values` (case-insensitive) for state[key]:
+ * `toState(word)` and `fromState(state)` map between the word and the state's value; the
+ * default value is not written to the hash. `used(state)` is the message ([key, vars]) of
+ * what is shown instead of a value that cannot be used.
+ */
+export function enumParam(name, { values, toState = (word) => word, fromState, isDefault, used }) {
+  return {
+    name,
+    read(text, context) {
+      const word = values.find((v) => v === String(text).trim().toLowerCase());
+      return word === undefined ? { used: used(context.current, context) } : { set: toState(word) };
+    },
+    write: (state) => (isDefault(state) ? null : fromState(state)),
+  };
+}
+
+/** An on/off parameter (on, off, 1, 0, true, false) for the boolean state[key]. */
+export function switchParam(name, key, used) {
+  return {
+    name,
+    read(text, context) {
+      const value = SWITCH[String(text).trim().toLowerCase()];
+      return value === undefined ? { used: used(context.current, context) } : { set: { [key]: value } };
+    },
+    write: (state) => (state[key] ? 'on' : null),
+  };
+}
+
+/** A 1-based layer number in the hash for the 0-based state[key]; null state = not written. */
+export function layerParam(name, key, used) {
+  return {
+    name,
+    read(text, context) {
+      const value = oneBasedIndex(text, context.layers);
+      return value === null ? { used: used(context.current, context) } : { set: { [key]: value - 1 } };
+    },
+    write: (state) => (state[key] === null ? null : String(state[key] + 1)),
+  };
+}
+
+/** Every parameter of these views (and of the controls they show), each once, in view order. */
+export function paramsOf(views) {
+  const seen = new Map();
+  for (const view of views) {
+    for (const source of [view, ...(view.controls ?? [])]) {
+      for (const param of source.params ?? []) if (!seen.has(param.name)) seen.set(param.name, param);
+    }
+  }
+  return [...seen.values()];
+}
+
+/** The names an attribute or the hash can set, for these views. */
+export function controlNames(views) {
+  return [...BASE_CONTROL_NAMES, ...paramsOf(views).map((p) => p.name)];
+}
+
+/** The initial state: the shared state, then each view's and each control's own keys. */
+export function initialState(views) {
+  const state = { ...BASE_STATE, sentence: DEFAULT_SENTENCE, view: views[0].id };
+  for (const view of views) for (const source of [view, ...(view.controls ?? [])]) Object.assign(state, structuredClone(source.state ?? {}));
+  return state;
+}
 
 export function cleanSentence(text) {
   if (typeof text !== 'string') return null;
@@ -26,18 +91,18 @@ export function oneBasedIndex(text, max) {
 }
 
 /** The raw text of every control that `get(name)` has, as {name: text}. */
-export function readControls(get) {
+export function readControls(get, names) {
   const raw = {};
-  for (const name of CONTROL_NAMES) {
+  for (const name of names) {
     const value = get(name);
     if (value !== null && value !== undefined) raw[name] = String(value);
   }
   return raw;
 }
 
-export function readHashControls(hash) {
+export function readHashControls(hash, names) {
   const params = new URLSearchParams(String(hash || '').replace(/^#/, ''));
-  return readControls((name) => params.get(name));
+  return readControls((name) => params.get(name), names);
 }
 
 /** A short, safe rendering of a value the reader gave, for notices. */
@@ -47,43 +112,34 @@ export function quoteGiven(text) {
 }
 
 /**
- * Settings from raw control texts, checked against the model's shape and the view ids.
- * Returns {settings, problems}; `token` stays a spec (see parseTokenSpec) until a run exists.
+ * Settings from raw control texts, checked against the model's shape and the views
+ * (`findView(name)` gives the view a name or alias means). Returns {settings, problems};
+ * `token` stays a spec (see parseTokenSpec) until a run exists. A problem's `used` is the
+ * message [key, vars] of what is shown instead.
  */
-export function resolveControls(raw, { layers, heads, viewIds, current }) {
+export function resolveControls(raw, { layers, heads, views, findView, current }) {
   const settings = {}, problems = [];
   const problem = (name, used) => problems.push({ name, given: raw[name], used });
   if ('sentence' in raw) settings.sentence = cleanSentence(raw.sentence);
-  if ('compare' in raw) settings.compareSentence = cleanSentence(raw.compare);
-  const pick = (name, key, max, usedText) => {
+  const pick = (name, key, max, used) => {
     if (!(name in raw)) return;
     const value = oneBasedIndex(raw[name], max);
-    if (value === null) problem(name, usedText(current[key]));
+    if (value === null) problem(name, used(current[key]));
     else settings[key] = value - 1;
   };
-  pick('layer', 'layer', layers, (v) => `layer ${v + 1} (this model has layers 1\u2013${layers})`);
-  pick('head', 'head', heads, (v) => `head ${v + 1} (this model has heads 1\u2013${heads})`);
-  pick('rollout', 'rolloutLayer', layers, (v) => `rollout through layer ${(v ?? layers - 1) + 1} (1\u2013${layers})`);
+  pick('layer', 'layer', layers, (v) => ['problem.usedLayer', { layer: v + 1, layers }]);
+  pick('head', 'head', heads, (v) => ['problem.usedHead', { head: v + 1, heads }]);
   if ('view' in raw) {
-    if (viewIds.includes(raw.view)) settings.view = raw.view;
-    else problem('view', `the ${current.view} view (views: ${viewIds.join(', ')})`);
+    const view = findView(raw.view);
+    if (view) settings.view = view.id;
+    else problem('view', ['problem.usedView', { view: current.view, views: views.map((v) => v.id).join(', ') }]);
   }
-  if ('whatif' in raw) {
-    const value = SWITCH[raw.whatif.trim().toLowerCase()];
-    if (value === undefined) problem('whatif', `what-if ${current.whatIf ? 'on' : 'off'} (use on or off)`);
-    else settings.whatIf = value;
-  }
-  if ('scale' in raw) {
-    if (SCALES.includes(raw.scale)) settings.scale = raw.scale;
-    else problem('scale', `scale ${current.scale} (use auto or fixed)`);
-  }
-  if ('special' in raw) {
-    if (SPECIAL_MODES.includes(raw.special)) settings.hideSpecial = raw.special === 'hide';
-    else problem('special', `[CLS]/[SEP] ${current.hideSpecial ? 'hidden' : 'shown'} (use show or hide)`);
-  }
-  if ('zoom' in raw) {
-    if (/^\d{1,2}$/.test(raw.zoom.trim())) settings.matrixZoom = Number(raw.zoom);
-    else problem('zoom', `zoom ${current.matrixZoom} (steps out from readable cells: 0, 1, 2, \u2026)`);
+  const context = { layers, heads, current };
+  for (const param of paramsOf(views)) {
+    if (!(param.name in raw)) continue;
+    const result = param.read(raw[param.name], context);
+    if (result.set) Object.assign(settings, result.set);
+    else problem(param.name, result.used);
   }
   if ('token' in raw) settings.tokenSpec = raw.token;
   return { settings, problems };
@@ -146,18 +202,17 @@ export function findSameToken(identity, tokens) {
   return null;
 }
 
-export function writeHash(state) {
+/** The URL hash of a state: the shared controls, then every view's parameters not at their default. */
+export function writeHash(state, views) {
   const params = new URLSearchParams();
   params.set('sentence', state.sentence);
-  if (state.compareSentence !== null) params.set('compare', state.compareSentence);
   params.set('layer', String(state.layer + 1));
   params.set('head', String(state.head + 1));
   params.set('token', String(state.token));
   params.set('view', state.view);
-  if (state.rolloutLayer !== null) params.set('rollout', String(state.rolloutLayer + 1));
-  if (state.whatIf) params.set('whatif', 'on');
-  if (state.scale !== 'auto') params.set('scale', state.scale);
-  if (state.hideSpecial) params.set('special', 'hide');
-  if (state.matrixZoom) params.set('zoom', String(state.matrixZoom));
+  for (const param of paramsOf(views)) {
+    const value = param.write(state);
+    if (value !== null && value !== undefined) params.set(param.name, value);
+  }
   return '#' + params.toString().replace(/\+/g, '%20');
 }

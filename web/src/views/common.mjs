@@ -4,7 +4,7 @@
 import { html } from '../dom.mjs';
 
 export function capitalise(text) {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  return text.charAt(0).toLocaleUpperCase() + text.slice(1);
 }
 
 export function rowDataset(layer, head, token, stats, n) {
@@ -41,6 +41,4 @@ export function renormalised(row, kept) {
   return Float32Array.from(kept, (j) => (sum > 0 ? row[j] / sum : 0));
 }
 
-export const RENORMALISED_NOTE =
-  '[CLS] and [SEP] are hidden and each row\u2019s remaining weights are renormalised to sum to 1: ' +
-  'the numbers shown are not the model\u2019s raw attention, which also gives weight to [CLS] and [SEP].';
+export const renormalisedNote = (t) => t('note.renormalised');

@@ -2,8 +2,38 @@
 
 import { tokenBarFigure, niceMax, seriesColours } from '../charts.mjs';
 import { messageFigure } from '../figures.mjs';
-import { fixed, headName } from '../format.mjs';
+import { headName, tokenPhrase } from '../format.mjs';
 import { capitalise, rowDataset, note } from './common.mjs';
+import { scaleControl } from './controls.mjs';
+import { html } from '../dom.mjs';
+import { cleanSentence, MAX_SENTENCE_CHARS } from '../view-state.mjs';
+
+/** Sentence B (null: sentence A with one word changed) and its box. */
+const sentenceBControl = {
+  name: 'compare',
+  state: { compareSentence: null },
+  params: [{
+    name: 'compare',
+    read: (text) => ({ set: { compareSentence: cleanSentence(text) } }),
+    write: (state) => state.compareSentence,
+  }],
+  build(ui) {
+    const input = html('textarea', { id: ui.id('compare'), rows: 2, spellcheck: 'false', maxlength: MAX_SENTENCE_CHARS, class: 'compare-input' });
+    input.addEventListener('input', (event) => ui.type({ compareSentence: cleanSentence(input.value) }, event));
+    const element = html('div', { class: 'view-control' }, [
+      html('div', { class: 'compare-box' }, [
+        html('label', { class: 'field-label', for: ui.id('compare') }, [ui.t('control.sentenceB'), ' ', html('span', { class: 'field-help', text: ui.t('control.sentenceBHelp') })]),
+        input,
+      ]),
+      html('button', { type: 'button', class: 'small-button', text: ui.t('control.resetB'), onclick: () => ui.runNow({ compareSentence: null }) }),
+    ]);
+    // The box shows the sentence B that is drawn, unless the reader is typing in it.
+    const sync = (state, { compareText }) => {
+      if (compareText !== null && input.value !== compareText && input.getRootNode().activeElement !== input) input.value = compareText;
+    };
+    return { element, sync };
+  },
+};
 
 /** Differences smaller than the engine's agreement with the float64 reference (1e-3) are not differences. */
 export const NO_DIFFERENCE_BELOW = 1e-3;
@@ -55,33 +85,34 @@ export function alignTokens(a, b) {
   return { partner, kind, onlyB };
 }
 
-function columnFor(values, stats, name, colour, token, n, scaleMax, layer, head) {
+function columnFor(t, values, stats, which, colour, token, n, scaleMax, layer, head) {
   return {
-    heading: name, colour, values, uniform: 1 / n, scaleMax, emphasiseStats: true,
-    stats: [`\u03a3 = ${stats.sum.toFixed(3)}`, `ratio ${stats.ratio.toFixed(2)}`], className: 'attention-row compare-row',
-    data: { ...rowDataset(layer, head, token, stats, n), kind: name === 'sentence A' ? 'compare-a' : 'compare-b' },
+    heading: t(which === 'a' ? 'compare.sentenceA' : 'compare.sentenceB'), colour, values, uniform: 1 / n, scaleMax, emphasiseStats: true,
+    stats: [t('row.statSum', { sum: t.number(stats.sum, 3) }), t('stat.ratio', { ratio: t.number(stats.ratio, 2) })], className: 'attention-row compare-row',
+    data: { ...rowDataset(layer, head, token, stats, n), kind: which === 'a' ? 'compare-a' : 'compare-b' },
   };
 }
 
 export const compareView = {
   id: 'compare',
-  label: 'Compare',
-  controls: ['compare', 'scale'],
+  labelKey: 'view.compare',
+  controls: [sentenceBControl, scaleControl],
   needsCompare: true,
   render(ctx) {
-    const { session, run, state, width, theme, compare } = ctx;
+    const { session, run, state, width, theme, compare, t } = ctx;
     const { layer, head, token } = state;
     const colours = seriesColours(theme);
     if (!compare?.run) {
-      return { figure: messageFigure({ width, title: 'Compare: type a second sentence', lines: [] }), notes: [] };
+      return { figure: messageFigure({ width, title: t('compare.empty'), lines: [] }), notes: [] };
     }
     const other = compare.run;
     const { partner, kind, onlyB } = alignTokens(run.tokens, other.tokens);
-    const title = `${capitalise(headName(layer, head))} \u2014 the row of \u201c${run.tokens[token]}\u201d (token ${token}) in two sentences`;
+    const phrase = tokenPhrase(t, run.tokens[token], token);
+    const title = t('compare.title', { head: capitalise(headName(t, layer, head)), phrase });
     const otherToken = partner[token];
     if (otherToken < 0) {
       return {
-        figure: messageFigure({ width, title, lines: [`\u201c${run.tokens[token]}\u201d (token ${token}) has no counterpart in sentence B, so there is no row to compare. Pick a token that both sentences have.`] }),
+        figure: messageFigure({ width, title, lines: [t('compare.noPartner', { phrase })] }),
         notes: [],
       };
     }
@@ -91,37 +122,35 @@ export const compareView = {
     const bStats = compare.session.rowStats(layer, head, otherToken);
     const b = partner.map((j) => (j < 0 ? 0 : bRow[j]));
     const difference = partner.map((j, i) => (j < 0 ? NaN : bRow[j] - a[i]));
-    const labels = run.tokens.map((t, i) => (kind[i] === 'changed' ? `${t} \u2192 ${other.tokens[partner[i]]}` : kind[i] === 'only-a' ? `${t} (not in B)` : t));
+    const labels = run.tokens.map((x, i) => (kind[i] === 'changed' ? `${x} \u2192 ${other.tokens[partner[i]]}` : kind[i] === 'only-a' ? t('compare.notInB', { token: x }) : x));
     const scaleMax = state.scale === 'fixed' ? 1 : niceMax(Math.max(aStats.max, bStats.max));
     let biggest = { index: -1, value: 0 };
     difference.forEach((d, i) => { if (Math.abs(d) > biggest.value) biggest = { index: i, value: Math.abs(d) }; });
     const significant = biggest.value >= NO_DIFFERENCE_BELOW;
     const figure = tokenBarFigure({
-      width, theme, tokens: run.tokens, labels, selected: token, title,
-      subtitle: `A: token ${token} of sentence A; B: the same word, token ${otherToken} of sentence B. Tokens are aligned word by word ` +
-        `(changed words are paired, a word only in one sentence has no partner). Difference axis fixed at \u00b1${DIFFERENCE_SCALE}; ` +
-        `|B \u2212 A| below ${NO_DIFFERENCE_BELOW} is shown as \u201c=\u201d (no difference).`,
+      width, theme, tokens: run.tokens, labels, selected: token, title, t,
+      subtitle: t('compare.subtitle', { token, other: otherToken, scale: DIFFERENCE_SCALE, below: t.number(NO_DIFFERENCE_BELOW, 3) }),
       columns: [
-        columnFor(a, aStats, 'sentence A', colours.head, token, run.n, scaleMax, layer, head),
-        { ...columnFor(b, bStats, 'sentence B', colours.second, otherToken, other.n, scaleMax, layer, head), uniform: 1 / other.n },
+        columnFor(t, a, aStats, 'a', colours.head, token, run.n, scaleMax, layer, head),
+        { ...columnFor(t, b, bStats, 'b', colours.second, otherToken, other.n, scaleMax, layer, head), uniform: 1 / other.n },
         {
-          heading: 'difference B \u2212 A', kind: 'signed', values: difference, className: 'difference-row',
+          heading: t('compare.headingDifference'), kind: 'signed', values: difference, className: 'difference-row',
           scaleMax: DIFFERENCE_SCALE, threshold: NO_DIFFERENCE_BELOW,
-          format: (v) => (v >= 0 ? '+' : '') + fixed(v, 3),
-          stats: [significant ? `largest |\u0394| ${fixed(biggest.value, 3)}` : 'no difference', significant ? `at \u201c${labels[biggest.index]}\u201d` : `(all below ${NO_DIFFERENCE_BELOW})`],
+          format: (v) => (v >= 0 ? '+' : '') + t.number(v, 3),
+          stats: significant
+            ? [t('compare.statLargest', { value: t.number(biggest.value, 3) }), t('compare.statAt', { token: t.quote(labels[biggest.index]) })]
+            : [t('compare.statNone'), t('compare.statAllBelow', { below: t.number(NO_DIFFERENCE_BELOW, 3) })],
           data: { kind: 'difference', layer: String(layer + 1), head: String(head + 1), token: String(token), maxAbs: String(biggest.value), significant: String(significant) },
         },
       ],
     });
     const changedCount = kind.filter((k) => k !== 'same').length + onlyB.length;
     const onlyBText = onlyB.length
-      ? ` Only in B: ${onlyB.map((j) => `\u201c${other.tokens[j]}\u201d (${fixed(bRow[j], 3)})`).join(', ')}.` : '';
+      ? t('compare.onlyB', { tokens: onlyB.map((j) => `${t.quote(other.tokens[j])} (${t.number(bRow[j], 3)})`).join(', ') }) : '';
     return {
       figure,
-      notes: [note((changedCount
-        ? `${changedCount} token${changedCount > 1 ? 's differ' : ' differs'} between the sentences. `
-        : 'The two sentences give the same tokens. ') +
-        (significant ? `The largest change in this row is ${fixed(biggest.value, 3)} at \u201c${labels[biggest.index]}\u201d.` : `No weight in this row changes by ${NO_DIFFERENCE_BELOW} or more.`) +
+      notes: [note((changedCount ? t('compare.differ', { count: changedCount }) : t('compare.same')) +
+        (significant ? t('compare.largest', { value: t.number(biggest.value, 3), token: t.quote(labels[biggest.index]) }) : t('compare.noChange', { below: t.number(NO_DIFFERENCE_BELOW, 3) })) +
         onlyBText, 'reading')],
     };
   },

@@ -6,10 +6,9 @@ import { capitalise, rowDataset, note } from './common.mjs';
 
 export const contributionsView = {
   id: 'contributions',
-  label: 'Contribution',
-  controls: [],
+  labelKey: 'view.contributions',
   render(ctx) {
-    const { session, run, state, width, theme } = ctx;
+    const { session, run, state, width, theme, t } = ctx;
     const { layer, head, token } = state;
     const n = run.n;
     const values = session.row(layer, head, token);
@@ -20,20 +19,19 @@ export const contributionsView = {
     const byWeight = run.tokens[stats.argmax];
     const byNorm = run.tokens[largest(norms).index];
     const figure = tokenBarFigure({
-      width, theme, tokens: run.tokens, selected: token,
-      title: `${capitalise(headName(layer, head))} \u2014 attention weight vs contribution for ${tokenPhrase(run.tokens[token], token)}`,
-      subtitle: 'Left: the weight \u03b1. Right: the length of what each token actually adds, \u2016\u03b1\u00b7f(x)\u2016 with f(x) the ' +
-        'value vector after W_O (Kobayashi et al. 2020). A large weight on a token with a short vector adds little.',
+      width, theme, tokens: run.tokens, selected: token, t,
+      title: t('contrib.title', { head: capitalise(headName(t, layer, head)), phrase: tokenPhrase(t, run.tokens[token], token) }),
+      subtitle: t('contrib.subtitle'),
       columns: [
         {
-          heading: 'attention weight \u03b1', colour: colours.head, values, uniform: 1 / n,
-          stats: [`\u03a3 = ${stats.sum.toFixed(3)}`, `ratio ${stats.ratio.toFixed(2)}`], emphasiseStats: true,
+          heading: t('contrib.headingWeight'), colour: colours.head, values, uniform: 1 / n,
+          stats: [t('row.statSum', { sum: t.number(stats.sum, 3) }), t('stat.ratio', { ratio: t.number(stats.ratio, 2) })], emphasiseStats: true,
           className: 'attention-row', data: { ...rowDataset(layer, head, token, stats, n), kind: 'head' },
         },
         {
-          heading: 'contribution \u2016\u03b1\u00b7f(x)\u2016', colour: colours.second, values: norms,
-          format: (v) => (v >= 10 ? v.toFixed(1) : v.toFixed(3)),
-          stats: [`\u03a3 = ${normTotal.toFixed(3)}`, `largest: \u201c${byNorm}\u201d`],
+          heading: t('contrib.headingContribution'), colour: colours.second, values: norms,
+          format: (v) => t.number(v, v >= 10 ? 1 : 3),
+          stats: [t('row.statSum', { sum: t.number(normTotal, 3) }), t('contrib.largest', { token: t.quote(byNorm) })],
           className: 'contribution-row',
           data: { kind: 'contribution', layer: String(layer + 1), head: String(head + 1), token: String(token), total: String(normTotal) },
         },
@@ -41,8 +39,8 @@ export const contributionsView = {
     });
     const notes = [
       note(byWeight === byNorm
-        ? `Here the largest weight and the largest contribution agree: \u201c${byWeight}\u201d.`
-        : `The largest weight goes to \u201c${byWeight}\u201d, but the largest contribution comes from \u201c${byNorm}\u201d.`, 'reading'),
+        ? t('contrib.agree', { token: t.quote(byWeight) })
+        : t('contrib.differ', { weight: t.quote(byWeight), norm: t.quote(byNorm) }), 'reading'),
     ];
     return { figure, notes };
   },

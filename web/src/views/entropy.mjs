@@ -3,7 +3,7 @@
 import { html } from '../dom.mjs';
 import { tokenBarFigure, seriesColours } from '../charts.mjs';
 import { headTableFigure, stackFigures } from '../figures.mjs';
-import { headName, tokenPhrase, READING_DEFINITION } from '../format.mjs';
+import { headName, tokenPhrase, readingDefinition } from '../format.mjs';
 import { capitalise, statLine, note } from './common.mjs';
 
 /** Colour strength = concentration, 1 − normalised entropy: darker means more weight on fewer tokens, as in every view. */
@@ -21,10 +21,9 @@ function describeCells(table, name, readings) {
 
 export const entropyView = {
   id: 'entropy',
-  label: 'Entropy',
-  controls: [],
+  labelKey: 'view.entropy',
   render(ctx) {
-    const { session, engine, run, state, width, theme } = ctx;
+    const { session, engine, run, state, width, theme, t } = ctx;
     const { layers, heads } = engine.shape;
     const { layer, head, token } = state;
     const n = run.n;
@@ -41,24 +40,25 @@ export const entropyView = {
     }
     const colours = seriesColours(theme);
     const table = (list, title) => headTableFigure({
-      subtitle: `Outlined: ${headName(layer, head)}. Darker = more concentrated (fewer effective tokens), as in every view.`,
-      width, theme, layers, heads, selected: state, title, text: (l, h) => list[l * heads + h].toFixed(1),
+      subtitle: t('entropy.tableSubtitle', { head: headName(t, layer, head) }),
+      width, theme, layers, heads, selected: state, title, t,
+      text: (l, h) => t.number(list[l * heads + h], 1), value: (l, h) => list[l * heads + h].toFixed(1),
       shade: (l, h) => concentration(list[l * heads + h], n),
     });
     const bars = tokenBarFigure({
-      width, theme, tokens: run.tokens, selected: token,
-      title: `${capitalise(headName(layer, head))} \u2014 effective tokens of every row`,
-      subtitle: `Effective tokens = exp(entropy of the row): ${n} when the row is uniform, 1 when all weight is on one token.`,
+      width, theme, tokens: run.tokens, selected: token, t,
+      title: t('entropy.barsTitle', { head: capitalise(headName(t, layer, head)) }),
+      subtitle: t('entropy.barsSubtitle', { n }),
       columns: [{
-        heading: 'effective tokens (entropy in nats)', colour: colours.head, className: 'entropy-row',
+        heading: t('entropy.heading'), colour: colours.head, className: 'entropy-row',
         values: perRow.map((s) => s.effective), scaleMax: n,
-        format: (v, i) => `${v.toFixed(1)} (${perRow[i ?? 0].entropy.toFixed(2)})`,
-        stats: [`uniform: ${n} tokens, entropy ln ${n} = ${Math.log(n).toFixed(2)}`],
+        format: (v, i) => `${t.number(v, 1)} (${t.number(perRow[i ?? 0].entropy, 2)})`,
+        stats: [t('entropy.uniform', { count: n, ln: t.number(Math.log(n), 2) })],
         data: { layer: String(layer + 1), head: String(head + 1), kind: 'entropy' },
       }],
     });
-    const tokenTable = table(forToken, `Effective tokens per head for ${tokenPhrase(run.tokens[token], token)} (of ${n})`);
-    const meanTable = table(meanOverRows, `Effective tokens per head, mean over all ${n} rows`);
+    const tokenTable = table(forToken, t('entropy.tokenTable', { phrase: tokenPhrase(t, run.tokens[token], token), n }));
+    const meanTable = table(meanOverRows, t('entropy.meanTable', { count: n }));
     describeCells(tokenTable, 'token', (l, h) => {
       const s = session.rowStats(l, h, token);
       return { effective: String(s.effective), entropy: String(s.entropy), normalized: String(s.normalized) };
@@ -68,15 +68,15 @@ export const entropyView = {
       const s = perRow[Number(bar.dataset.token)];
       Object.assign(bar.dataset, { entropy: String(s.entropy), normalized: String(s.normalized) });
     }
-    const figure = stackFigures(width, [tokenTable, meanTable, bars], 'Entropy and effective tokens');
+    const figure = stackFigures(width, [tokenTable, meanTable, bars], t('entropy.label'));
     const stats = perRow[token];
     const notes = [
       html('p', { class: 'readout' }, [
-        statLine(`${headName(layer, head)}, token ${token}: entropy`, `${stats.entropy.toFixed(3)} nats`, 'entropy'),
-        statLine('effective tokens', `${stats.effective.toFixed(2)} of ${n}`, 'effective'),
-        statLine('normalised entropy', stats.normalized.toFixed(3), 'normalized'),
+        statLine(t('entropy.readoutEntropy', { head: headName(t, layer, head), token }), t('entropy.nats', { entropy: t.number(stats.entropy, 3) }), 'entropy'),
+        statLine(t('row.readoutEffective'), t('row.readoutEffectiveValue', { effective: t.number(stats.effective, 2), n }), 'effective'),
+        statLine(t('entropy.readoutNormalised'), t.number(stats.normalized, 3), 'normalized'),
       ]),
-      note(READING_DEFINITION, 'definition'),
+      note(readingDefinition(t), 'definition'),
     ];
     return { figure, notes };
   },

@@ -6,7 +6,8 @@ import { svg, textWidth } from '../dom.mjs';
 import { figureHeader, figureRoot, FIGURE_PAD, fitText } from '../charts.mjs';
 import { headColour } from '../palette.mjs';
 import { isSpecialToken } from '../format.mjs';
-import { note, keptTokens, renormalised, RENORMALISED_NOTE } from './common.mjs';
+import { note, keptTokens, renormalised, renormalisedNote } from './common.mjs';
+import { specialControl } from './controls.mjs';
 
 /** Lines below this weight are not drawn (they would be invisible anyway). */
 const MIN_LINE_WEIGHT = 0.02;
@@ -15,10 +16,11 @@ const ALL_LINES_UP_TO = 64;
 
 export const headView = {
   id: 'lines',
-  label: 'Head view',
-  controls: ['special'],
+  labelKey: 'view.lines',
+  controls: [specialControl],
+  focus: '.hv-left[tabindex="0"]',
   render(ctx) {
-    const { session, engine, run, state, width, theme } = ctx;
+    const { session, engine, run, state, width, theme, t } = ctx;
     const { heads } = engine.shape;
     const { layer, token } = state;
     let kept = keptTokens(run.tokens, state.hideSpecial);
@@ -28,17 +30,15 @@ export const headView = {
     const allLines = m <= ALL_LINES_UP_TO;
     const chosen = kept.indexOf(token);
     const sources = allLines ? kept.map((_, k) => k) : chosen >= 0 ? [chosen] : [];
-    const root = figureRoot(width, 1, `Head view, layer ${layer + 1}`);
+    const root = figureRoot(width, 1, t('lines.label', { layer: layer + 1 }));
     const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
     root.append(background);
     let y = figureHeader(root, {
-      title: `Head view \u2014 layer ${layer + 1}, all ${heads} heads overlaid`, width,
-      subtitle: `Lines go from each token on the left to the tokens it attends to on the right; the stronger the line, the larger the weight ` +
-        `(weights below ${MIN_LINE_WEIGHT} are not drawn). Hover or focus a token on the left to see only its lines` +
-        (allLines ? '.' : `; with ${m} tokens only the chosen token\u2019s lines are drawn.`) +
-        (hiding ? ' [CLS] and [SEP] hidden: rows renormalised.' : ''),
+      title: t('lines.title', { layer: layer + 1, count: heads }), width,
+      subtitle: t(allLines ? 'lines.subtitle' : 'lines.subtitleChosen', { min: t.number(MIN_LINE_WEIGHT, 2), m }) +
+        (hiding ? t('lines.hidden') : ''),
     });
-    y = drawLegend(root, { x: FIGURE_PAD, y, width: width - 2 * FIGURE_PAD, heads, theme, selectedHead: state.head });
+    y = drawLegend(root, { x: FIGURE_PAD, y, width: width - 2 * FIGURE_PAD, heads, theme, selectedHead: state.head, t });
     const rowHeight = m <= 40 ? 20 : 16;
     let widest = 0;
     for (const i of kept) widest = Math.max(widest, textWidth(run.tokens[i], 12.5, 750));
@@ -58,12 +58,12 @@ export const headView = {
       const group = svg('g', { class: `hv-from${kept[k] === token ? ' chosen' : ''}`, dataset: { from: String(kept[k]) } });
       for (let h = 0; h < heads; h++) {
         const row = rowsByHead[h][s];
-        row.forEach((w, t) => {
+        row.forEach((w, to) => {
           if (w < MIN_LINE_WEIGHT) return;
           group.append(svg('line', {
-            x1: xLeft, y1: rowY(k), x2: xRight, y2: rowY(t), stroke: headColour(h, heads, theme),
+            x1: xLeft, y1: rowY(k), x2: xRight, y2: rowY(to), stroke: headColour(h, heads, theme),
             'stroke-width': 2, 'stroke-opacity': Math.max(0.08, Math.min(1, w)).toFixed(3), class: 'hv-line',
-            dataset: { head: String(h + 1), to: String(kept[t]), weight: String(w) },
+            dataset: { head: String(h + 1), to: String(kept[to]), weight: String(w) },
           }));
         });
       }
@@ -77,7 +77,7 @@ export const headView = {
       labels.append(svg('text', {
         x: xLeft - 8, y: rowY(k), 'text-anchor': 'end', 'dominant-baseline': 'central', tabindex: i === token ? 0 : -1,
         class: `tok hv-left${special}${i === token ? ' tok-chosen' : ''}`, dataset: { index: String(i) }, role: 'button',
-        'aria-label': `token ${i} ${run.tokens[i]}: show only its lines; Enter picks it`, text,
+        'aria-label': t('lines.tokenAria', { index: i, token: run.tokens[i] }), text,
       }));
       labels.append(svg('text', {
         x: xRight + 8, y: rowY(k), 'dominant-baseline': 'central', class: `tok hv-right${special}`, text,
@@ -89,19 +89,18 @@ export const headView = {
     root.setAttribute('viewBox', `0 0 ${width} ${height}`);
     background.setAttribute('height', height);
     const notes = [
-      note(`Each colour is one head of layer ${layer + 1}; the heads\u2019 lines are drawn over each other. Keyboard: Tab reaches the chosen token, ` +
-        'the up and down arrows move through the tokens on the left (showing only their lines), Enter picks one, Escape shows all lines again.', 'hint'),
-      hiding ? note(RENORMALISED_NOTE, 'warning renormalised') : null,
+      note(t('lines.hint', { layer: layer + 1 }), 'hint'),
+      hiding ? note(renormalisedNote(t), 'warning renormalised') : null,
     ];
-    return { figure: root, notes, wire: (figure, explorer) => wireHeadView(figure, explorer) };
+    return { figure: root, notes, wire: wireHeadView };
   },
 };
 
-function drawLegend(root, { x, y, width, heads, theme, selectedHead }) {
+function drawLegend(root, { x, y, width, heads, theme, selectedHead, t }) {
   let cx = x;
   let cy = y + 4;
   for (let h = 0; h < heads; h++) {
-    const label = `head ${h + 1}`;
+    const label = t('grid.head', { head: h + 1 });
     const w = 22 + textWidth(label, 12.5, h === selectedHead ? 700 : 400) + 14;
     if (cx > x && cx + w > x + width) { cx = x; cy += 20; }
     root.append(svg('rect', { x: cx, y: cy, width: 16, height: 4, fill: headColour(h, heads, theme), class: 'hv-swatch' }));
@@ -111,7 +110,7 @@ function drawLegend(root, { x, y, width, heads, theme, selectedHead }) {
   return cy + 16;
 }
 
-function wireHeadView(figure, explorer) {
+function wireHeadView(figure, ui) {
   const isolate = (index) => {
     figure.classList.toggle('isolating', index !== null);
     for (const group of figure.querySelectorAll('.hv-from')) group.classList.toggle('on', group.dataset.from === String(index));
@@ -122,14 +121,14 @@ function wireHeadView(figure, explorer) {
     label.addEventListener('pointerleave', () => isolate(null));
     label.addEventListener('focus', () => isolate(label.dataset.index));
     label.addEventListener('blur', () => isolate(null));
-    label.addEventListener('click', () => explorer.setSelection({ token: Number(label.dataset.index) }, 'lines'));
+    label.addEventListener('click', () => ui.select({ token: Number(label.dataset.index) }, 'figure'));
   }
   figure.addEventListener('keydown', (event) => {
     const at = labels.indexOf(event.target);
     if (at < 0) return;
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
-      explorer.setSelection({ token: Number(event.target.dataset.index) }, 'lines');
+      ui.select({ token: Number(event.target.dataset.index) }, 'figure');
     } else if (event.key === 'Escape') {
       isolate(null);
     } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {

@@ -1,8 +1,19 @@
-// The views, in tab order. A view is one module exporting {id, label, controls, render}
-// (optionally needsCompare: it reads sentence B's run; readout: it writes the line under the
-// figure): adding a view is adding its file and one line here. render(ctx) returns
-// {figure, notes, wire?(figure, explorer)}.
-// controls name the shared controls it shows: 'rollout', 'whatif', 'compare', 'scale', 'special'.
+// The views, in tab order. A view is one module exporting an object that declares all of it:
+//   id, aliases    the name in `view=` (and older names that keep working)
+//   labelKey       the catalogue key of its tab's label (i18n/en.mjs); `messages` ({en, fr, …})
+//                  may bring a view's own catalogue entries
+//   state          its own state keys with their defaults
+//   params         its URL-hash/attribute parameters ({name, read, write}; view-state.mjs helpers)
+//   controls       the controls it shows above the figure: shared ones (controls.mjs) or its own
+//                  ({name, state, params, build(ui) → {element, sync(state)}})
+//   focus          the selector of the element its keyboard handling focuses in the figure
+//   readout        true when it writes the line under the figure
+//   needsCompare   true when it reads sentence B's run
+//   render(ctx)    → {figure, notes, wire?(figure, ui)}
+// The element, the hash, the keyboard handling and the tests iterate this list: adding a view
+// is adding its module and its line here (or registerView from a page's script).
+// `ui`, the interface a view's controls and wire get: {state, shape, tokens, t, id(name),
+// select(changes, focus), type(changes, event), runNow(changes), readout, notes}.
 
 import { rowView } from './row.mjs';
 import { gridView } from './grid.mjs';
@@ -15,7 +26,33 @@ import { mlmView } from './mlm.mjs';
 import { compareView } from './compare.mjs';
 import { layerView } from './layer.mjs';
 import { scalingView } from './scaling.mjs';
+import { addMessages } from '../i18n/index.mjs';
 
 export const VIEWS = [rowView, gridView, headView, rolloutView, matrixView, entropyView, contributionsView, mlmView, compareView, layerView, scalingView];
-export const VIEW_IDS = VIEWS.map((v) => v.id);
+
+const normalName = (name) => String(name ?? '').trim().toLowerCase();
+
+/** The view a name means: its id or one of its aliases, in any case; or undefined. */
+export function findView(name) {
+  const wanted = normalName(name);
+  return VIEWS.find((v) => v.id === wanted || (v.aliases ?? []).includes(wanted));
+}
+
 export const viewById = (id) => VIEWS.find((v) => v.id === id);
+
+/**
+ * Adds a view after the built-in ones (before the explorers that show it are created). Its
+ * attributes are observed only when it is registered before <attention-explorer> is defined;
+ * its hash parameters always work.
+ */
+export function registerView(view) {
+  const problems = [];
+  if (!/^[a-z][a-z0-9-]*$/.test(view?.id ?? '')) problems.push('id must be kebab-case');
+  for (const name of [view?.id, ...(view?.aliases ?? [])]) if (findView(name)) problems.push(`"${name}" is already a view's name`);
+  if (typeof view?.render !== 'function') problems.push('render(ctx) is missing');
+  if (typeof view?.labelKey !== 'string') problems.push('labelKey is missing');
+  if (problems.length) throw new Error(`registerView: ${problems.join('; ')}`);
+  for (const [lang, messages] of Object.entries(view.messages ?? {})) addMessages(lang, messages);
+  VIEWS.push(view);
+  return view;
+}

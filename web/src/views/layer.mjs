@@ -6,22 +6,21 @@ import { note } from './common.mjs';
 
 export const layerView = {
   id: 'layer',
-  label: 'Inside a layer',
-  controls: [],
+  labelKey: 'view.layer',
   render(ctx) {
-    const { session, engine, run, state, width, theme } = ctx;
+    const { session, engine, run, state, width, theme, t } = ctx;
     const { layer, token } = state;
     const steps = session.walkthrough(layer, token);
     const { heads, hidden } = engine.shape;
     const describe = (values) => {
       const { mean, deviation } = meanAndDeviation(values);
-      return { mean, deviation, note: `mean ${fixed(mean, 3)} \u00b7 sd ${fixed(deviation, 3)}` };
+      return { mean, deviation, note: t('layer.stripNote', { mean: t.number(mean, 3), sd: t.number(deviation, 3) }) };
     };
     const entries = [
-      [`1. the ${heads} heads\u2019 outputs, concatenated`, steps.concat, heads],
-      ['2. after the output projection W_O', steps.projected, 0],
-      ['3. + residual (the layer\u2019s input)', steps.residual, 0],
-      ['4. after LayerNorm (with its learned gain and bias)', steps.normed, 0],
+      [t('layer.step1', { count: heads }), steps.concat, heads],
+      [t('layer.step2'), steps.projected, 0],
+      [t('layer.step3'), steps.residual, 0],
+      [t('layer.step4'), steps.normed, 0],
     ];
     const strips = entries.map(([label, values, segments], k) => {
       const d = describe(values);
@@ -31,10 +30,9 @@ export const layerView = {
       };
     });
     const figure = stripFigure({
-      width, theme, strips,
-      title: `Inside layer ${layer + 1} (all ${heads} heads) for ${tokenPhrase(run.tokens[token], token)}`,
-      subtitle: `Each strip is the ${hidden} numbers that stand for the token at that step; colour shows sign and size. ` +
-        'LayerNorm standardises the sum (mean 0, standard deviation 1) and then applies its learned gain and bias, so step 4 stays near mean 0, sd 1.',
+      width, theme, strips, t,
+      title: t('layer.title', { layer: layer + 1, count: heads, phrase: tokenPhrase(t, run.tokens[token], token) }),
+      subtitle: t('layer.subtitle', { hidden }),
     });
     // Each cell of a strip carries the exact number its colour stands for.
     figure.querySelectorAll('.strip').forEach((group, k) => {
@@ -45,7 +43,7 @@ export const layerView = {
     const last = describe(steps.normed);
     return {
       figure,
-      notes: [note(`After LayerNorm: mean ${fixed(last.mean, 3)}, standard deviation ${fixed(last.deviation, 3)}.`, 'reading')],
+      notes: [note(t('layer.reading', { mean: t.number(last.mean, 3), sd: t.number(last.deviation, 3) }), 'reading')],
     };
   },
 };

@@ -3,27 +3,35 @@
 
 import { html } from '../dom.mjs';
 import { matrixFigure } from '../figures.mjs';
-import { headName, probability } from '../format.mjs';
+import { headName } from '../format.mjs';
 import { capitalise } from './common.mjs';
+
+const zoomParam = {
+  name: 'zoom',
+  read: (text, { current }) => (/^\d{1,2}$/.test(String(text).trim())
+    ? { set: { matrixZoom: Number(text) } } : { used: ['problem.usedZoom', { zoom: current.matrixZoom }] }),
+  write: (state) => (state.matrixZoom ? String(state.matrixZoom) : null),
+};
 
 export const matrixView = {
   id: 'matrix',
-  label: 'Matrix',
-  controls: [],
+  labelKey: 'view.matrix',
+  state: { matrixCursor: null, matrixZoom: 0 },
+  params: [zoomParam],
+  focus: '.figure-box svg',
   readout: true,
   render(ctx) {
-    const { session, run, state, width, theme } = ctx;
+    const { session, run, state, width, theme, t } = ctx;
     const { layer, head, token } = state;
     const n = run.n;
     const rows = [];
     for (let i = 0; i < n; i++) rows.push(session.row(layer, head, i));
     const cursor = validCursor(state.matrixCursor, n) ?? [token, token];
     const matrix = matrixFigure({
-      width, theme, tokens: run.tokens, rows, selected: token, cursor, zoomOut: state.matrixZoom,
+      width, theme, tokens: run.tokens, rows, selected: token, cursor, zoomOut: state.matrixZoom, t,
       rowStats: (i) => session.rowStats(layer, head, i),
-      title: `${capitalise(headName(layer, head))} \u2014 the full ${n} \u00d7 ${n} attention matrix`,
-      subtitle: 'Row i: how token i spreads its attention over the columns; every row sums to 1 (a softmax). ' +
-        'Darker = more weight. Tap, click or hover a cell for its value; the arrow keys move, Enter picks the row\u2019s token, + and \u2212 zoom.',
+      title: t('matrix.title', { head: capitalise(headName(t, layer, head)), n }),
+      subtitle: t('matrix.subtitle'),
     });
     labelCells(matrix, rows);
     const { level, max, showValues } = matrix.zoom;
@@ -32,11 +40,11 @@ export const matrixView = {
       type: 'button', class: `small-button ${className}`, text, disabled, dataset: { zoom: String(to) },
     });
     const notes = max > 0 ? [html('p', { class: 'zoom-controls' }, [
-      zoomButton('zoom-in', 'Zoom in (+)', level - 1, level === 0), ' ',
-      zoomButton('zoom-out', 'Zoom out (\u2212)', level + 1, level === max), ' ',
-      html('span', { class: 'zoom-state', text: `${size} \u00d7 ${size} of ${n} \u00d7 ${n} tokens` + (showValues ? ', with values' : ', values on tap or hover') }),
+      zoomButton('zoom-in', t('matrix.zoomIn'), level - 1, level === 0), ' ',
+      zoomButton('zoom-out', t('matrix.zoomOut'), level + 1, level === max), ' ',
+      html('span', { class: 'zoom-state', text: t(showValues ? 'matrix.zoomStateValues' : 'matrix.zoomState', { size, n }) }),
     ])] : [];
-    return { figure: matrix.root, notes, wire: (figure, explorer) => wireMatrix(figure, explorer, matrix, rows) };
+    return { figure: matrix.root, notes, wire: (figure, ui) => wireMatrix(figure, ui, matrix, rows) };
   },
 };
 
@@ -56,20 +64,20 @@ function validCursor(cursor, n) {
   return cursor && cursor[0] < n && cursor[1] < n ? cursor : null;
 }
 
-function wireMatrix(figure, explorer, matrix, rows) {
+function wireMatrix(figure, ui, matrix, rows) {
   const { left, top, cell, n, rowStart, colStart, size, overview } = matrix.geometry;
-  const tokens = explorer.run.tokens;
+  const tokens = ui.tokens;
+  const t = ui.t;
   figure.setAttribute('tabindex', '0');
-  figure.setAttribute('aria-label', `${headName(explorer.state.layer, explorer.state.head)} attention matrix; arrow keys move, Enter picks the row's token`);
-  const readout = explorer.parts.hoverReadout;
+  figure.setAttribute('aria-label', t('matrix.aria', { head: headName(t, ui.state.layer, ui.state.head) }));
+  const readout = ui.readout;
   const describe = (i, j) => {
-    readout.textContent = `row ${i} \u201c${tokens[i]}\u201d \u2192 column ${j} \u201c${tokens[j]}\u201d: ${probability(rows[i][j])}` +
-      ` (${(rows[i][j] * n).toFixed(2)}\u00d7 uniform)`;
+    readout.textContent = t('matrix.readout', { i, from: t.quote(tokens[i]), j, to: t.quote(tokens[j]), value: t.probability(rows[i][j]), times: t.times(rows[i][j] * n, 2) });
   };
   const moveCursor = (i, j, token) => {
     const changes = { matrixCursor: [i, j] };
     if (token !== undefined) changes.token = token;
-    explorer.setSelection(changes, 'matrix');
+    ui.select(changes, 'figure');
   };
   const cellAt = (event) => {
     const box = figure.getBoundingClientRect();
@@ -91,17 +99,17 @@ function wireMatrix(figure, explorer, matrix, rows) {
     if (Array.isArray(hit)) moveCursor(hit[0], hit[1], hit[0]);
     else if (hit?.overview) moveCursor(hit.overview[0], hit.overview[1]);
   });
-  const zoomTo = (level, focus) => explorer.setSelection({ matrixZoom: Math.max(0, Math.min(matrix.zoom.max, level)) }, focus);
-  for (const button of explorer.parts.notes.querySelectorAll('[data-zoom]')) {
+  const zoomTo = (level, focus) => ui.select({ matrixZoom: Math.max(0, Math.min(matrix.zoom.max, level)) }, focus);
+  for (const button of ui.notes.querySelectorAll('[data-zoom]')) {
     button.addEventListener('click', () => zoomTo(Number(button.dataset.zoom), button.classList.contains('zoom-in') ? '.zoom-in' : '.zoom-out'));
   }
   figure.addEventListener('keydown', (event) => {
     if (event.key === '+' || event.key === '=' || event.key === '-') {
       event.preventDefault();
-      zoomTo(matrix.zoom.level + (event.key === '-' ? 1 : -1), 'matrix');
+      zoomTo(matrix.zoom.level + (event.key === '-' ? 1 : -1), 'figure');
       return;
     }
-    const [i, j] = explorer.state.matrixCursor ?? [explorer.state.token, explorer.state.token];
+    const [i, j] = ui.state.matrixCursor ?? [ui.state.token, ui.state.token];
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
       moveCursor(i, j, i);

@@ -2,45 +2,43 @@
 
 import { tokenBarFigure, niceMax, seriesColours } from '../charts.mjs';
 import { messageFigure, stackFigures } from '../figures.mjs';
-import { percent } from '../format.mjs';
 import { note } from './common.mjs';
-import { weightsProgressText } from '../loader.mjs';
 
 const MAX_MASKS_SHOWN = 4;
 
 /** What the page says about the quality of the predictions, from the model card when there is one. */
-export function predictionCaveat(card) {
+export function predictionCaveat(t, card) {
   const accuracy = Number(card?.heldout_mlm_accuracy);
-  const measured = Number.isFinite(accuracy)
-    ? `On held-out text its top guess is right ${percent(accuracy)} of the time`
-    : 'Its accuracy on held-out text is not recorded in this weights file';
-  return `This is a small model: its [MASK] predictions are mostly frequency guesses (common words such as \u201cthe\u201d, ` +
-    `\u201c.\u201d or \u201c,\u201d), not understanding. ${measured}. A wrong guess is expected, not a fault of the page.`;
+  const measured = Number.isFinite(accuracy) ? t('mlm.accuracy', { accuracy: t.percent(accuracy) }) : t('mlm.noAccuracy');
+  return t('mlm.caveat', { measured });
 }
 
-export const NO_MLM_HEAD = 'This checkpoint has no masked-word head (BertModel): attention works, predictions do not.';
+/** While the rest of the weights arrive: how far they are. */
+export function weightsWaitText(t, engine) {
+  const total = engine.partCount(), arrived = total - engine.partsMissing();
+  return t('mlm.waiting', { arrived, total, loaded: t.megabytes(engine.weightBytesLoaded()), size: t.megabytes(engine.fileSize) });
+}
 
 export const mlmView = {
   id: 'mlm',
-  label: '[MASK]',
-  controls: [],
+  labelKey: 'view.mlm',
   render(ctx) {
-    const { session, engine, run, width, theme } = ctx;
+    const { session, engine, run, width, theme, t } = ctx;
     const { layers, heads } = engine.shape;
     const masks = [];
-    run.tokens.forEach((t, i) => { if (t === '[MASK]') masks.push(i); });
+    run.tokens.forEach((token, i) => { if (token === '[MASK]') masks.push(i); });
     if (!engine.hasMlm()) {
       return {
-        figure: messageFigure({ width, title: '[MASK] predictions are off for this model', lines: [NO_MLM_HEAD] }),
-        notes: [note('The other views read the attention, which this model has in full.', 'note no-mlm')],
+        figure: messageFigure({ width, title: t('mlm.offTitle'), lines: [t('mlm.noHead')] }),
+        notes: [note(t('mlm.offNote'), 'note no-mlm')],
       };
     }
-    const caveat = note(predictionCaveat(engine.modelCard()), 'warning mlm-caveat');
+    const caveat = note(predictionCaveat(t, engine.modelCard()), 'warning mlm-caveat');
     if (!masks.length) {
       return {
         figure: messageFigure({
-          width, title: '[MASK] what-if: no [MASK] in the sentence yet',
-          lines: ['Type [MASK] in place of a word (for example \u201cThe cat [MASK] on the mat.\u201d) and the model\u2019s top-5 guesses appear here, with their probabilities.'],
+          width, title: t('mlm.noMaskTitle'),
+          lines: [t('mlm.noMaskLine')],
         }),
         notes: [caveat],
       };
@@ -48,7 +46,7 @@ export const mlmView = {
     if (engine.loading && engine.partsMissing() > 0) {
       engine.loading.ensureAll().catch(() => {});  // a refusal is shown by the explorer
       return {
-        figure: messageFigure({ width, title: '[MASK] what-if: waiting for the rest of the model weights', lines: [weightsProgressText(engine)] }),
+        figure: messageFigure({ width, title: t('mlm.waitingTitle'), lines: [weightsWaitText(t, engine)] }),
         notes: [caveat],
       };
     }
@@ -57,18 +55,18 @@ export const mlmView = {
     const parts = shown.map((position) => {
       const predictions = session.mlm(position, 5);
       return tokenBarFigure({
-        width, theme, tokens: predictions.map((p) => p.token), selected: null, indexText: (i) => `#${i + 1}`,
-        title: `[MASK] at token ${position}: top-5 predictions`,
-        subtitle: position === shown[0] ? `Not an attention view: the masked-language-model head on the final layer (all ${layers * heads} heads feed it).` : [],
+        width, theme, tokens: predictions.map((p) => p.token), selected: null, indexText: (i) => `#${i + 1}`, t,
+        title: t('mlm.title', { position }),
+        subtitle: position === shown[0] ? t('mlm.subtitle', { count: layers * heads }) : [],
         columns: [{
-          heading: 'probability', colour: colours.second, values: predictions.map((p) => p.probability), scaleMax: niceMax(predictions[0]?.probability || 1),
-          format: (v) => percent(v), className: 'mlm-row',
+          heading: t('mlm.heading'), colour: colours.second, values: predictions.map((p) => p.probability), scaleMax: niceMax(predictions[0]?.probability || 1),
+          format: (v) => t.percent(v), className: 'mlm-row',
           data: { kind: 'mlm', token: String(position), top: predictions[0]?.token ?? '' },
         }],
       });
     });
     const notes = [caveat];
-    if (masks.length > shown.length) notes.push(note(`Showing the first ${shown.length} of ${masks.length} [MASK] tokens.`));
-    return { figure: stackFigures(width, parts, '[MASK] predictions'), notes };
+    if (masks.length > shown.length) notes.push(note(t('mlm.more', { shown: shown.length, count: masks.length })));
+    return { figure: stackFigures(width, parts, t('mlm.label')), notes };
   },
 };

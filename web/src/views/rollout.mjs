@@ -4,13 +4,30 @@ import { tokenBarFigure, niceMax, seriesColours } from '../charts.mjs';
 import { html } from '../dom.mjs';
 import { headName, tokenPhrase, largest, total } from '../format.mjs';
 import { capitalise, rowDataset, statLine, note } from './common.mjs';
+import { scaleControl } from './controls.mjs';
+import { layerParam } from '../view-state.mjs';
+import { segmented, checkSegmented } from '../widgets.mjs';
+
+/** Which layer the rollout runs through (null until a model is loaded: its last layer). */
+const rolloutControl = {
+  name: 'rollout',
+  state: { rolloutLayer: null },
+  params: [layerParam('rollout', 'rolloutLayer', (s, { layers }) => ['problem.usedRollout', { layer: (s.rolloutLayer ?? layers - 1) + 1, layers }])],
+  build(ui) {
+    const label = ui.t('control.rollout');
+    const picker = segmented(label, ui.shape.layers, 'rollout-picker', (i) => ui.select({ rolloutLayer: i }, '.rollout-picker [aria-checked="true"]'),
+      (i) => ui.t('control.rolloutButton', { layer: i + 1 }));
+    const element = html('div', { class: 'view-control' }, [html('span', { class: 'picker-label', text: label }), picker]);
+    return { element, sync: (state) => checkSegmented(picker, state.rolloutLayer ?? ui.shape.layers - 1) };
+  },
+};
 
 export const rolloutView = {
   id: 'rollout',
-  label: 'Rollout',
-  controls: ['rollout', 'scale'],
+  labelKey: 'view.rollout',
+  controls: [rolloutControl, scaleControl],
   render(ctx) {
-    const { session, engine, run, state, width, theme } = ctx;
+    const { session, engine, run, state, width, theme, t } = ctx;
     const { layer, head, token } = state;
     const n = run.n;
     const last = state.rolloutLayer;
@@ -23,19 +40,18 @@ export const rolloutView = {
     const colours = seriesColours(theme);
     const scaleMax = state.scale === 'fixed' ? 1 : niceMax(Math.max(stats.max, rolloutMax.value));
     const figure = tokenBarFigure({
-      width, theme, tokens: run.tokens, selected: token,
-      title: `${capitalise(headName(layer, head))} beside rollout through layer ${last + 1} (${headsAveraged} heads) \u2014 from ${tokenPhrase(run.tokens[token], token)}`,
-      subtitle: `Rollout (Abnar & Zuidema 2020): for each layer take \u00bd\u00b7(mean of its ${engine.shape.heads} heads) + \u00bd\u00b7I, ` +
-        `renormalise the rows, and multiply layers 1\u2013${last + 1} together. Same scale for both columns.`,
+      width, theme, tokens: run.tokens, selected: token, t,
+      title: t('rollout.title', { head: capitalise(headName(t, layer, head)), layer: last + 1, count: headsAveraged, phrase: tokenPhrase(t, run.tokens[token], token) }),
+      subtitle: t('rollout.subtitle', { heads: engine.shape.heads, layer: last + 1 }),
       columns: [
         {
-          heading: headName(layer, head), colour: colours.head, values, uniform: 1 / n, scaleMax,
-          stats: [`\u03a3 = ${stats.sum.toFixed(3)}`, `ratio ${stats.ratio.toFixed(2)}`], emphasiseStats: true,
+          heading: headName(t, layer, head), colour: colours.head, values, uniform: 1 / n, scaleMax,
+          stats: [t('row.statSum', { sum: t.number(stats.sum, 3) }), t('stat.ratio', { ratio: t.number(stats.ratio, 2) })], emphasiseStats: true,
           className: 'attention-row', data: { ...rowDataset(layer, head, token, stats, n), kind: 'head' },
         },
         {
-          heading: `rollout: average of ${headsAveraged} heads`, colour: colours.rollout, values: rollout, uniform: 1 / n, scaleMax,
-          stats: [`\u03a3 = ${rolloutStats.sum.toFixed(3)}`, `ratio ${rolloutStats.ratio.toFixed(2)}`], emphasiseStats: true,
+          heading: t('rollout.heading', { count: headsAveraged }), colour: colours.rollout, values: rollout, uniform: 1 / n, scaleMax,
+          stats: [t('row.statSum', { sum: t.number(rolloutStats.sum, 3) }), t('stat.ratio', { ratio: t.number(rolloutStats.ratio, 2) })], emphasiseStats: true,
           className: 'rollout-row',
           data: {
             kind: 'rollout', layer: String(last + 1), head: 'mean', token: String(token), heads: String(headsAveraged),
@@ -46,14 +62,12 @@ export const rolloutView = {
     });
     const notes = [
       html('p', { class: 'readout' }, [
-        statLine(`${headName(layer, head)}: \u03a3`, stats.sum.toFixed(3)),
-        statLine('ratio', stats.ratio.toFixed(2)),
-        statLine('rollout: \u03a3', rolloutStats.sum.toFixed(3), 'rollout-sum'),
-        statLine('ratio', rolloutStats.ratio.toFixed(2), 'rollout-ratio'),
+        statLine(t('rollout.readoutHeadSum', { head: headName(t, layer, head) }), t.number(stats.sum, 3)),
+        statLine(t('rollout.readoutRatio'), t.number(stats.ratio, 2)),
+        statLine(t('rollout.readoutSum'), t.number(rolloutStats.sum, 3), 'rollout-sum'),
+        statLine(t('rollout.readoutRatio'), t.number(rolloutStats.ratio, 2), 'rollout-ratio'),
       ]),
-      note(`Rollout mixes every head of layers 1\u2013${last + 1} and adds the residual path (\u00bd\u00b7I) at every layer, ` +
-        `so it reads differently from any single head. Neither column is \u201cthe\u201d attention: each is one reading. ` +
-        'Each token\u2019s rollout row is computed once per sentence and layer range and kept, so changing the head does not recompute it.'),
+      note(t('rollout.note', { layer: last + 1 })),
     ];
     return { figure, notes };
   },

@@ -2,20 +2,21 @@
 
 import { html } from '../dom.mjs';
 import { tokenBarFigure, seriesColours } from '../charts.mjs';
-import { fixed, probability, headName, tokenPhrase, spreadReading, READING_DEFINITION, SOFTMAX_SENTENCE } from '../format.mjs';
-import { capitalise, rowDataset, statLine, note, keptTokens, renormalised, RENORMALISED_NOTE } from './common.mjs';
+import { headName, tokenPhrase, spreadReading, readingDefinition } from '../format.mjs';
+import { capitalise, rowDataset, statLine, note, keptTokens, renormalised, renormalisedNote } from './common.mjs';
 import { positionalWarning } from './grid.mjs';
+import { scaleControl, specialControl } from './controls.mjs';
 
 export const rowView = {
   id: 'row',
-  label: 'Row',
-  controls: ['scale', 'special'],
+  labelKey: 'view.row',
+  controls: [scaleControl, specialControl],
   render(ctx) {
-    const { session, run, state, width, theme } = ctx;
+    const { session, run, state, width, theme, t } = ctx;
     const { layer, head, token } = state;
     const n = run.n;
     const stats = session.rowStats(layer, head, token);
-    const reading = spreadReading(stats, n, run.tokens);
+    const reading = spreadReading(t, stats, n, run.tokens);
     const kept = keptTokens(run.tokens, state.hideSpecial);
     const hiding = kept.length < n && kept.length > 0 && kept.includes(token);
     const values = hiding ? renormalised(session.row(layer, head, token), kept) : session.row(layer, head, token);
@@ -23,37 +24,37 @@ export const rowView = {
     const selected = hiding ? kept.indexOf(token) : token;
     const shownN = tokens.length;
     const fixedScale = state.scale === 'fixed';
+    const phrase = tokenPhrase(t, run.tokens[token], token);
+    const sum = t.number(stats.sum, 3), ratio = t.number(stats.ratio, 2);
     const figure = tokenBarFigure({
-      width, theme, tokens, selected, indexText: hiding ? (i) => String(kept[i]) : undefined,
-      title: `${capitalise(headName(layer, head))} \u2014 attention from ${tokenPhrase(run.tokens[token], token)}`,
+      width, theme, tokens, selected, indexText: hiding ? (i) => String(kept[i]) : undefined, t,
+      title: t('row.title', { head: capitalise(headName(t, layer, head)), phrase }),
       subtitle: [
-        `Each bar is the share of ${tokenPhrase(run.tokens[token], token)}'s attention that goes to that token` +
-        (hiding ? ', renormalised without [CLS] and [SEP].' : '.') +
-        ` Scale: ${fixedScale ? 'fixed 0\u20131, the same for every head' : 'fitted to this row'}.`,
+        t(hiding ? 'row.subtitleRenormalised' : 'row.subtitle', { phrase }) + ' ' + t(fixedScale ? 'row.scaleFixed' : 'row.scaleFitted'),
         reading.text,
       ],
       columns: [{
-        heading: hiding ? 'attention weight (renormalised)' : 'attention weight', className: 'attention-row',
+        heading: t(hiding ? 'row.headingRenormalised' : 'row.heading'), className: 'attention-row',
         colour: seriesColours(theme).head, scaleMax: fixedScale ? 1 : undefined,
         stats: hiding
-          ? [`shown: \u03a3 = 1.000 (renormalised)`, `model\u2019s row: \u03a3 ${stats.sum.toFixed(3)}, ratio ${stats.ratio.toFixed(2)}`]
-          : [`\u03a3 = ${stats.sum.toFixed(3)}`, `ratio to uniform ${stats.ratio.toFixed(2)}`],
+          ? [t('row.statShownRenormalised', { sum: t.number(1, 3) }), t('row.statModel', { sum, ratio })]
+          : [t('row.statSum', { sum }), t('row.statRatio', { ratio })],
         emphasiseStats: true, values, uniform: 1 / shownN,
         data: { ...rowDataset(layer, head, token, stats, n), kind: hiding ? 'head-renormalised' : 'head', reading: reading.kind, scale: state.scale },
-        ariaLabel: `${headName(layer, head)}, row of token ${token}: sum ${stats.sum.toFixed(3)}, ratio to uniform ${stats.ratio.toFixed(2)}`,
+        ariaLabel: t('row.aria', { head: headName(t, layer, head), token, sum, ratio }),
       }],
     });
     const notes = [
       html('p', { class: 'readout' }, [
-        statLine('\u03a3 (sum of the row)', stats.sum.toFixed(3), 'row-sum'),
-        statLine('ratio to uniform (max \u00d7 n)', `${stats.ratio.toFixed(2)} = ${fixed(stats.max)} \u00d7 ${n}`, 'row-ratio'),
-        statLine('uniform share 1/n', probability(1 / n)),
-        statLine('effective tokens', `${stats.effective.toFixed(1)} of ${n}`, 'row-effective'),
+        statLine(t('row.readoutSum'), sum, 'row-sum'),
+        statLine(t('row.readoutRatio'), t('row.readoutRatioValue', { ratio, max: t.number(stats.max, 3), n }), 'row-ratio'),
+        statLine(t('row.readoutUniform'), t.probability(1 / n)),
+        statLine(t('row.readoutEffective'), t('row.readoutEffectiveValue', { effective: t.number(stats.effective, 1), n }), 'row-effective'),
       ]),
       html('p', { class: 'reading', dataset: { reading: reading.kind }, text: reading.text }),
-      note(SOFTMAX_SENTENCE, 'why-sum'),
-      note(READING_DEFINITION, 'definition'),
-      hiding ? note(RENORMALISED_NOTE, 'warning renormalised') : null,
+      note(t('reading.softmax'), 'why-sum'),
+      note(readingDefinition(t), 'definition'),
+      hiding ? note(renormalisedNote(t), 'warning renormalised') : null,
       positionalWarning(ctx),
     ];
     return { figure, notes };

@@ -1,0 +1,263 @@
+#!/usr/bin/env node
+// What a server, the network or the page's own life can do to a drawn explorer, in real
+// Chromium: a failed request for a weights part the sentence does not need (retried, never
+// shown), a part that keeps failing (only the view that needs it says so, with a control that
+// fetches it again), a server that answers part requests with the whole file (read once), and
+// explorers added and removed after the engine has loaded (each one freed), and runs that find
+// no memory (nothing of the previous text stays on show as if it were the new one's).
+// Ends with "N passed, N failed"; exits 1 on any failure.
+
+import http from 'node:http';
+import { readFile, mkdir, mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createEngine } from '../../web/src/engine.mjs';
+import { partsOf, partOfToken } from '../lib/corrupt-weights.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--no-first-run'];
+const WEIGHTS_PATH = '/web/dist/bert-mini.int8.bin';
+const weights = readFileSync(path.join(ROOT, WEIGHTS_PATH));
+const parts = partsOf(weights);
+const SENTENCE = 'The cat sat on the mat.';
+
+let passed = 0, failed = 0;
+function check(name, ok, detail = '') {
+  if (ok) { passed++; console.log(`ok   ${name}`); }
+  else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
+  return ok;
+}
+
+// ---- a server whose answers to the weights' range requests each test sets --------------
+const behaviour = { failing: new Map(), wholeFrom: Infinity, requests: [], bytesSent: 0 };
+const partAt = (start) => parts.findIndex((p) => start >= p.offset && start < p.offset + p.bytes);
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm' };
+
+function answer(response, status, headers, body) {
+  response.writeHead(status, headers);
+  response.end(body);
+  behaviour.bytesSent += body.length;
+}
+
+const server = http.createServer(async (request, response) => {
+  try {
+    const pathname = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
+    const file = path.join(ROOT, path.normalize(pathname));
+    if (!file.startsWith(ROOT + path.sep)) throw new Error('outside');
+    const data = await readFile(file);
+    const type = TYPES[path.extname(file)] || 'application/octet-stream';
+    const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range || '');
+    if (pathname === WEIGHTS_PATH && range) {
+      const start = Number(range[1]), end = Math.min(Number(range[2]) + 1, data.length);
+      const part = partAt(start), last = partAt(end - 1);
+      behaviour.requests.push({ start, part, last });
+      const hit = [...behaviour.failing.keys()].find((p) => p >= part && p <= last && behaviour.failing.get(p) > 0);
+      if (hit !== undefined) {
+        behaviour.failing.set(hit, behaviour.failing.get(hit) - 1);
+        answer(response, 503, { 'content-type': 'text/plain' }, Buffer.from('busy'));
+        return;
+      }
+      if (start < behaviour.wholeFrom) {
+        answer(response, 206, { 'content-type': type, 'content-range': `bytes ${start}-${end - 1}/${data.length}`,
+          'content-length': end - start }, data.subarray(start, end));
+        return;
+      }
+    }
+    answer(response, 200, { 'content-type': type, 'content-length': data.length }, data);
+  } catch {
+    answer(response, 404, { 'content-type': 'text/plain' }, Buffer.from('not found'));
+  }
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const HTTP = `http://127.0.0.1:${server.address().port}`;
+
+function reset() {
+  behaviour.failing.clear();
+  behaviour.wholeFrom = Infinity;
+  behaviour.requests = [];
+  behaviour.bytesSent = 0;
+}
+
+// ---- pages ------------------------------------------------------------------------------
+await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
+const scratch = await mkdtemp(path.join(ROOT, 'test-output', 'faults-'));
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+
+async function openPage(body) {
+  const name = `page-${Math.random().toString(36).slice(2)}.html`;
+  await writeFile(path.join(scratch, name), `<!doctype html><meta charset="utf-8"><title>faults</title>
+<script src="/web/dist/attention-explorer.js" defer></script>\n${body}\n`);
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (error) => page.problems.push(error.message));
+  await page.goto(`${HTTP}/test-output/${path.basename(scratch)}/${name}`);
+  return page;
+}
+
+const drawn = (page, count = 1) => page.waitForFunction((n) => [...document.querySelectorAll('attention-explorer')]
+  .every((e) => Number(e.dataset.drawn || 0) >= n), count, { timeout: 30000 });
+
+/** What the explorer shows: its start error, the in-place weights notice, a figure. */
+const shown = (page) => page.locator('attention-explorer').first().evaluate((e) => {
+  const root = e.shadowRoot;
+  const visible = (selector) => { const el = root.querySelector(selector); return !!el && !el.closest('[hidden]'); };
+  return { startError: visible('.error[role="alert"]:not(.weights-missing)') && !root.querySelector('.main:not([hidden])'),
+    notice: visible('.weights-missing'), figure: !!root.querySelector('.figure-box svg'), main: visible('.main'),
+    missing: e.engine?.partsMissing?.() ?? null };
+});
+
+const nodeEngine = await createEngine({ wasm: readFileSync(path.join(ROOT, 'web/dist/attn.wasm')), weights });
+const neededParts = new Set(nodeEngine.tokenize(SENTENCE).ids.map((id) => partOfToken(weights, id)).filter((p) => p >= 0));
+const unneeded = parts.length - 1;
+check(`setup: the sentence needs parts ${[...neededParts].join(', ')}, not part ${unneeded}`, !neededParts.has(unneeded));
+
+async function testOneFailedPart() {
+  reset();
+  behaviour.failing.set(unneeded, 1);
+  const page = await openPage(`<attention-explorer sentence="${SENTENCE}"></attention-explorer>`);
+  await drawn(page);
+  await page.waitForFunction(() => document.querySelector('attention-explorer').engine?.partsMissing() === 0, null, { timeout: 30000 });
+  const state = await shown(page);
+  const asked = behaviour.requests.filter((r) => r.part <= unneeded && r.last >= unneeded).length;
+  check(`a 503 for part ${unneeded}, which the sentence does not need: retried (${asked} requests), every part in, the figure stays, no notice`,
+    asked >= 2 && state.missing === 0 && state.figure && state.main && !state.notice && !state.startError, JSON.stringify(state));
+  await page.context().close();
+}
+
+async function testPartThatKeepsFailing() {
+  reset();
+  behaviour.failing.set(unneeded, Infinity);
+  const page = await openPage(`<attention-explorer sentence="${SENTENCE}"></attention-explorer>`);
+  await drawn(page);
+  await page.waitForFunction((p) => document.querySelector('attention-explorer').engine.loading.failedParts().includes(p), unneeded, { timeout: 30000 });
+  let state = await shown(page);
+  check('a part that keeps failing in the background: the drawn explorer stays, nothing is shown about it',
+    state.figure && state.main && !state.notice && !state.startError, JSON.stringify(state));
+  const explorer = page.locator('attention-explorer').first();
+  await explorer.evaluate((e) => { e.setAttribute('sentence', 'The cat sat on the [MASK].'); });
+  await page.waitForFunction(() => !!document.querySelector('attention-explorer').shadowRoot.querySelector('.weights-missing'), null, { timeout: 30000 });
+  state = await shown(page);
+  check('then a [MASK] sentence (it needs every part): the view says so in place, with a retry control; the explorer stays',
+    state.notice && state.main && !state.startError, JSON.stringify(state));
+  behaviour.failing.clear();
+  await explorer.evaluate((e) => e.shadowRoot.querySelector('.retry-weights').click());
+  await page.waitForFunction(() => document.querySelector('attention-explorer').engine.partsMissing() === 0, null, { timeout: 30000 });
+  await page.waitForFunction(() => !document.querySelector('attention-explorer').shadowRoot.querySelector('.weights-missing')
+    && !!document.querySelector('attention-explorer').shadowRoot.querySelector('.figure-box svg'), null, { timeout: 30000 });
+  const predictions = await explorer.evaluate((e) => e.shadowRoot.querySelectorAll('.mask-line').length);
+  check(`once the server answers again, "Try again" brings every part and the figure back (${predictions} [MASK] line)`, predictions === 1);
+  check('no page error in the fault cases', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+async function testServerIgnoringRangesForParts() {
+  reset();
+  const headBytes = Number(weights.readBigUInt64LE(96));
+  behaviour.wholeFrom = headBytes;  // ranges inside the head: 206; parts: the whole file, 200
+  const page = await openPage(`<attention-explorer sentence="${SENTENCE}"></attention-explorer>`);
+  await drawn(page);
+  await page.waitForFunction(() => document.querySelector('attention-explorer').engine.partsMissing() === 0, null, { timeout: 30000 });
+  await page.waitForTimeout(300);
+  const sent = behaviour.bytesSent, file = weights.length;
+  const partRequests = behaviour.requests.filter((r) => r.start >= headBytes).length;
+  check(`a server that answers part requests with the whole file (200): drawn, every part in, ${(sent / 1e6).toFixed(1)} MB sent `
+    + `for a ${(file / 1e6).toFixed(1)} MB file (at most the head, the wasm and one whole file), ${partRequests} part requests`,
+    sent <= headBytes + file + 400000 + 200000 && partRequests <= 8, `${sent} bytes`);
+  await page.context().close();
+}
+
+async function testAddAndRemoveAfterLoad() {
+  reset();
+  const page = await openPage(`<attention-explorer sentence="${SENTENCE}"></attention-explorer>`);
+  await drawn(page);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metrics = async () => {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { metrics: list } = await cdp.send('Performance.getMetrics');
+    const get = (name) => list.find((m) => m.name === name)?.value ?? NaN;
+    const wasm = await page.evaluate(() => document.querySelector('attention-explorer').engine.x.attn_memory_in_use());
+    return { nodes: get('Nodes'), listeners: get('JSEventListeners'), heap: get('JSHeapUsedSize'), wasm };
+  };
+  const before = await metrics();
+  const ROUNDS = 50;
+  await page.evaluate(async ({ rounds, sentence }) => {
+    window.__gone = [];
+    for (let i = 0; i < rounds; i++) {
+      const e = document.createElement('attention-explorer');
+      e.setAttribute('sentence', `${sentence} Round ${i}.`);
+      document.body.append(e);
+      await e.ready;
+      await new Promise((resolve) => { const wait = () => (Number(e.dataset.drawn) >= 1 ? resolve() : setTimeout(wait, 10)); wait(); });
+      e.remove();
+      window.__gone.push(new WeakRef(e));
+    }
+  }, { rounds: ROUNDS, sentence: SENTENCE });
+  await page.waitForTimeout(200);
+  const after = await metrics();
+  const alive = await page.evaluate(() => window.__gone.filter((ref) => ref.deref()).length);
+  check(`${ROUNDS} explorers added and removed after load: ${alive} still held (0 expected)`, alive === 0);
+  check(`memory back to its level: nodes ${before.nodes} → ${after.nodes}, listeners ${before.listeners} → ${after.listeners}, `
+    + `JS heap ${(before.heap / 1e6).toFixed(1)} → ${(after.heap / 1e6).toFixed(1)} MB, wasm heap in use ${(before.wasm / 1e6).toFixed(2)} → ${(after.wasm / 1e6).toFixed(2)} MB`,
+    after.nodes <= before.nodes + 60 && after.listeners <= before.listeners + 10 && after.heap <= before.heap + 4e6
+      && after.wasm <= before.wasm + 65536, JSON.stringify({ before, after }));
+  await page.context().close();
+}
+
+/** Out of memory in a run: the engine's NO_MEMORY for sentence B, then for sentence A. */
+async function testRunWithoutMemory() {
+  reset();
+  const page = await openPage(`<attention-explorer sentence="${SENTENCE}" view="compare"></attention-explorer>`);
+  await drawn(page);
+  const explorer = page.locator('attention-explorer').first();
+  const state = () => explorer.evaluate((e) => {
+    const root = e.shadowRoot;
+    return { tokens: [...root.querySelectorAll('.token .piece')].map((t) => t.textContent), text: root.querySelector('textarea').value,
+      error: root.querySelector('.figure-box .error')?.textContent ?? null, figure: !!root.querySelector('.figure-box svg') };
+  });
+  await explorer.evaluate((e) => {
+    const fail = () => { const error = new Error('out of memory'); error.code = 20; throw error; };
+    e.compareSession.runText = fail;
+    const box = e.shadowRoot.querySelector('textarea');
+    box.value = 'The dog sat on the mat.';
+    box.dispatchEvent(new InputEvent('input', { bubbles: true }));
+  });
+  await page.waitForFunction(() => !!document.querySelector('attention-explorer').shadowRoot.querySelector('.figure-box .error'), null, { timeout: 10000 });
+  let now = await state();
+  check(`sentence B out of memory: the view says why ("${(now.error || '').slice(0, 60)}"), the tokens are the new sentence A's`,
+    /memory/i.test(now.error || '') && now.tokens.includes('dog') && !now.figure, JSON.stringify(now));
+  await explorer.evaluate((e) => {
+    const fail = () => { const error = new Error('out of memory'); error.code = 20; throw error; };
+    e.session.runText = fail;
+    const box = e.shadowRoot.querySelector('textarea');
+    box.value = 'A bird flew over the house.';
+    box.dispatchEvent(new InputEvent('input', { bubbles: true }));
+  });
+  await page.waitForFunction(() => document.querySelector('attention-explorer').shadowRoot.querySelectorAll('.token').length === 0, null, { timeout: 10000 });
+  now = await state();
+  check('sentence A out of memory: no token or figure of the previous text stays on show, the view says why',
+    now.tokens.length === 0 && !now.figure && /memory/i.test(now.error || ''), JSON.stringify(now));
+  check('no uncaught error when a run finds no memory', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+try {
+  for (const test of [testRunWithoutMemory, testOneFailedPart, testPartThatKeepsFailing, testServerIgnoringRangesForParts, testAddAndRemoveAfterLoad]) {
+    try {
+      await test();
+    } catch (error) {
+      check(`${test.name} ran to the end`, false, error.stack || error.message);
+    }
+  }
+} finally {
+  await browser.close();
+  server.close();
+  await rm(scratch, { recursive: true, force: true });
+}
+console.log(`faults: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,29 @@
+/* index.html in the reader's language: navigator.language (or ?lang=fr in the address)
+   chooses English or French for the page's prose and, through <html lang>, for the explorer;
+   the switch in the header changes both. A classic script of its own, as the page's
+   Content-Security-Policy allows no inline script. */
+(function () {
+  var SUPPORTED = ['en', 'fr'];
+  function base(tag) { return String(tag || '').toLowerCase().split(/[-_]/)[0]; }
+  function pick() {
+    var asked = base(new URLSearchParams(location.search).get('lang'));
+    if (SUPPORTED.indexOf(asked) >= 0) return asked;
+    var languages = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+    for (var i = 0; i < languages.length; i++) if (SUPPORTED.indexOf(base(languages[i])) >= 0) return base(languages[i]);
+    return 'en';
+  }
+  function show(lang) {
+    document.documentElement.lang = lang;
+    var blocks = document.querySelectorAll('[data-lang]');
+    for (var i = 0; i < blocks.length; i++) blocks[i].hidden = blocks[i].getAttribute('data-lang') !== lang;
+    var buttons = document.querySelectorAll('.language-switch button');
+    for (var j = 0; j < buttons.length; j++) buttons[j].setAttribute('aria-pressed', String(buttons[j].value === lang));
+    var title = document.querySelector('meta[name="title-' + lang + '"]');
+    if (title) document.title = title.content;
+  }
+  document.addEventListener('DOMContentLoaded', function () {
+    var buttons = document.querySelectorAll('.language-switch button');
+    for (var i = 0; i < buttons.length; i++) buttons[i].addEventListener('click', function (event) { show(event.currentTarget.value); });
+    show(pick());
+  });
+})();

@@ -1,0 +1,163 @@
+// The explorer's shadow DOM: status and error lines, the sentence box, the token strip, the
+// layer and head pickers, the tabs (one per view), the panel with each view's controls, the
+// notice of unusable settings and the model card. Built again when the language changes.
+
+import { html, sharedStyleSheet } from '../dom.mjs';
+import { EXPLORER_CSS } from '../styles.mjs';
+import { cleanSentence, MAX_SENTENCE_CHARS } from '../view-state.mjs';
+import { VIEWS, viewById } from '../views/index.mjs';
+import { convertPanel } from '../convert-panel.mjs';
+import { modelCardPanel } from '../model-card.mjs';
+import { listMove, segmented, checkSegmented } from '../widgets.mjs';
+import { useWeightsEverywhere } from './models.mjs';
+
+const explorerSheet = sharedStyleSheet(EXPLORER_CSS);
+
+function statusParts(parts, t) {
+  parts.statusText = html('span', { text: t('status.loadingExplorer') });
+  parts.progressBar = html('div', { class: 'progress-bar' });
+  parts.progress = html('div', { class: 'progress indeterminate', role: 'progressbar', 'aria-label': t('status.loadingAria'), 'aria-valuemin': 0, 'aria-valuemax': 100 }, parts.progressBar);
+  parts.status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite' }, [parts.progress, parts.statusText]);
+  parts.error = html('div', { class: 'error', role: 'alert', hidden: true });
+}
+
+function sentenceParts(parts, explorer, id, t) {
+  parts.sentence = html('textarea', { id: id('sentence'), rows: 2, spellcheck: 'false', maxlength: MAX_SENTENCE_CHARS, autocomplete: 'off' });
+  parts.sentence.value = explorer.state.sentence;
+  parts.sentence.addEventListener('input', (event) => explorer.typed({ sentence: cleanSentence(parts.sentence.value) }, event));
+  parts.tokenCount = html('span', {});
+  parts.busy = html('span', { class: 'busy', hidden: true, text: t('tokens.busy') });
+  parts.truncation = html('p', { class: 'notice', role: 'status', hidden: true });
+  parts.tokens = html('div', {
+    class: 'tokens', role: 'listbox', 'aria-orientation': 'horizontal', id: id('tokens'), 'aria-label': t('tokens.listAria'),
+  });
+  parts.tokens.addEventListener('click', (event) => {
+    const chip = event.target.closest('.token');
+    if (chip) explorer.setSelection({ token: Number(chip.dataset.token) }, 'token');
+  });
+  parts.tokens.addEventListener('keydown', (event) => {
+    const next = listMove(event.key, explorer.state.token, explorer.run?.n ?? 0);
+    if (next === null) return;
+    event.preventDefault();
+    explorer.setSelection({ token: next }, 'token');
+  });
+  parts.maskPredictions = html('div', { class: 'mask-predictions', 'aria-live': 'polite', hidden: true });
+}
+
+/** One tab per view; the arrow keys, Home and End move along the view list. */
+function tabParts(parts, explorer, id, t) {
+  parts.tabs = html('div', { class: 'tabs', role: 'tablist', 'aria-label': t('tabs.aria') },
+    VIEWS.map((view) => html('button', {
+      type: 'button', role: 'tab', class: 'tab', id: id(`tab-${view.id}`), 'aria-controls': id('panel'),
+      dataset: { view: view.id }, text: t(view.labelKey), tabindex: -1,
+      onclick: () => explorer.selectView(view.id),
+    })));
+  parts.tabs.addEventListener('keydown', (event) => {
+    const index = VIEWS.findIndex((v) => v.id === explorer.state.view);
+    const next = listMove(event.key, index, VIEWS.length);
+    if (next === null) return;
+    event.preventDefault();
+    explorer.selectView(VIEWS[next].id, true);
+  });
+}
+
+function panelParts(parts, explorer, t) {
+  parts.viewControls = html('div', { class: 'view-controls' });
+  parts.viewControlParts = new Map();
+  parts.problems = html('ul', {});
+  parts.problemBox = html('div', { class: 'problems', role: 'status', hidden: true }, [
+    html('strong', { text: t('problem.heading') }), parts.problems,
+  ]);
+  parts.modelCard = html('div', { class: 'model-card-box' });
+  parts.figureBox = html('div', { class: 'figure-box' });
+  parts.hoverReadout = html('p', { class: 'hover-readout', 'aria-live': 'polite', hidden: true });
+  parts.notes = html('div', { class: 'notes' });
+  parts.actions = html('div', { class: 'actions' }, [
+    html('button', { type: 'button', class: 'save-png', text: t('actions.png'), onclick: () => explorer.exportFigure('png') }),
+    html('button', { type: 'button', class: 'save-svg', text: t('actions.svg'), onclick: () => explorer.exportFigure('svg') }),
+  ]);
+  parts.panel = html('div', { class: 'panel', role: 'tabpanel', id: explorer.partId('panel') },
+    [parts.viewControls, parts.figureBox, parts.hoverReadout, parts.notes, parts.actions]);
+}
+
+/** Builds (or rebuilds, in the current language) the explorer's shadow DOM into explorer.parts. */
+export function buildDom(explorer) {
+  const root = explorer.shadowRoot ?? explorer.attachShadow({ mode: 'open' });
+  root.adoptedStyleSheets = [explorerSheet()];
+  const t = explorer.t;
+  const id = (name) => explorer.partId(name);
+  const parts = (explorer.parts = {});
+  statusParts(parts, t);
+  sentenceParts(parts, explorer, id, t);
+  parts.layerPicker = segmented(t('picker.layer'), 0, 'layer-picker', () => {});
+  parts.headPicker = segmented(t('picker.head'), 0, 'head-picker', () => {});
+  parts.which = html('span', { class: 'which', 'aria-live': 'polite' });
+  tabParts(parts, explorer, id, t);
+  panelParts(parts, explorer, t);
+  parts.main = html('div', { class: 'main', hidden: true }, [
+    parts.problemBox,
+    html('label', { class: 'field-label', for: id('sentence') }, [t('sentence.label'), ' ', html('span', { class: 'field-help', text: t('sentence.help') })]),
+    parts.sentence,
+    html('div', { class: 'token-info' }, [parts.tokenCount, parts.busy]),
+    parts.truncation,
+    parts.tokens,
+    parts.maskPredictions,
+    html('div', { class: 'pickers' }, [
+      html('div', { class: 'picker' }, [html('span', { class: 'picker-label', 'aria-hidden': 'true', text: t('picker.layer') }), parts.layerPicker]),
+      html('div', { class: 'picker' }, [html('span', { class: 'picker-label', 'aria-hidden': 'true', text: t('picker.head') }), parts.headPicker]),
+      parts.which,
+    ]),
+    parts.tabs,
+    parts.panel,
+    parts.modelCard,
+  ]);
+  parts.root = html('div', { class: 'explorer', part: 'explorer' }, [parts.status, parts.error, parts.main]);
+  if (explorer.hasAttribute('allow-convert')) parts.root.append(convertPanel(useWeightsEverywhere, t));
+  root.replaceChildren(parts.root);
+}
+
+export const controls = {
+  syncControls() {
+    const { layer, head, view } = this.state;
+    checkSegmented(this.parts.layerPicker, layer);
+    checkSegmented(this.parts.headPicker, head);
+    for (const tab of this.parts.tabs.children) {
+      const on = tab.dataset.view === view;
+      tab.setAttribute('aria-selected', String(on));
+      tab.tabIndex = on ? 0 : -1;
+    }
+    this.parts.panel.setAttribute('aria-labelledby', this.partId(`tab-${view}`));
+    this.syncViewControls();
+    if (this.run) this.markSelectedToken();
+  },
+
+  /** The current view's controls are shown, each in step with the state. */
+  syncViewControls() {
+    const shown = viewById(this.state.view)?.controls ?? [];
+    const info = { compareText: this.session ? this.compareText() : null };
+    for (const [control, built] of this.parts.viewControlParts) {
+      built.element.hidden = !shown.includes(control);
+      built.sync(this.state, info);
+    }
+    this.parts.viewControls.hidden = shown.length === 0;
+  },
+
+  /** The pickers and controls whose size is the model's: built once the engine (and its shape) is known. */
+  buildShapeControls() {
+    const { layers, heads } = this.engine.shape;
+    const parts = this.parts;
+    const t = this.t;
+    parts.layerPicker.replaceWith(parts.layerPicker = segmented(t('picker.layer'), layers, 'layer-picker', (i) => this.setSelection({ layer: i }, 'layer'),
+      (i) => t('picker.layerButton', { layer: i + 1 })));
+    parts.headPicker.replaceWith(parts.headPicker = segmented(t('picker.head'), heads, 'head-picker', (i) => this.setSelection({ head: i }, 'head'),
+      (i) => t('picker.headButton', { head: i + 1 })));
+    const ui = this.viewInterface();
+    parts.viewControlParts = new Map();
+    for (const view of VIEWS) {
+      for (const control of view.controls ?? []) if (!parts.viewControlParts.has(control)) parts.viewControlParts.set(control, control.build(ui));
+    }
+    parts.viewControls.replaceChildren(...[...parts.viewControlParts.values()].map((built) => built.element));
+    parts.modelCard.replaceChildren(modelCardPanel(this.engine, t));
+    this.controlsBuilt = true;
+  },
+};

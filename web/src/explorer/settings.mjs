@@ -1,0 +1,100 @@
+// Control resolution: attributes and the URL hash checked against the loaded model and the
+// views, the notice naming what could not be used, the theme, the selection and its focus.
+// Methods of <attention-explorer> (see explorer.mjs).
+
+import { html, replaceChildrenOf } from '../dom.mjs';
+import { resolveControls, parseTokenSpec, tokenSpecOf, writeHash, quoteGiven } from '../view-state.mjs';
+import { VIEWS, findView, viewById } from '../views/index.mjs';
+import { THEMES } from './theme.mjs';
+
+/** The explorer's own focus targets; a view names its own (`focus`); anything else is a selector. */
+const FOCUS_TARGETS = {
+  token: '.token[aria-selected="true"]', layer: '.layer-picker [aria-checked="true"]',
+  head: '.head-picker [aria-checked="true"]', tab: '.tab[aria-selected="true"]',
+};
+
+export const settings = {
+  /**
+   * Applies raw control texts (from attributes or the URL hash) checked against the loaded
+   * model; each value that cannot be used is reported (console and a visible notice).
+   */
+  applyControls(raw, source) {
+    const { layers, heads } = this.engine.shape;
+    const { settings: values, problems } = resolveControls(raw, { layers, heads, views: VIEWS, findView, current: this.state });
+    const { tokenSpec, ...rest } = values;
+    Object.assign(this.state, rest);
+    if ('sentence' in rest && this.parts.sentence.value !== this.state.sentence) this.parts.sentence.value = this.state.sentence;
+    if ('compareSentence' in rest) this.compareRun = null;
+    if (tokenSpec !== undefined) {
+      const spec = parseTokenSpec(tokenSpec);
+      if (spec) this.tokenSpec = { spec, given: tokenSpec, source };
+      else problems.push({ name: 'token', given: tokenSpec, used: null });
+    }
+    this.reportProblems(problems.map((p) => ({ ...p, source })));
+  },
+
+  /** Console warnings and a visible notice naming each unusable value and what is used instead. */
+  reportProblems(problems) {
+    if (!problems.length) return;
+    this.problems = [...(this.problems || []), ...problems].slice(-8);
+    for (const p of problems) {
+      const used = p.used ? this.tEnglish(...p.used) : 'ignored';
+      console.warn(`<attention-explorer>: ${p.source} ${p.name}=${JSON.stringify(p.given)} cannot be used; ${used}.`);
+    }
+    this.showProblems();
+  },
+
+  /** The notice of unusable values, in the reader's language (redrawn when it changes). */
+  showProblems() {
+    if (!this.problems?.length) return;
+    const t = this.t;
+    replaceChildrenOf(this.parts.problems, this.problems.map((p) => html('li', {}, [
+      html('code', { text: `${p.name}=` }), quoteGiven(p.given),
+      t('problem.line', { source: t(p.source === 'URL' ? 'problem.sourceUrl' : 'problem.sourceAttribute'), used: p.used ? t(...p.used) : t('problem.usedDefault') }),
+    ])));
+    this.parts.problemBox.hidden = false;
+  },
+
+  checkTheme() {
+    const given = this.getAttribute('theme');
+    if (given !== null && !THEMES.includes(given.trim().toLowerCase())) {
+      this.reportProblems([{ name: 'theme', given, source: 'attribute', used: ['problem.usedTheme', { theme: this.theme() }] }]);
+    }
+  },
+
+  theme() {
+    const forced = this.getAttribute('theme')?.trim().toLowerCase();
+    if (THEMES.includes(forced)) return forced;
+    return this.themeQuery?.matches ? 'dark' : 'light';
+  },
+
+  refresh() {
+    this.syncControls();
+    if (this.session) this.runNow();
+  },
+
+  setSelection(changes, focusTarget = null) {
+    Object.assign(this.state, changes);
+    if ('token' in changes && this.run) this.tokenIdentity = tokenSpecOf(changes.token, this.run.tokens);
+    this.syncControls();
+    this.renderView();
+    this.updateHash();
+    if (focusTarget) this.focusPart(focusTarget);
+  },
+
+  /** Focus: 'token', 'layer', 'head', 'tab', 'figure' (the current view's `focus`), or a selector. */
+  focusPart(target) {
+    const selector = target === 'figure' ? viewById(this.state.view)?.focus : FOCUS_TARGETS[target] ?? target;
+    if (selector) this.shadowRoot.querySelector(selector)?.focus();
+  },
+
+  /** Keeps the URL hash in step, a moment after the last change (replaceState is slow). */
+  updateHash() {
+    if (!this.hasAttribute('hash') || !this.run) return;
+    clearTimeout(this.hashTimer);
+    this.hashTimer = setTimeout(() => {
+      const hash = writeHash(this.state, VIEWS);
+      if (location.hash !== hash) history.replaceState(null, '', hash);
+    }, 150);
+  },
+};

@@ -1,29 +1,63 @@
 # The engine's builds and the project's checks. `make help` lists the targets.
+# `make test` is the fast loop (a few minutes from a built tree); `make test-all` is every check,
+# the one .ci/run calls.
 SHELL   := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 CC      ?= cc
 CFLAGS  ?= -O2
 WARN    := -std=c11 -Wall -Wextra -Werror
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -g -O1
+# The engine's C sources: the one list (build.sh reads it through `make print-engine-sources`).
 ENGINE  := c/attn.c c/forward.c c/kernels.c c/analysis.c c/tokenizer.c c/unicode_tables.c c/weights.c
-HEADERS := $(wildcard c/*.h)
-WEIGHTS := weights/bert-mini.int8.bin
+HEADERS := $(sort $(wildcard c/*.h) c/spec.h)
+# The default weights, committed once: where the page loads them from.
+WEIGHTS := web/dist/bert-mini.int8.bin
 CHECKPOINT ?= ../shared/checkpoints/bert-mini-int8
 FLOAT_CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: deps all native wasm web test test-native test-node test-checkpoints test-browser test-firefox weights bench fuzz clean help
+.PHONY: deps all native wasm web test test-all test-native test-node test-node-all test-checkpoints test-browser \
+        test-browser-all test-firefox spec spec-check print-engine-sources weights bench fuzz clean help
 
 all: native wasm
 
 help:
+	@echo "make               native and wasm"
+	@echo "make deps          the toolchain and the pinned npm packages, when missing (tools/install-deps.sh)"
 	@echo "make native        build/attn (CLI) and the native tests"
 	@echo "make wasm          web/dist/attn.wasm (emcc -O3 -msimd128, wasm-opt -O3)"
-	@echo "make test          every test: native (ASan+UBSan), parity, node --test, browser (Chromium, Firefox), valgrind"
-	@echo "make test-firefox  the browser suite's core checks in firefox-esr"
+	@echo "make web           wasm, then the page bundle and weight scripts in web/dist (./build.sh web)"
+	@echo "make spec          c/spec.h from c/spec.mjs (the format and the wasm boundary)"
+	@echo "make spec-check    fails when c/spec.h is not what c/spec.mjs gives"
+	@echo "make test          the fast loop: spec-check, native (ASan+UBSan), parity, node --test, browser core set"
+	@echo "make test-all      everything (CI): test + fuzz regressions, slow node tests, 12-layer shapes,"
+	@echo "                   bench smoke, checkpoint search, full browser suite (throttled loads), valgrind"
+	@echo "make test-native   the native tests and the CLI under ASan+UBSan, tests/cli.sh"
+	@echo "make test-node     tests/parity.mjs and node --test (without the slow tests of test-node-all)"
+	@echo "make test-node-all tests/parity.mjs and every node --test file and test (ATTN_TEST_ALL=1)"
+	@echo "make test-checkpoints  $(FLOAT_CHECKPOINT) through the precision search, held to the parity bar"
+	@echo "make test-browser  the browser core set (node tests/browser/run.mjs --core)"
+	@echo "make test-browser-all  the full browser suite, throttled page loads included"
+	@echo "make test-fuzz-regressions  the fuzz corpora and every crash ever found, replayed (ASan+UBSan)"
+	@echo "make test-valgrind the CLI under valgrind: errors or leaks fail"
+	@echo "make test-firefox  the browser suite's core checks in firefox-esr (part of test-all)"
 	@echo "make weights       re-convert $(CHECKPOINT) into $(WEIGHTS)"
-	@echo "make bench         engine vs onnxruntime-web"
-	@echo "make fuzz          libFuzzer targets"
+	@echo "make bench         engine vs onnxruntime-web (Chromium and Node)"
+	@echo "make bench-smoke   the bench scripts' smoke test (10 rounds)"
+	@echo "make fuzz          libFuzzer targets, FUZZ_SECONDS (60) each"
+	@echo "make mutate        product mutations against the tests that should catch them"
+	@echo "make print-engine-sources  the engine's C sources, for build.sh"
+	@echo "make clean         remove build/ (the float64 reference cache, build/cache, too)"
+
+print-engine-sources:
+	@echo $(ENGINE)
+
+# c/spec.h is generated and committed; the check runs first in `make test` and `make test-all`.
+spec c/spec.h: c/spec.mjs tools/gen-spec.mjs
+	node tools/gen-spec.mjs
+
+spec-check:
+	node tools/gen-spec.mjs --check
 
 native: build/attn build/test_tokenizer build/test_weights build/test_kernels build/test_parts build/test_session
 
@@ -48,7 +82,7 @@ build/san/attn: $(ENGINE) c/cli.c $(HEADERS)
 
 wasm: web/dist/attn.wasm
 
-web/dist/attn.wasm: $(ENGINE) $(HEADERS) build.sh
+web/dist/attn.wasm: $(ENGINE) $(HEADERS) build.sh Makefile
 	./build.sh wasm
 
 # tests/native/test_kernels.c for wasm SIMD128, run by tests/kernels.test.mjs under WASI.
@@ -63,13 +97,18 @@ weights:
 	node weights/convert.mjs $(CHECKPOINT) $(WEIGHTS)
 
 test: deps
-	$(MAKE) test-native test-node test-checkpoints test-browser test-firefox test-valgrind
+	$(MAKE) spec-check
+	$(MAKE) test-native test-node test-browser
+
+test-all: deps
+	$(MAKE) spec-check
+	$(MAKE) test-native test-fuzz-regressions test-node-all test-checkpoints test-browser-all test-firefox test-valgrind
 
 deps:
 	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
-test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn test-fuzz-regressions
+test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn
 	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
 	build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
@@ -82,15 +121,31 @@ test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kern
 	tests/cli.sh build/attn
 
 # Skipped tests are counted and listed; under CI (CI=true) a skip means a missing prerequisite
-# (../shared, the native build, Chromium) and fails the run.
-test-node: wasm build/test_kernels.wasm build/peak.wasm
-	node tests/parity.mjs
+# (../shared, the native build, Chromium) and fails the run. `make test` leaves the slow files
+# (NODE_TESTS_ALL_ONLY) and the tests marked with tests/lib/slow.mjs to `make test-all`
+# (ATTN_TEST_ALL=1): those skips are counted apart and never fail the run.
+NODE_TESTS_ALL_ONLY := tests/tokenizer-exhaustive.test.mjs tests/bench-smoke.test.mjs
+NODE_TESTS := $(filter-out $(NODE_TESTS_ALL_ONLY),$(wildcard tests/*.test.mjs))
+# Two test files at a time: one per core (node's default on 2 cores is one).
+NODE_TEST_FLAGS ?= --test-concurrency=2
+define node-tests
 	@mkdir -p build
-	node --test tests/*.test.mjs | tee build/node-tests.tap
-	@skips=$$(grep -E '^ *ok [0-9]+ - .*# SKIP' build/node-tests.tap || true); \
+	node --test $(NODE_TEST_FLAGS) $(1) | tee build/node-tests.tap
+	@skips=$$(grep -E '^ *ok [0-9]+ - .*# SKIP' build/node-tests.tap | grep -v '# SKIP runs in make test-all' || true); \
+	later=$$(grep -cE '^ *ok [0-9]+ - .*# SKIP runs in make test-all' build/node-tests.tap || true); \
 	count=$$(grep -c . <<<"$$skips" || true); [ -n "$$skips" ] || count=0; \
-	echo "node tests: $$count skipped"; [ -z "$$skips" ] || sed 's/^ */  /' <<<"$$skips"; \
-	if [ "$$count" -gt 0 ] && [ "$${CI:-}" = true ]; then echo "test-node: skipped under CI: each names its missing prerequisite"; exit 1; fi
+	echo "node tests: $$count skipped, $${later:-0} left to make test-all"; [ -z "$$skips" ] || sed 's/^ */  /' <<<"$$skips"; \
+	if [ "$$count" -gt 0 ] && [ "$${CI:-}" = true ]; then echo "node tests: skipped under CI: each names its missing prerequisite"; exit 1; fi
+endef
+
+test-node: wasm build/test_kernels.wasm
+	node tests/parity.mjs
+	$(call node-tests,$(NODE_TESTS))
+
+test-node-all: export ATTN_TEST_ALL = 1
+test-node-all: wasm build/test_kernels.wasm build/peak.wasm
+	node tests/parity.mjs
+	$(call node-tests,tests/*.test.mjs)
 
 # The float-trained checkpoint, where precision must be spent: converted with the precision
 # search (--precision auto --target 1e-3), then held to the same parity bar on its own fixtures.
@@ -102,6 +157,9 @@ test-checkpoints: wasm
 	node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/pairs
 
 test-browser: web
+	node tests/browser/run.mjs --core
+
+test-browser-all: web
 	node tests/browser/run.mjs
 	node tests/browser/faults.mjs
 
@@ -124,6 +182,17 @@ bench-smoke: wasm build/peak.wasm
 build/peak.wasm: bench/peak.c
 	@mkdir -p build
 	emcc -O3 -msimd128 -std=c11 -Wall -Wextra -Werror bench/peak.c -o $@ --no-entry -sSTANDALONE_WASM
+
+# Where the time goes, per length and part, in Node and Chromium (bench/profile.mjs).
+.PHONY: profile
+profile: wasm build/peak.wasm build/profile.wasm
+	node bench/profile.mjs $(PROFILE_ARGS)
+
+build/profile.wasm: bench/profile.c $(ENGINE) $(HEADERS)
+	@mkdir -p build
+	emcc -O3 -msimd128 $(WARN) -DATTN_PROFILE -Ic bench/profile.c c/forward.c c/kernels.c c/weights.c -o $@ \
+	  --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=32MB -sMAXIMUM_MEMORY=512MB \
+	  -sTOTAL_STACK=1MB -sERROR_ON_UNDEFINED_SYMBOLS=0 -sWARN_ON_UNDEFINED_SYMBOLS=0
 
 clean:
 	rm -rf build

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 export NODE_PATH=/usr/share/nodejs   # Debian's emcc needs its JS modules from here
 
-ENGINE=(c/attn.c c/forward.c c/kernels.c c/analysis.c c/tokenizer.c c/unicode_tables.c c/weights.c)
+read -ra ENGINE <<< "$(make -s --no-print-directory print-engine-sources)"  # the one list: the Makefile's
 EXPORTS=$(grep -oE '\battn_[a-z_]+\(' c/attn.h | tr -d '(' | sort -u | sed 's/^/_/' | paste -sd, -)
 
 build_wasm() {

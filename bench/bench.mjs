@@ -34,7 +34,7 @@ export const USAGE = 'usage: node bench/bench.mjs [--lengths 8,16,...] [--rounds
 export function parseArgs(argv) {
   const o = {
     lengths: [8, 16, 32, 64, 128, 256, 512], rounds: null, blocks: DEFAULT_BLOCKS, seed: Date.now() % 1e9, markdown: false,
-    wasm: `${root}web/dist/attn.wasm`, weights: `${root}weights/bert-mini.int8.bin`, fixtures: null,
+    wasm: `${root}web/dist/attn.wasm`, weights: `${root}web/dist/bert-mini.int8.bin`, fixtures: null,
     errors: Infinity, peers: `${root}../shared/peers/`, peak: `${root}build/peak.wasm`, ort: true,
     aa: false, liftoff: false, out: `${root}bench/out/node.json`, block: null, blockOut: null,
   };

@@ -121,24 +121,24 @@ int head_roles(const bert_state *s, int layer, int head, const unsigned char *ki
     if (!valid_head(s, layer, head)) return -1;
     const int n = s->n;
     int prev_hits = 0, next_hits = 0;
-    double mass[4] = {0, 0, 0, 0}, normalized = 0;
+    double mass[ATTN_MASS_COUNT] = {0}, normalized = 0;
     for (int i = 0; i < n; i++) {
         const float *row = s->attention + attention_index(s, layer, head, i);
         const row_stats r = analyse_row(row, n);
         prev_hits += i > 0 && r.argmax == i - 1;
         next_hits += i < n - 1 && r.argmax == i + 1;
         normalized += r.normalized;
-        for (int j = 0; j < n; j++) mass[kinds[j] & 3] += row[j];
+        for (int j = 0; j < n; j++) mass[kinds[j] % ATTN_MASS_COUNT] += row[j];
     }
     int roles = 0;
     if (n >= POSITIONAL_MIN_TOKENS && share_at_least(prev_hits, n - 1, 0.9)) roles |= ROLE_PREVIOUS;
     if (n >= POSITIONAL_MIN_TOKENS && share_at_least(next_hits, n - 1, 0.9)) roles |= ROLE_NEXT;
-    if (mass[1] / n >= 0.5) roles |= ROLE_CLS_SINK;
-    if (mass[2] / n >= 0.5) roles |= ROLE_SEP_SINK;
-    if (mass[3] / n >= 0.5) roles |= ROLE_PUNCT_SINK;
+    if (mass[ATTN_MASS_CLS] / n >= 0.5) roles |= ROLE_CLS_SINK;
+    if (mass[ATTN_MASS_SEP] / n >= 0.5) roles |= ROLE_SEP_SINK;
+    if (mass[ATTN_MASS_PUNCTUATION] / n >= 0.5) roles |= ROLE_PUNCT_SINK;
     if (n > 1 && normalized / n >= 0.9) roles |= ROLE_BROAD;
     if (mass_on_kind)
-        for (int k = 0; k < 4; k++) mass_on_kind[k] = (float)(mass[k] / n);
+        for (int k = 0; k < ATTN_MASS_COUNT; k++) mass_on_kind[k] = (float)(mass[k] / n);
     return roles;
 }
 
@@ -190,8 +190,8 @@ int layer_walkthrough(const bert_state *s, int layer, int token, float *out) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[layer];
     const int hidden = m->hidden;
-    float *concat = out, *projected = out + hidden, *residual = out + 2 * hidden,
-          *normed = out + 3 * hidden;
+    float *concat = out + ATTN_WALKTHROUGH_CONCAT * hidden, *projected = out + ATTN_WALKTHROUGH_PROJECTED * hidden,
+          *residual = out + ATTN_WALKTHROUGH_RESIDUAL * hidden, *normed = out + ATTN_WALKTHROUGH_NORMED * hidden;
     memcpy(concat, s->context + hidden_index(s, layer, token), (size_t)hidden * sizeof(float));
     matmul_w8_or_w16(concat, 1, &L->attn_out, L->attn_out_bias, projected);
     const float *x = s->layer_input + hidden_index(s, layer, token);

@@ -26,16 +26,8 @@ int attention_rollout_row(const bert_state *s, int last_layer, int row, float *o
  * would always look like a "previous token" head). */
 enum { POSITIONAL_MIN_TOKENS = 5 };
 
-enum head_role {
-    ROLE_PREVIOUS = 1 << 0,   /* argmax at i−1 on ≥ 90% of rows that have one (n ≥ 5) */
-    ROLE_NEXT = 1 << 1,       /* argmax at i+1 on ≥ 90% of rows that have one (n ≥ 5) */
-    ROLE_CLS_SINK = 1 << 2,   /* ≥ 50% of the mass, averaged over rows, on [CLS] */
-    ROLE_SEP_SINK = 1 << 3,   /* … on [SEP] */
-    ROLE_PUNCT_SINK = 1 << 4, /* … on punctuation tokens */
-    ROLE_BROAD = 1 << 5,      /* mean normalised entropy ≥ 0.9 */
-};
-
-/* Roles of one head. kinds[n] tags each token: 0 word, 1 [CLS], 2 [SEP], 3 punctuation. */
+/* Roles of one head: a mask of enum head_role bits (spec.h: ROLE_PREVIOUS, ROLE_NEXT,
+ * ROLE_CLS_SINK, ROLE_SEP_SINK, ROLE_PUNCT_SINK, ROLE_BROAD, with their criteria). kinds[n] tags each token: 0 word, 1 [CLS], 2 [SEP], 3 punctuation. */
 int head_roles(const bert_state *s, int layer, int head, const unsigned char *kinds,
                float *mass_on_kind /* [4], may be NULL */);
 

@@ -30,7 +30,7 @@ struct attn_session {
     bert_state state;
     int32_t ids[BERT_MAX_TOKENS], starts[BERT_MAX_TOKENS], ends[BERT_MAX_TOKENS];
     int32_t type_ids[BERT_MAX_TOKENS];
-    unsigned char kinds[BERT_MAX_TOKENS];  /* 0 word, 1 [CLS], 2 [SEP], 3 punctuation */
+    unsigned char kinds[BERT_MAX_TOKENS];  /* ATTN_MASS_WORD, _CLS, _SEP or _PUNCTUATION */
     int n, truncated, full_length, segment_count;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];  /* heads every run removes */
     int removed_count;
@@ -46,20 +46,8 @@ struct attn_session {
 enum { COUNT_LIMIT = ATTN_COUNT_LIMIT };
 
 const char *attn_status_message(int status) {
-    switch (status) {
-    case ATTN_OK: return "ok";
-    case ATTN_ERR_NO_MEMORY: return "out of memory";
-    case ATTN_ERR_VOCAB: return "the vocabulary in the weights file is unusable "
-                                "(a special token is missing, or the vocabulary is not UTF-8)";
-    case ATTN_ERR_ARGUMENT: return "argument out of range (layer, head, token or position), or no run yet";
-    case ATTN_ERR_NO_MLM: return "this model has no masked-word head (it was converted from a checkpoint without "
-                                 "cls.predictions.* tensors): attention works, [MASK] predictions are off";
-    case ATTN_ERR_NOT_LOADED: return "the weights this needs have not arrived yet (a part of the weights file is still loading)";
-    case ATTN_ERR_PAIR: return "this model has a single token type, so it cannot take a sentence pair";
-    case ATTN_ERR_NOT_FINITE: return "the weights make a value that is not a number (NaN or infinity) in this run, "
-                                     "so no result is shown: the weights file has values the model cannot use";
-    default: return weights_status_message((weights_status)status);
-    }
+    const char *message = status_message_of(status);  /* spec.h: every code's English message */
+    return message ? message : UNKNOWN_STATUS_MESSAGE;
 }
 
 void *attn_alloc(size_t size) {
@@ -114,9 +102,14 @@ void attn_engine_destroy(attn_engine *e) {
 
 void attn_engine_shape(const attn_engine *e, int32_t *shape) {
     const bert_model *m = &e->model;
-    const int32_t values[8] = {m->vocab_size, m->hidden, m->layers, m->heads,
-                               m->ffn, m->max_positions, m->type_vocab, m->hidden / m->heads};
-    memcpy(shape, values, sizeof values);
+    shape[ATTN_SHAPE_VOCAB] = m->vocab_size;
+    shape[ATTN_SHAPE_HIDDEN] = m->hidden;
+    shape[ATTN_SHAPE_LAYERS] = m->layers;
+    shape[ATTN_SHAPE_HEADS] = m->heads;
+    shape[ATTN_SHAPE_FFN] = m->ffn;
+    shape[ATTN_SHAPE_MAX_POSITIONS] = m->max_positions;
+    shape[ATTN_SHAPE_TYPE_VOCAB] = m->type_vocab;
+    shape[ATTN_SHAPE_HEAD_SIZE] = m->hidden / m->heads;
 }
 
 const char *attn_engine_token(const attn_engine *e, int32_t id) {
@@ -142,8 +135,8 @@ int attn_engine_tokenize(const attn_engine *e, const char *text, size_t bytes, i
     const int limit = capacity > INT32_MAX - COUNT_LIMIT ? INT32_MAX : capacity + COUNT_LIMIT;
     if (tokenizer_encode(e->tok, text, bytes, capacity, limit, &list) != TOKENIZER_OK)
         return ATTN_ERR_NO_MEMORY;
-    counts[0] = list.count;
-    counts[1] = list.full_count;
+    counts[ATTN_COUNTS_WRITTEN] = list.count;
+    counts[ATTN_COUNTS_TOTAL] = list.full_count;
     return ATTN_OK;
 }
 
@@ -167,9 +160,9 @@ void attn_session_destroy(attn_session *s) {
 }
 
 static unsigned char token_kind(const attn_engine *e, int32_t id) {
-    if (id == e->cls_id) return 1;
-    if (id == e->sep_id) return 2;
-    return tokenizer_is_punctuation_token(e->tok, id) ? 3 : 0;
+    if (id == e->cls_id) return ATTN_MASS_CLS;
+    if (id == e->sep_id) return ATTN_MASS_SEP;
+    return tokenizer_is_punctuation_token(e->tok, id) ? ATTN_MASS_PUNCTUATION : ATTN_MASS_WORD;
 }
 
 /* A run that fails leaves no stale length, truncation or count behind: the session is empty,
@@ -294,8 +287,13 @@ int attn_session_row_stats(const attn_session *s, int layer, int head, int row, 
     if (!valid(s, layer, head, row)) return ATTN_ERR_ARGUMENT;
     const row_stats r =
         analyse_row(s->state.attention + attention_index(&s->state, layer, head, row), s->n);
-    const double values[7] = {r.sum, r.max, r.argmax, r.ratio, r.entropy, r.effective, r.normalized};
-    memcpy(out, values, sizeof values);
+    out[ATTN_ROW_STATS_SUM] = r.sum;
+    out[ATTN_ROW_STATS_MAX] = r.max;
+    out[ATTN_ROW_STATS_ARGMAX] = r.argmax;
+    out[ATTN_ROW_STATS_RATIO] = r.ratio;
+    out[ATTN_ROW_STATS_ENTROPY] = r.entropy;
+    out[ATTN_ROW_STATS_EFFECTIVE] = r.effective;
+    out[ATTN_ROW_STATS_NORMALIZED] = r.normalized;
     return ATTN_OK;
 }
 

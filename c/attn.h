@@ -13,18 +13,16 @@
 typedef struct attn_engine attn_engine;
 typedef struct attn_session attn_session;
 
-enum {
-    ATTN_OK = 0,
-    /* 1 … 19: the weights_status codes of weights.h */
-    ATTN_ERR_NO_MEMORY = 20,
-    ATTN_ERR_VOCAB = 21,        /* the vocabulary lacks [CLS]/[SEP]/[UNK]/[MASK]/[PAD] or is not UTF-8 */
-    ATTN_ERR_ARGUMENT = 22,     /* layer/head/token/position out of range, or no run yet */
-    ATTN_ERR_PAIR = 23,         /* a sentence pair given to a model with a single token type */
-    ATTN_ERR_NO_MLM = 24,       /* attn_session_mlm on a model without a masked-LM head */
-    ATTN_ERR_NOT_LOADED = 25,   /* a run or [MASK] prediction needs a part that has not arrived */
-    ATTN_ERR_NOT_FINITE = 26,   /* the weights make a NaN or an infinity (attention, a layer's output
-                                   or the masked-word logits): no number of that run is given */
-};
+/* The status codes, ATTN_OK and ATTN_ERR_* (1 … 19 are the weights_status codes), and the
+ * indices of every positional array below (ATTN_SHAPE_*, ATTN_ROW_STATS_*, ATTN_MASS_*,
+ * ATTN_WALKTHROUGH_*, ATTN_COUNTS_*): spec.h, generated from c/spec.mjs. VOCAB: the vocabulary
+ * lacks [CLS]/[SEP]/[UNK]/[MASK]/[PAD] or is not UTF-8; ARGUMENT: layer/head/token/position out
+ * of range, or no run yet; PAIR: a sentence pair given to a model with a single token type;
+ * NO_MLM: attn_session_mlm on a model without a masked-LM head; NOT_LOADED: a run or [MASK]
+ * prediction needs a part that has not arrived; NOT_FINITE: the weights make a NaN or an
+ * infinity (attention, a layer's output or the masked-word logits): no number of that run is
+ * given. */
+#include "spec.h"
 
 /* A run stops reading its text once ATTN_COUNT_LIMIT tokens are known, so a huge paste costs
  * a bounded amount of work whatever its length: a full length equal to ATTN_COUNT_LIMIT means
@@ -46,7 +44,7 @@ size_t attn_memory_size(void);
 /* `bytes` must stay alive and unchanged while the engine lives. */
 int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out);
 void attn_engine_destroy(attn_engine *engine);
-/* shape[8] = vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
+/* shape[ATTN_SHAPE_COUNT]: vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
 void attn_engine_shape(const attn_engine *engine, int32_t *shape);
 const char *attn_engine_token(const attn_engine *engine, int32_t id);  /* NULL when out of range */
 int32_t attn_engine_special_id(const attn_engine *engine, const char *name);
@@ -58,7 +56,7 @@ const char *attn_engine_card(const attn_engine *engine);
 int attn_engine_has_mlm(const attn_engine *engine);
 
 /* Tokenizes without running the model and without truncation beyond `capacity` tokens.
- * counts[2] receives the tokens written and the tokens the whole text gives. */
+ * counts[ATTN_COUNTS_COUNT] receives the tokens written and the tokens the whole text gives. */
 int attn_engine_tokenize(const attn_engine *engine, const char *text, size_t bytes, int capacity,
                          int32_t *ids, int32_t *starts, int32_t *ends, int32_t *counts);
 
@@ -97,16 +95,17 @@ const float *attn_session_attention(const attn_session *session);
 /* [n][hidden] input of `layer` (0 = embedding output, layers = final hidden state). */
 const float *attn_session_hidden(const attn_session *session, int layer);
 
-/* out[7] = sum, max, argmax, ratio to uniform (max·n), entropy (nats), effective tokens, normalised entropy */
+/* out[ATTN_ROW_STATS_COUNT] = sum, max, argmax, ratio to uniform (max·n), entropy (nats), effective
+ * tokens, normalised entropy */
 int attn_session_row_stats(const attn_session *session, int layer, int head, int row, double *out);
 int attn_session_rollout(const attn_session *session, int last_layer, float *out /* [n][n] */);
-/* Role bit mask (analysis.h head_role), or a negative status; mass[4]: mean mass on words,
- * [CLS], [SEP], punctuation (may be NULL). */
+/* Role bit mask (spec.h enum head_role), or a negative status; mass[ATTN_MASS_COUNT]: mean mass
+ * on words, [CLS], [SEP], punctuation (may be NULL). */
 int attn_session_head_roles(const attn_session *session, int layer, int head, float *mass);
 int attn_session_contributions(const attn_session *session, int layer, int head, int row, float *out);
 int attn_session_row_scaled(const attn_session *session, int layer, int head, int row,
                             int divide_by_sqrt_d, float *out);
-int attn_session_walkthrough(const attn_session *session, int layer, int token, float *out /* [4][hidden] */);
+int attn_session_walkthrough(const attn_session *session, int layer, int token, float *out /* [ATTN_WALKTHROUGH_COUNT][hidden] */);
 /* The k most probable ids at a position (usually a [MASK]) and their probabilities;
  * ATTN_ERR_NO_MLM when the model has no masked-LM head. */
 int attn_session_mlm(const attn_session *session, int position, int k, int32_t *ids, float *probs);

@@ -25,7 +25,7 @@
 enum { MAX_REMOVED = 12 * 12 };
 
 #ifndef ATTN_DEFAULT_WEIGHTS
-#define ATTN_DEFAULT_WEIGHTS "weights/bert-mini.int8.bin"
+#define ATTN_DEFAULT_WEIGHTS "web/dist/bert-mini.int8.bin"
 #endif
 
 enum { EXIT_RUN_FAILED = 1, EXIT_BAD_ARGUMENT = 2 };

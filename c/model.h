@@ -6,11 +6,7 @@
 
 #include <stdint.h>
 
-enum {
-    BERT_MAX_TOKENS = 512,  /* [CLS] + 510 pieces + [SEP] */
-    BERT_MAX_LAYERS = 12,
-    BERT_MAX_HEADS = 12,
-};
+#include "spec.h"  /* BERT_MAX_TOKENS ([CLS] + 510 pieces + [SEP]), BERT_MAX_LAYERS, … */
 
 /* A weight matrix of `rows` x `cols` (row-major, HF Linear layout [out][in]), stored as it is
  * computed: int8 or int16 values with one float scale per row, w[r][c] = q[r*cols + c] *

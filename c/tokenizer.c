@@ -12,14 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spec.h"
 #include "unicode_tables.h"
 
 #define MAX_WORD_CHARS 100           /* WordPiece max_input_chars_per_word */
 #define CONTINUATION_PREFIX "##"
 #define CONTINUATION_PREFIX_LEN 2
 
-enum { SPECIAL_CLS, SPECIAL_SEP, SPECIAL_MASK, SPECIAL_PAD, SPECIAL_UNK, SPECIAL_COUNT };
-static const char *const special_names[SPECIAL_COUNT] = {"[CLS]", "[SEP]", "[MASK]", "[PAD]", "[UNK]"};
+/* SPECIAL_CLS … SPECIAL_UNK, SPECIAL_COUNT and their names: spec.h (from c/spec.mjs). */
+static const char *const special_names[SPECIAL_COUNT] = SPECIAL_TOKEN_NAMES;
 
 struct tokenizer {
     char *entries;              /* vocabulary text, each entry NUL-terminated */

@@ -6,39 +6,28 @@
 #include "weights.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The format's sizes, field offsets (HEADER_*, ENTRY_*, PART_*), kinds, limits and the tensor
+ * plan come from spec.h, generated from c/spec.mjs, which the converter reads too. The limits
+ * (BERT_MAX_*) are generous for bert-mini-like models, and small enough that every byte count
+ * below fits in 32 bits. */
 enum {
-    FORMAT_VERSION = 2,
-    TWO_PLANE_VERSION = 1,  /* the former format: two int8 planes per matrix, joined at load */
-    HEADER_SIZE = 128,
-    ENTRY_SIZE = 128,
-    PART_ENTRY_SIZE = 16,
-    NAME_SIZE = 64,
-    ALIGN = 16,
-    CHECKSUM_OFFSET = 12,
-    KIND_INT8 = 1,
-    KIND_F32 = 2,
-    KIND_INT16 = 4,
-    INT8_QMAX = 127,
-    TENSORS_OUTSIDE_LAYERS = 10,  /* 5 embedding tensors + 5 MLM head tensors */
-    MLM_HEAD_TENSORS = 5,         /* absent from a file converted from a BertModel checkpoint */
-    TENSORS_PER_LAYER = 16,
+    HEADER_SIZE = WEIGHTS_HEADER_SIZE,
+    ENTRY_SIZE = WEIGHTS_ENTRY_SIZE,
+    PART_ENTRY_SIZE = WEIGHTS_PART_ENTRY_SIZE,
+    NAME_SIZE = WEIGHTS_NAME_SIZE,
+    ALIGN = WEIGHTS_ALIGN,
+    CHECKSUM_OFFSET = WEIGHTS_CHECKSUM_OFFSET,
+    CHECKSUM_BYTES = 4,
 };
 
-/* Limits beyond model.h's: generous for bert-mini-like models, and small enough that every
- * byte count below fits in 32 bits. */
-enum {
-    MAX_VOCAB = 1 << 18,
-    MAX_HIDDEN = 1024,
-    MAX_FFN = 4096,
-    MAX_TYPE_VOCAB = 16,
-    MIN_POSITIONS = 3,  /* [CLS] piece [SEP], or a pair's [CLS] [SEP] [SEP]: fewer and no text runs */
-};
+enum { MIN_POSITIONS = 3 };  /* [CLS] piece [SEP], or a pair's [CLS] [SEP] [SEP]: fewer and no text runs */
 
-static const char MAGIC[8] = {'B', 'E', 'R', 'T', 'I', 'N', 'T', '8'};
+static const char MAGIC[] = WEIGHTS_MAGIC;
 
 /* ------------------------------------------------------------------ CRC-32 */
 
@@ -128,10 +117,10 @@ uint32_t weights_crc32(const uint8_t *bytes, size_t size)
  * as zeros. */
 static uint32_t head_checksum(const uint8_t *bytes, size_t head_bytes)
 {
-    static const uint8_t zeros[4] = {0, 0, 0, 0};
+    static const uint8_t zeros[CHECKSUM_BYTES] = {0};
     uint32_t crc = crc32_update(0xffffffffu, bytes, CHECKSUM_OFFSET);
-    crc = crc32_update(crc, zeros, sizeof zeros);
-    crc = crc32_update(crc, bytes + CHECKSUM_OFFSET + 4, head_bytes - CHECKSUM_OFFSET - 4);
+    crc = crc32_update(crc, zeros, CHECKSUM_BYTES);
+    crc = crc32_update(crc, bytes + CHECKSUM_OFFSET + CHECKSUM_BYTES, head_bytes - CHECKSUM_OFFSET - CHECKSUM_BYTES);
     return ~crc;
 }
 
@@ -175,29 +164,29 @@ typedef struct {
 static file_header read_header(const uint8_t *b)
 {
     file_header h;
-    h.version = read_u32(b + 8);
-    h.checksum = read_u32(b + 12);
-    h.file_size = read_u64(b + 16);
-    h.header_size = read_u32(b + 24);
-    h.tensor_count = read_u32(b + 28);
-    h.vocab_offset = read_u64(b + 32);
-    h.vocab_bytes = read_u64(b + 40);
-    h.table_offset = read_u64(b + 48);
-    h.table_bytes = read_u64(b + 56);
-    h.vocab_size = read_u32(b + 64);
-    h.hidden = read_u32(b + 68);
-    h.layers = read_u32(b + 72);
-    h.heads = read_u32(b + 76);
-    h.ffn = read_u32(b + 80);
-    h.max_positions = read_u32(b + 84);
-    h.type_vocab = read_u32(b + 88);
-    h.ln_eps = read_f32(b + 92);
-    h.head_bytes = read_u64(b + 96);
-    h.entry_size = read_u32(b + 104);
-    h.part_count = read_u32(b + 108);
-    h.parts_offset = read_u64(b + 112);
-    h.card_bytes = read_u32(b + 120);
-    h.card_offset = read_u32(b + 124);
+    h.version = read_u32(b + HEADER_VERSION);
+    h.checksum = read_u32(b + HEADER_HEAD_CHECKSUM);
+    h.file_size = read_u64(b + HEADER_FILE_SIZE);
+    h.header_size = read_u32(b + HEADER_HEADER_SIZE);
+    h.tensor_count = read_u32(b + HEADER_TENSOR_COUNT);
+    h.vocab_offset = read_u64(b + HEADER_VOCAB_OFFSET);
+    h.vocab_bytes = read_u64(b + HEADER_VOCAB_BYTES);
+    h.table_offset = read_u64(b + HEADER_TABLE_OFFSET);
+    h.table_bytes = read_u64(b + HEADER_TABLE_BYTES);
+    h.vocab_size = read_u32(b + HEADER_VOCAB_SIZE);
+    h.hidden = read_u32(b + HEADER_HIDDEN);
+    h.layers = read_u32(b + HEADER_LAYERS);
+    h.heads = read_u32(b + HEADER_HEADS);
+    h.ffn = read_u32(b + HEADER_FFN);
+    h.max_positions = read_u32(b + HEADER_MAX_POSITIONS);
+    h.type_vocab = read_u32(b + HEADER_TYPE_VOCAB);
+    h.ln_eps = read_f32(b + HEADER_LAYER_NORM_EPS);
+    h.head_bytes = read_u64(b + HEADER_HEAD_BYTES);
+    h.entry_size = read_u32(b + HEADER_ENTRY_SIZE);
+    h.part_count = read_u32(b + HEADER_PART_COUNT);
+    h.parts_offset = read_u64(b + HEADER_PARTS_OFFSET);
+    h.card_bytes = read_u32(b + HEADER_CARD_BYTES);
+    h.card_offset = read_u32(b + HEADER_CARD_OFFSET);
     return h;
 }
 
@@ -210,9 +199,9 @@ static int region_inside(uint64_t offset, uint64_t bytes, uint64_t start, uint64
 /* What must hold before the head's checksum can be computed over its bytes. */
 static weights_status check_envelope(const uint8_t *bytes, size_t size, const file_header *h)
 {
-    if (memcmp(bytes, MAGIC, sizeof MAGIC) != 0) return WEIGHTS_ERR_MAGIC;
-    if (h->version == TWO_PLANE_VERSION) return WEIGHTS_ERR_OLD_FORMAT;
-    if (h->version != FORMAT_VERSION) return WEIGHTS_ERR_VERSION;
+    if (memcmp(bytes + HEADER_MAGIC, MAGIC, sizeof MAGIC - 1) != 0) return WEIGHTS_ERR_MAGIC;
+    if (h->version == WEIGHTS_OLD_FORMAT_VERSION) return WEIGHTS_ERR_OLD_FORMAT;
+    if (h->version != WEIGHTS_FORMAT_VERSION) return WEIGHTS_ERR_VERSION;
     if (h->file_size > (uint64_t)size) return WEIGHTS_ERR_TRUNCATED;
     if (h->file_size < (uint64_t)size) return WEIGHTS_ERR_TRAILING;
     if (((uintptr_t)bytes & (ALIGN - 1)) != 0) return WEIGHTS_ERR_ALIGNMENT;
@@ -235,8 +224,8 @@ static weights_status check_parts(const uint8_t *bytes, const file_header *h)
     uint64_t expected = h->head_bytes;
     for (uint32_t i = 0; i < h->part_count; i++) {
         const uint8_t *e = bytes + (size_t)(h->parts_offset + (uint64_t)i * PART_ENTRY_SIZE);
-        const uint64_t offset = read_u64(e);
-        const uint32_t length = read_u32(e + 8);
+        const uint64_t offset = read_u64(e + PART_OFFSET);
+        const uint32_t length = read_u32(e + PART_BYTES);
         if (offset != expected || length == 0 || !region_inside(offset, length, h->head_bytes, h->file_size))
             return WEIGHTS_ERR_TENSOR;
         expected = offset + length;
@@ -257,17 +246,17 @@ static weights_status check_layout_fields(const file_header *h)
 
 static weights_status check_shape(const file_header *h)
 {
-    int ok = in_range(h->vocab_size, 1, MAX_VOCAB) && in_range(h->hidden, 1, MAX_HIDDEN) &&
+    int ok = in_range(h->vocab_size, 1, BERT_MAX_VOCAB) && in_range(h->hidden, 1, BERT_MAX_HIDDEN) &&
              in_range(h->layers, 1, BERT_MAX_LAYERS) && in_range(h->heads, 1, BERT_MAX_HEADS) &&
-             h->hidden % h->heads == 0 && in_range(h->ffn, 1, MAX_FFN) &&
+             h->hidden % h->heads == 0 && in_range(h->ffn, 1, BERT_MAX_FFN) &&
              in_range(h->max_positions, MIN_POSITIONS, BERT_MAX_TOKENS) &&
-             in_range(h->type_vocab, 1, MAX_TYPE_VOCAB) && isfinite(h->ln_eps) && h->ln_eps > 0.0f;
+             in_range(h->type_vocab, 1, BERT_MAX_TYPE_VOCAB) && isfinite(h->ln_eps) && h->ln_eps > 0.0f;
     return ok ? WEIGHTS_OK : WEIGHTS_ERR_SHAPE;
 }
 
 static uint32_t expected_tensor_count(uint32_t layers)
 {
-    return TENSORS_OUTSIDE_LAYERS + TENSORS_PER_LAYER * layers;
+    return WEIGHTS_EMBEDDING_TENSOR_COUNT + WEIGHTS_LAYER_TENSOR_COUNT * layers + WEIGHTS_MLM_HEAD_TENSOR_COUNT;
 }
 
 /* 1 when the table holds the MLM head; 0 for the attention-only table (tensor_count 5 + 16 × layers). */
@@ -279,7 +268,7 @@ static int has_mlm_head(const file_header *h)
 static weights_status check_table_region(const file_header *h)
 {
     if ((h->tensor_count != expected_tensor_count(h->layers) &&
-         h->tensor_count != expected_tensor_count(h->layers) - MLM_HEAD_TENSORS) ||
+         h->tensor_count != expected_tensor_count(h->layers) - WEIGHTS_MLM_HEAD_TENSOR_COUNT) ||
         h->table_bytes != (uint64_t)h->tensor_count * ENTRY_SIZE ||
         !region_inside(h->table_offset, h->table_bytes, HEADER_SIZE, h->head_bytes))
         return WEIGHTS_ERR_TENSOR;
@@ -323,17 +312,17 @@ typedef struct {
 static table_entry read_entry(const uint8_t *e)
 {
     table_entry t;
-    t.name = e;
-    t.kind = read_u32(e + 64);
-    t.rows = read_u32(e + 68);
-    t.cols = read_u32(e + 72);
-    t.group = read_u32(e + 76);
-    t.data_offset = read_u64(e + 80);
-    t.data_bytes = read_u64(e + 88);
-    t.scale_offset = read_u64(e + 96);
-    t.scale_bytes = read_u64(e + 104);
-    t.qmax = read_u32(e + 112);
-    t.reserved_zero = all_zero(e + 116, ENTRY_SIZE - 116);
+    t.name = e + ENTRY_NAME;
+    t.kind = read_u32(e + ENTRY_KIND);
+    t.rows = read_u32(e + ENTRY_ROWS);
+    t.cols = read_u32(e + ENTRY_COLS);
+    t.group = read_u32(e + ENTRY_GROUP);
+    t.data_offset = read_u64(e + ENTRY_DATA_OFFSET);
+    t.data_bytes = read_u64(e + ENTRY_DATA_BYTES);
+    t.scale_offset = read_u64(e + ENTRY_SCALE_OFFSET);
+    t.scale_bytes = read_u64(e + ENTRY_SCALE_BYTES);
+    t.qmax = read_u32(e + ENTRY_QMAX);
+    t.reserved_zero = all_zero(e + ENTRY_RESERVED, ENTRY_SIZE - ENTRY_RESERVED);
     return t;
 }
 
@@ -394,9 +383,9 @@ static const uint8_t *next_entry(table_cursor *t, const char *name, table_entry 
 
 static int matrix_entry_ok(const table_cursor *t, const table_entry *e, uint32_t rows, uint32_t cols)
 {
-    const int int8 = e->kind == KIND_INT8;
-    if (!int8 && e->kind != KIND_INT16) return 0;
-    if (int8 ? e->qmax != INT8_QMAX : (e->qmax < 1 || e->qmax > INT16_MAX)) return 0;
+    const int int8 = e->kind == WEIGHTS_KIND_INT8;
+    if (!int8 && e->kind != WEIGHTS_KIND_INT16) return 0;
+    if (int8 ? e->qmax != WEIGHTS_INT8_QMAX : (e->qmax < 1 || e->qmax > INT16_MAX)) return 0;
     if (e->rows != rows || e->cols != cols) return 0;
     if (e->group != cols) return 0;  /* one scale per row: the only layout the kernels read */
     const uint64_t count = (uint64_t)rows * cols, scale_count = rows;
@@ -438,9 +427,9 @@ static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32
     }
     out->q = t->bytes + (size_t)e.data_offset;
     out->scale = (const float *)(t->bytes + (size_t)e.scale_offset);
-    out->bits = e.kind == KIND_INT8 ? 8 : 16;
-    out->qmax = e.kind == KIND_INT8 ? 128 : (int)e.qmax;  /* int8: -128 is not excluded */
-    record_array(t, e.data_offset, e.data_bytes, e.kind == KIND_INT8 ? WEIGHTS_CONTENT_NONE : WEIGHTS_CONTENT_INT16,
+    out->bits = e.kind == WEIGHTS_KIND_INT8 ? 8 : 16;
+    out->qmax = e.kind == WEIGHTS_KIND_INT8 ? 128 : (int)e.qmax;  /* int8: -128 is not excluded */
+    record_array(t, e.data_offset, e.data_bytes, e.kind == WEIGHTS_KIND_INT8 ? WEIGHTS_CONTENT_NONE : WEIGHTS_CONTENT_INT16,
                  (int32_t)e.qmax);
     const uint8_t role = t->role;
     if (role == WEIGHTS_ROLE_WORD_ROWS) t->role = WEIGHTS_ROLE_CORE;  /* per-row scales: read with every row */
@@ -454,7 +443,7 @@ static void take_vector(table_cursor *t, const char *name, uint32_t length, cons
 {
     table_entry e;
     if (!next_entry(t, name, &e)) return;
-    int ok = e.kind == KIND_F32 && e.rows == 1 && e.cols == length && e.group == 0 && e.qmax == 0 &&
+    int ok = e.kind == WEIGHTS_KIND_F32 && e.rows == 1 && e.cols == length && e.group == 0 && e.qmax == 0 &&
              e.scale_offset == 0 && e.scale_bytes == 0 && e.data_bytes == (uint64_t)length * sizeof(float) &&
              array_ok(t, e.data_offset, e.data_bytes);
     if (!ok) {
@@ -467,54 +456,56 @@ static void take_vector(table_cursor *t, const char *name, uint32_t length, cons
 
 /* ------------------------------------------------------------------ binding the model */
 
-static void take_embeddings(table_cursor *t, bert_model *m, const file_header *h)
+/* One tensor of the plan (spec.h): its name (a layer's: the part after the layer prefix), kind,
+ * the shape its entry must have, what it is needed for, and the bert_model or bert_layer field
+ * it binds (a qmatrix for a matrix, a const float * for a vector). */
+typedef struct {
+    const char *name;
+    uint8_t matrix, rows, cols, role;
+    size_t field;
+} plan_entry;
+
+enum { PLAN_VECTOR, PLAN_MATRIX };
+#define PLAN_ENTRY(type, name, kind, rows, cols, field, role) \
+    {name, PLAN_##kind, WEIGHTS_DIM_##rows, WEIGHTS_DIM_##cols, WEIGHTS_ROLE_##role, offsetof(type, field)},
+#define MODEL_ENTRY(...) PLAN_ENTRY(bert_model, __VA_ARGS__)
+#define LAYER_ENTRY(...) PLAN_ENTRY(bert_layer, __VA_ARGS__)
+
+static const plan_entry EMBEDDING_PLAN[] = {WEIGHTS_EMBEDDING_TENSORS(MODEL_ENTRY)};
+static const plan_entry LAYER_PLAN[] = {WEIGHTS_LAYER_TENSORS(LAYER_ENTRY)};
+static const plan_entry MLM_HEAD_PLAN[] = {WEIGHTS_MLM_HEAD_TENSORS(MODEL_ENTRY)};
+
+static uint32_t dim_of(const file_header *h, uint8_t dim)
 {
-    t->role = WEIGHTS_ROLE_WORD_ROWS;
-    take_matrix(t, "bert.embeddings.word_embeddings.weight", h->vocab_size, h->hidden, &m->word_emb);
-    t->role = WEIGHTS_ROLE_CORE;
-    take_matrix(t, "bert.embeddings.position_embeddings.weight", h->max_positions, h->hidden, &m->pos_emb);
-    take_matrix(t, "bert.embeddings.token_type_embeddings.weight", h->type_vocab, h->hidden, &m->type_emb);
-    take_vector(t, "bert.embeddings.LayerNorm.weight", h->hidden, &m->emb_ln_gamma);
-    take_vector(t, "bert.embeddings.LayerNorm.bias", h->hidden, &m->emb_ln_beta);
+    switch ((enum weights_dim)dim) {
+    case WEIGHTS_DIM_ONE: return 1;
+    case WEIGHTS_DIM_VOCAB: return h->vocab_size;
+    case WEIGHTS_DIM_HIDDEN: return h->hidden;
+    case WEIGHTS_DIM_FFN: return h->ffn;
+    case WEIGHTS_DIM_MAX_POSITIONS: return h->max_positions;
+    case WEIGHTS_DIM_TYPE_VOCAB: return h->type_vocab;
+    }
+    return 0;
 }
 
-static const char *layer_name(char buffer[NAME_SIZE], uint32_t layer, const char *suffix)
+/* Takes the next table entries, which must be `plan`'s tensors in order, into the fields of
+ * `target` (a bert_model or a bert_layer). `layer` >= 0 names them as that layer's. */
+static void take_plan(table_cursor *t, const plan_entry *plan, size_t count, void *target, int layer,
+                      const file_header *h)
 {
-    snprintf(buffer, NAME_SIZE, "bert.encoder.layer.%u.%s", (unsigned)layer, suffix);
-    return buffer;
+    for (size_t i = 0; i < count; i++) {
+        const plan_entry *p = &plan[i];
+        char name[NAME_SIZE];
+        if (layer >= 0) snprintf(name, sizeof name, WEIGHTS_LAYER_PREFIX "%d.%s", layer, p->name);
+        else snprintf(name, sizeof name, "%s", p->name);
+        void *field = (char *)target + p->field;
+        t->role = p->role;
+        if (p->matrix) take_matrix(t, name, dim_of(h, p->rows), dim_of(h, p->cols), field);
+        else take_vector(t, name, dim_of(h, p->cols), field);
+    }
 }
 
-static void take_layer(table_cursor *t, bert_layer *l, uint32_t i, const file_header *h)
-{
-    char n[NAME_SIZE];
-    uint32_t d = h->hidden, f = h->ffn;
-    take_matrix(t, layer_name(n, i, "attention.self.query.weight"), d, d, &l->query);
-    take_vector(t, layer_name(n, i, "attention.self.query.bias"), d, &l->query_bias);
-    take_matrix(t, layer_name(n, i, "attention.self.key.weight"), d, d, &l->key);
-    take_vector(t, layer_name(n, i, "attention.self.key.bias"), d, &l->key_bias);
-    take_matrix(t, layer_name(n, i, "attention.self.value.weight"), d, d, &l->value);
-    take_vector(t, layer_name(n, i, "attention.self.value.bias"), d, &l->value_bias);
-    take_matrix(t, layer_name(n, i, "attention.output.dense.weight"), d, d, &l->attn_out);
-    take_vector(t, layer_name(n, i, "attention.output.dense.bias"), d, &l->attn_out_bias);
-    take_vector(t, layer_name(n, i, "attention.output.LayerNorm.weight"), d, &l->attn_ln_gamma);
-    take_vector(t, layer_name(n, i, "attention.output.LayerNorm.bias"), d, &l->attn_ln_beta);
-    take_matrix(t, layer_name(n, i, "intermediate.dense.weight"), f, d, &l->ffn_in);
-    take_vector(t, layer_name(n, i, "intermediate.dense.bias"), f, &l->ffn_in_bias);
-    take_matrix(t, layer_name(n, i, "output.dense.weight"), d, f, &l->ffn_out);
-    take_vector(t, layer_name(n, i, "output.dense.bias"), d, &l->ffn_out_bias);
-    take_vector(t, layer_name(n, i, "output.LayerNorm.weight"), d, &l->ffn_ln_gamma);
-    take_vector(t, layer_name(n, i, "output.LayerNorm.bias"), d, &l->ffn_ln_beta);
-}
-
-static void take_mlm_head(table_cursor *t, bert_model *m, const file_header *h)
-{
-    t->role = WEIGHTS_ROLE_MLM;
-    take_matrix(t, "cls.predictions.transform.dense.weight", h->hidden, h->hidden, &m->mlm_transform);
-    take_vector(t, "cls.predictions.transform.dense.bias", h->hidden, &m->mlm_transform_bias);
-    take_vector(t, "cls.predictions.transform.LayerNorm.weight", h->hidden, &m->mlm_ln_gamma);
-    take_vector(t, "cls.predictions.transform.LayerNorm.bias", h->hidden, &m->mlm_ln_beta);
-    take_vector(t, "cls.predictions.bias", h->vocab_size, &m->mlm_bias);
-}
+#define PLAN(array) array, sizeof array / sizeof array[0]
 
 static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, bert_model *m, weights_layout *l)
 {
@@ -533,10 +524,9 @@ static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, b
     record_array(&t, h->table_offset, h->table_bytes, WEIGHTS_CONTENT_NONE, 0);
     record_array(&t, h->parts_offset, (uint64_t)h->part_count * PART_ENTRY_SIZE, WEIGHTS_CONTENT_NONE, 0);
     record_array(&t, h->card_offset, h->card_bytes, WEIGHTS_CONTENT_NONE, 0);
-    t.role = WEIGHTS_ROLE_CORE;
-    take_embeddings(&t, m, h);
-    for (uint32_t i = 0; i < h->layers; i++) take_layer(&t, &m->layer[i], i, h);
-    if (has_mlm_head(h)) take_mlm_head(&t, m, h);
+    take_plan(&t, PLAN(EMBEDDING_PLAN), m, -1, h);
+    for (uint32_t i = 0; i < h->layers; i++) take_plan(&t, PLAN(LAYER_PLAN), &m->layer[i], (int)i, h);
+    if (has_mlm_head(h)) take_plan(&t, PLAN(MLM_HEAD_PLAN), m, -1, h);
     if (t.status == WEIGHTS_OK && !arrays_disjoint(l)) t.status = WEIGHTS_ERR_TENSOR;
     return t.status;
 }
@@ -566,7 +556,7 @@ static size_t element_size(uint8_t content)
 weights_part weights_part_at(const weights_layout *l, uint32_t index)
 {
     const uint8_t *e = l->bytes + (size_t)(l->parts_offset + (uint64_t)index * PART_ENTRY_SIZE);
-    return (weights_part){read_u64(e), read_u32(e + 8), read_u32(e + 12)};
+    return (weights_part){read_u64(e + PART_OFFSET), read_u32(e + PART_BYTES), read_u32(e + PART_CRC)};
 }
 
 int64_t weights_part_of_offset(const weights_layout *l, uint64_t offset)
@@ -674,19 +664,6 @@ weights_status weights_load(const uint8_t *bytes, size_t size, bert_model *model
 
 const char *weights_status_message(weights_status status)
 {
-    switch (status) {
-    case WEIGHTS_OK: return "weights loaded";
-    case WEIGHTS_ERR_TOO_SMALL: return "weights file is too small to hold a header (empty or cut short)";
-    case WEIGHTS_ERR_MAGIC: return "not a weights file (bad magic bytes; expected a file made by weights/convert.mjs)";
-    case WEIGHTS_ERR_VERSION: return "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs";
-    case WEIGHTS_ERR_TRUNCATED: return "weights file is truncated: it is shorter than its header says (incomplete download?)";
-    case WEIGHTS_ERR_CHECKSUM: return "weights file is corrupted: checksum mismatch";
-    case WEIGHTS_ERR_SHAPE: return "weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)";
-    case WEIGHTS_ERR_TENSOR: return "weights file has an inconsistent tensor table (name, shape, size, offset or alignment)";
-    case WEIGHTS_ERR_VOCAB: return "weights file vocabulary does not match its header (line count or size)";
-    case WEIGHTS_ERR_ALIGNMENT: return "weights buffer is not 16-byte aligned in memory";
-    case WEIGHTS_ERR_OLD_FORMAT: return "weights file is format version 1 (two int8 planes per matrix); this engine reads version 2: reconvert the checkpoint with weights/convert.mjs";
-    case WEIGHTS_ERR_TRAILING: return "weights file is longer than its header says (extra bytes after the end)";
-    }
-    return "unknown weights status";
+    const char *message = (int)status >= 0 && (int)status < WEIGHTS_STATUS_END ? status_message_of((int)status) : NULL;
+    return message ? message : UNKNOWN_STATUS_MESSAGE;
 }

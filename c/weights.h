@@ -6,20 +6,13 @@
 #include <stdint.h>
 #include "model.h"
 
-typedef enum {
-    WEIGHTS_OK = 0,
-    WEIGHTS_ERR_TOO_SMALL,      /* shorter than a header */
-    WEIGHTS_ERR_MAGIC,          /* not a weights file */
-    WEIGHTS_ERR_VERSION,        /* another format version */
-    WEIGHTS_ERR_TRUNCATED,      /* header says more bytes than were given */
-    WEIGHTS_ERR_CHECKSUM,       /* bytes corrupted */
-    WEIGHTS_ERR_SHAPE,          /* shape outside what the engine runs (not bert-mini-like) */
-    WEIGHTS_ERR_TENSOR,         /* tensor table inconsistent: name, size, offset, alignment */
-    WEIGHTS_ERR_VOCAB,          /* vocabulary does not match the header (line count, bytes) */
-    WEIGHTS_ERR_ALIGNMENT,      /* buffer not 16-byte aligned in memory */
-    WEIGHTS_ERR_TRAILING,       /* more bytes given than the header says (concatenated or padded) */
-    WEIGHTS_ERR_OLD_FORMAT,     /* format version 1 (two int8 planes): reconvert */
-} weights_status;
+/* weights_status (WEIGHTS_OK, WEIGHTS_ERR_*) and the format's constants: spec.h (from c/spec.mjs).
+ * TOO_SMALL shorter than a header; MAGIC not a weights file; VERSION another format version or
+ * layout; TRUNCATED the header says more bytes than were given; CHECKSUM bytes corrupted; SHAPE a
+ * shape outside what the engine runs; TENSOR tensor or part table inconsistent (name, size,
+ * offset, alignment, values); VOCAB vocabulary not matching the header; ALIGNMENT buffer not
+ * 16-byte aligned in memory; TRAILING more bytes given than the header says; OLD_FORMAT format
+ * version 1 (two int8 planes): reconvert. */
 
 
 /* Parses and validates `bytes` (kept alive by the caller; tensors are read in place) and fills
@@ -31,7 +24,8 @@ weights_status weights_load(const uint8_t *bytes, size_t size, bert_model *model
 enum {
     /* The most byte ranges a file names: 2 per tensor, plus header, vocabulary, tensor table,
      * part table and model card. */
-    WEIGHTS_MAX_ARRAYS = 2 * (10 + 16 * BERT_MAX_LAYERS) + 5,
+    WEIGHTS_MAX_ARRAYS = 2 * (WEIGHTS_EMBEDDING_TENSOR_COUNT + WEIGHTS_LAYER_TENSOR_COUNT * BERT_MAX_LAYERS +
+                          WEIGHTS_MLM_HEAD_TENSOR_COUNT) + 5,
 };
 
 typedef enum { WEIGHTS_CONTENT_NONE, WEIGHTS_CONTENT_FLOATS, WEIGHTS_CONTENT_INT16 } weights_content;

@@ -55,7 +55,7 @@ function eachSentence(s, fn, which = 'some') {
       continue;
     }
     if (!s.analyses.has(sentence)) {
-      s.analyses.set(sentence, analyseSentence(s.model, sentence.ids, { tokens: sentence.tokens, typeIds: sentence.type_ids }));
+      s.analyses.set(sentence, analyseSentence(s.model, sentence.ids, { tokens: sentence.tokens, typeIds: sentence.type_ids, checkpoint: CHECKPOINT }));
     }
     fn(session, s.analyses.get(sentence), sentence);
   }

@@ -103,9 +103,9 @@ check "pair mask" 0 '\[MASK\] at token 11 \(segment B\)' -- "$attn" "${pair[@]/t
 check "pair truncated longest-first" 0 'the pair gives 903 tokens, cut longest-first to 512: A keeps 255 pieces, B keeps 254' -- "$attn" "$(printf 'word %.0s' $(seq 600))" --pair "$(printf 'cat %.0s' $(seq 300))" --tokenize
 check "truncation: at least N once counting stops" 0 'the text gives at least 8192 tokens, only the first 512' -- "$attn" "$(printf 'word %.0s' $(seq 9000))" --tokenize
 check "missing weights" 1 'cannot read weights file' -- "$attn" "x" --weights "$tmp/none.bin"
-head -c 1000 weights/bert-mini.int8.bin > "$tmp/short.bin"
+head -c 1000 web/dist/bert-mini.int8.bin > "$tmp/short.bin"
 check "truncated weights" 1 'truncated|shorter' -- "$attn" "x" --weights "$tmp/short.bin"
-cp weights/bert-mini.int8.bin "$tmp/flip.bin"
+cp web/dist/bert-mini.int8.bin "$tmp/flip.bin"
 printf '\x55' | dd of="$tmp/flip.bin" bs=1 seek=5000000 conv=notrunc status=none
 check "corrupt weights" 1 'checksum' -- "$attn" "x" --weights "$tmp/flip.bin"
 

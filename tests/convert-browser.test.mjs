@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
+import { build } from 'esbuild';
 import { compactConfig, randomTensors, writeCheckpoint } from './lib/checkpoints.mjs';
 import { repoRoot } from './lib/node-engine.mjs';
 
@@ -26,7 +27,10 @@ test('convert-core.mjs in Chromium: the same weights file as the Node CLI, the s
     assert.equal(cli.status, 0, cli.stderr);
     const files = Object.fromEntries(['config.json', 'vocab.txt', 'model.safetensors']
       .map((name) => [name, fs.readFileSync(path.join(dir, name)).toString('base64')]));
-    const core = fs.readFileSync(path.join(repoRoot, 'weights/convert-core.mjs'), 'utf8');
+    // convert-core.mjs with the format's definition it imports (c/spec.mjs, weights/crc32.mjs),
+    // bundled as the page's bundle is (esbuild).
+    const core = (await build({ entryPoints: [path.join(repoRoot, 'weights/convert-core.mjs')], bundle: true,
+      format: 'esm', write: false, logLevel: 'silent' })).outputFiles[0].text;
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     try {

@@ -19,6 +19,7 @@ import {
   erf, erfc, gelu, loadCheckpoint, maxAttentionDelta, mlmTopK, referenceForward,
 } from '../weights/reference.mjs';
 import { CALIBRATION_SENTENCES, tokenizeAscii } from '../weights/calibration.mjs';
+import { cachedReference } from './lib/reference-cache.mjs';
 
 const BARS = { attention: 1e-6, hidden: 1e-5, mlmProbability: 1e-6, erf: 2e-15 };
 const fixtures = new URL('fixtures/', import.meta.url);
@@ -129,8 +130,13 @@ for (const checkpoint of CHECKPOINTS) {
     for (const sentence of sampled(json.sentences)) {
       const { n, rows } = sentence;
       const where = `${sentence.set} ${JSON.stringify(sentence.text.slice(0, 40))}`;
-      const result = referenceForward(model, sentence.ids, { typeIds: sentence.type_ids });
-      const attention = maxAttentionDelta(storedRows(result.attention, n, rows, layers * heads),
+      // The reference's values for the stored rows, kept in build/cache/ across runs.
+      const input = { ids: sentence.ids, typeIds: sentence.type_ids, rows };
+      const result = cachedReference(fileURLToPath(checkpoint.dir), 'fixture rows', input, () => {
+        const r = referenceForward(model, sentence.ids, { typeIds: sentence.type_ids });
+        return { rows: storedRows(r.attention, n, rows, layers * heads), lastHidden: r.lastHidden, embeddingOutput: r.embeddingOutput };
+      });
+      const attention = maxAttentionDelta(result.rows,
         slice(floats, sentence.attention_offset, layers * heads * rows.length * n));
       assert.ok(attention <= BARS.attention, `${where}: attention max |Δ| ${attention}`);
       const figures = worst.get(sentence.set) ?? { count: 0, attention: 0, hidden: 0 };
@@ -159,9 +165,13 @@ for (const checkpoint of CHECKPOINTS) {
     const cases = JSON.parse(readFileSync(new URL('mlm.json', checkpoint.fixtures), 'utf8'));
     let worst = 0, masks = 0;
     for (const c of cases) {
-      const result = referenceForward(model, c.ids);
-      for (const mask of c.masks) {
-        const ours = mlmTopK(model, result, mask.position, 5);
+      const positions = c.masks.map((m) => m.position);
+      const tops = cachedReference(fileURLToPath(checkpoint.dir), 'mlm top-5', { ids: c.ids, positions }, () => {
+        const result = referenceForward(model, c.ids);
+        return positions.map((position) => mlmTopK(model, result, position, 5));
+      });
+      for (const [m, mask] of c.masks.entries()) {
+        const ours = tops[m];
         const theirs = mask.top.slice(0, 5);
         assert.deepEqual(ours.map((p) => p.id), theirs.map(([id]) => id), `${JSON.stringify(c.text)} @${mask.position}`);
         ours.forEach((p, i) => { worst = Math.max(worst, Math.abs(p.probability - theirs[i][2])); });

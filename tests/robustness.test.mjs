@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { createEngine, Engine, EngineError } from '../web/src/engine.mjs';
 import { defaultWasm, defaultWeights, repoRoot } from './lib/node-engine.mjs';
 import { corruptWeightsCases, MESSAGES } from './lib/corrupt-weights.mjs';
+import { ALL_ONLY } from './lib/slow.mjs';
 
 const wasmBytes = fs.readFileSync(defaultWasm);
 const wasmModule = await WebAssembly.compile(wasmBytes);
@@ -279,7 +280,7 @@ test('the wasm heap is bounded and reported', () => {
     + `in use ${(inUse() / MEGABYTE).toFixed(1)} MB`);
 });
 
-test('leak test: 1,000 sentences through one session leave the heap in use where it was', () => {
+test('leak test: 1,000 sentences through one session leave the heap in use where it was', ALL_ONLY, () => {
   const session = engine.createSession();
   const longest = 'word '.repeat(50);  // buffers sized for the longest run below
   session.runText(longest);
@@ -300,7 +301,7 @@ test('leak test: 1,000 sentences through one session leave the heap in use where
   session.destroy();
 });
 
-test('leak test: 1,000 sessions created, run and destroyed; tokenize and refusals too', () => {
+test('leak test: 1,000 sessions created, run and destroyed; tokenize and refusals too', ALL_ONLY, () => {
   const before = inUse();
   for (let i = 0; i < 1000; i++) {
     const session = engine.createSession();
@@ -319,7 +320,7 @@ test('leak test: 1,000 sessions created, run and destroyed; tokenize and refusal
   assert.equal(afterRefusals, before);
 });
 
-test('running out of wasm memory gives error 20, not a crash, and the engine recovers', async () => {
+test('running out of wasm memory gives error 20, not a crash, and the engine recovers', ALL_ONLY, async () => {
   const own = await createEngine({ wasm: wasmModule, weights });  // its own instance and heap
   const before = own.x.attn_memory_in_use();
   const sessions = [];

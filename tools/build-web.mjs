@@ -4,8 +4,8 @@
 //                                       minified classic script (module scripts are refused
 //                                       from file://), with its source map next to it
 //   web/dist/attn.wasm.js               web/dist/attn.wasm as base64 in a classic script
-//   web/dist/bert-mini.int8.bin         the default weights, fetched over http in parts (range
-//                                       requests: the head, then the word-embedding parts)
+//   (web/dist/bert-mini.int8.bin, the default weights, is an input: written by `make weights`,
+//   committed once, fetched by the page over http in parts: the head, then the word-embedding parts)
 //   web/dist/bert-mini.weights.head.js  the head of the same file as base64, for file://
 //   web/dist/bert-mini.weights.part-NNN.js  its parts, PARTS_PER_SCRIPT (web/src/loader.mjs) a
 //                                       script, loaded on demand from file://
@@ -23,7 +23,7 @@ const DIST = path.join(root, 'web/dist');
 const ENTRY = path.join(root, 'web/src/attention-explorer.mjs');
 const BUNDLE = path.join(DIST, 'attention-explorer.js');
 const WASM = path.join(DIST, 'attn.wasm');
-const WEIGHTS = path.join(root, 'weights/bert-mini.int8.bin');
+const WEIGHTS = path.join(DIST, 'bert-mini.int8.bin');
 
 function fail(message) {
   console.error(`build-web: ${message}`);
@@ -92,7 +92,7 @@ function writeWeightScripts(weights) {
 }
 
 if (!existsSync(WASM)) fail('web/dist/attn.wasm is missing: run `./build.sh wasm` first');
-if (!existsSync(WEIGHTS)) fail('weights/bert-mini.int8.bin is missing: run `make weights` first');
+if (!existsSync(WEIGHTS)) fail('web/dist/bert-mini.int8.bin is missing: run `make weights` first');
 mkdirSync(DIST, { recursive: true });
 const wasm = readFileSync(WASM);
 const weights = readFileSync(WEIGHTS);
@@ -100,5 +100,4 @@ for (const file of await bundle({ 'attn.wasm': wasm.length, 'bert-mini.int8.bin'
   writeIfChanged(file.path, file.contents);
 }
 writeIfChanged(path.join(DIST, 'attn.wasm.js'), assetScript('attn.wasm', wasm));
-writeIfChanged(path.join(DIST, 'bert-mini.int8.bin'), weights);
 writeWeightScripts(weights);

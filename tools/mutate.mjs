@@ -27,7 +27,7 @@ const VIEW_VALUES = ['node', 'tests/browser/run.mjs', 'viewvalues'];
 
 const ablation = (pattern) => ['node', '--test', `--test-name-pattern=${pattern}`, 'tests/ablation.test.mjs'];
 const native = (target, ...args) => ['sh', '-c', `make -s build/${target} >/dev/null && build/${target} ${args.join(' ')}`];
-const SESSION_NATIVE = native('san/test_session', 'weights/bert-mini.int8.bin');
+const SESSION_NATIVE = native('san/test_session', 'web/dist/bert-mini.int8.bin');
 const CLI = ['sh', '-c', 'make -s build/attn >/dev/null && tests/cli.sh build/attn'];
 
 // Each: what it breaks, the edits (exact text, found once), what to rebuild, the tests to run.
@@ -52,7 +52,7 @@ const MUTATIONS = [
   { name: 'CLI: a card key twice accepted', build: 'none', tests: [CLI],
     edits: [['c/cli.c', 'if (seen[k]++) return "a key appears twice";', 'if (seen[k]++ && k < 0) return "a key appears twice";']] },
   { name: 'loader: 1 position accepted', build: 'none',
-    tests: [native('test_weights', 'weights/bert-mini.int8.bin', '../shared/checkpoints/bert-mini-int8')],
+    tests: [native('test_weights', 'web/dist/bert-mini.int8.bin', '../shared/checkpoints/bert-mini-int8')],
     edits: [['c/weights.c', 'MIN_POSITIONS = 3,', 'MIN_POSITIONS = 1,']] },
   { name: 'GELU by its tanh approximation', build: 'wasm', tests: [PARITY],
     edits: [['c/kernels.c', `    int i = 0;

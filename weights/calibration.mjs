@@ -6,6 +6,7 @@
 //
 // tokenizeAscii(vocabLines, text): BERT uncased WordPiece restricted to ASCII, giving the same
 // ids as the reference tokenizer (tests/fixtures/tokenize.jsonl) on ASCII text.
+import { SPECIAL_TOKENS } from '../c/spec.mjs';
 
 export const CALIBRATION_SENTENCES = [
   // narrative
@@ -68,8 +69,7 @@ export const CALIBRATION_SENTENCES = [
     + 'find tomorrow, usually in the first paragraph of the report.',
 ];
 
-const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
-const SPECIAL_PATTERN = /(\[CLS\]|\[SEP\]|\[MASK\]|\[PAD\]|\[UNK\])/;
+const SPECIAL_PATTERN = new RegExp(`(${SPECIAL_TOKENS.map((t) => t.replace(/[[\]]/g, '\\$&')).join('|')})`);
 const MAX_WORD_CHARACTERS = 100;
 const vocabularies = new WeakMap();
 

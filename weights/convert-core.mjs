@@ -2,27 +2,23 @@
 // bytes) in, a weights file (weights/FORMAT.md) out. Bytes in, bytes out: no file system, so
 // the Node CLI (convert.mjs) and the page run the same code.
 
-export const MAGIC = 'BERTINT8';
-export const FORMAT_VERSION = 2;
-export const HEADER_SIZE = 128;
-export const ENTRY_SIZE = 128;
-export const PART_ENTRY_SIZE = 16;
-export const NAME_SIZE = 64;
-export const KIND_INT8 = 1;
-export const KIND_F32 = 2;
-export const KIND_INT16 = 4;
-export const CHECKSUM_OFFSET = 12;
-export const INT8_QMAX = 127;
-// int16 matrices that are multiplied keep 13 bits (|q| ≤ 4095): the kernels' exact int32 sums
-// then leave the activations 13 bits too (c/kernels.c); tables that are only looked up (the
-// position and token-type embeddings) take all 15.
-export const INT16_QMAX_MULTIPLIED = 4095;
-export const INT16_QMAX_LOOKUP = 32767;
+// The format itself (sizes, field offsets, kinds, qmax, limits, special tokens, the tensor
+// plan) is c/spec.mjs, which the C loader's header c/spec.h is generated from.
+import {
+  ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
+  KINDS, LAYER_PREFIX, LAYER_TENSORS, LIMIT, MAGIC, MLM_HEAD_TENSORS, NAME_SIZE, PART, PART_ENTRY_SIZE, QMAX,
+  SPECIAL_TOKENS, writeField,
+} from '../c/spec.mjs';
+import { crc32, headChecksum } from './crc32.mjs';
+
+export { SPECIAL_TOKENS };
+export const INT8_QMAX = QMAX.int8;
+export const INT16_QMAX_MULTIPLIED = QMAX.int16Multiplied;
+export const INT16_QMAX_LOOKUP = QMAX.int16Lookup;
 // The word-embedding values are stored last, in parts of about this many bytes, each with its
 // own CRC, so that a reader can trust the rows a sentence needs before the rest arrives.
 export const PART_TARGET_BYTES = 65536;
-const ALIGN = 16;
-export const LIMITS = { layers: 12, heads: 12, hidden: 1024, ffn: 4096, maxPositions: 512, vocab: 1 << 18, typeVocab: 16 };
+export const LIMITS = LIMIT;
 
 export class ConvertError extends Error {}
 export const fail = (message) => { throw new ConvertError(message); };
@@ -89,7 +85,6 @@ export function parseConfig(text) {
 // the line named, every vocabulary the engine would refuse at load: one entry per '\n'-ended
 // line, well-formed UTF-8, no NUL, trailing White_Space ignored, the five special tokens present.
 
-export const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
 const TRAILING_WHITE_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/u;
 // Rows of a word-embedding table padded beyond the vocabulary (config.json vocab_size larger
 // than vocab.txt's lines) get these entries: they contain punctuation, which the tokenizer
@@ -205,55 +200,27 @@ export function floatsOf(tensors, name) {
 }
 
 // ---------------------------------------------------------------- the tensor plan
-// The one list of the file's tensors, in table order (the C loader walks the same order:
-// c/weights.c). `role`: 'lookup' matrices are only read row by row; 'multiplied' ones enter
-// matrix products; 'mlm' marks what only the masked-word head needs.
+// The file's tensors in table order, from c/spec.mjs (the C loader walks the same plan through
+// c/spec.h). `role`: 'lookup' matrices are only read row by row; 'multiplied' ones enter
+// matrix products; `mlm` marks what only the masked-word head needs.
 
-const LAYER_TENSORS = [
-  ['attention.self.query.weight', 'matrix', 'hidden', 'hidden'],
-  ['attention.self.query.bias', 'f32', 'hidden'],
-  ['attention.self.key.weight', 'matrix', 'hidden', 'hidden'],
-  ['attention.self.key.bias', 'f32', 'hidden'],
-  ['attention.self.value.weight', 'matrix', 'hidden', 'hidden'],
-  ['attention.self.value.bias', 'f32', 'hidden'],
-  ['attention.output.dense.weight', 'matrix', 'hidden', 'hidden'],
-  ['attention.output.dense.bias', 'f32', 'hidden'],
-  ['attention.output.LayerNorm.weight', 'f32', 'hidden'],
-  ['attention.output.LayerNorm.bias', 'f32', 'hidden'],
-  ['intermediate.dense.weight', 'matrix', 'ffn', 'hidden'],
-  ['intermediate.dense.bias', 'f32', 'ffn'],
-  ['output.dense.weight', 'matrix', 'hidden', 'ffn'],
-  ['output.dense.bias', 'f32', 'hidden'],
-  ['output.LayerNorm.weight', 'f32', 'hidden'],
-  ['output.LayerNorm.bias', 'f32', 'hidden'],
-];
-
-export const WORD_EMBEDDINGS = 'bert.embeddings.word_embeddings.weight';
+export const WORD_EMBEDDINGS = EMBEDDING_TENSORS[0].name;
 
 // mlm: false leaves out the masked-LM head (a BertModel checkpoint): the file then holds
 // 5 + 16 × layers tensors and the engine runs attention only (weights/FORMAT.md).
 export function tensorPlan(shape, { mlm = true } = {}) {
-  const dim = { vocab: shape.vocab, hidden: shape.hidden, ffn: shape.ffn, pos: shape.maxPositions, type: shape.typeVocab };
-  const plan = [
-    [WORD_EMBEDDINGS, 'matrix', 'vocab', 'hidden', 'lookup'],  // also the tied MLM decoder (kernels size its sums)
-    ['bert.embeddings.position_embeddings.weight', 'matrix', 'pos', 'hidden', 'lookup'],
-    ['bert.embeddings.token_type_embeddings.weight', 'matrix', 'type', 'hidden', 'lookup'],
-    ['bert.embeddings.LayerNorm.weight', 'f32', 'hidden'],
-    ['bert.embeddings.LayerNorm.bias', 'f32', 'hidden'],
-  ];
+  const dim = { one: 1, vocab: shape.vocab, hidden: shape.hidden, ffn: shape.ffn, maxPositions: shape.maxPositions, typeVocab: shape.typeVocab };
+  const plan = [...EMBEDDING_TENSORS];
   for (let i = 0; i < shape.layers; i++) {
-    for (const [suffix, ...rest] of LAYER_TENSORS) plan.push([`bert.encoder.layer.${i}.${suffix}`, ...rest]);
+    for (const t of LAYER_TENSORS) plan.push({ ...t, name: `${LAYER_PREFIX}${i}.${t.name}` });
   }
-  if (mlm) plan.push(
-    ['cls.predictions.transform.dense.weight', 'matrix', 'hidden', 'hidden', 'multiplied', 'mlm'],
-    ['cls.predictions.transform.dense.bias', 'f32', 'hidden', null, null, 'mlm'],
-    ['cls.predictions.transform.LayerNorm.weight', 'f32', 'hidden', null, null, 'mlm'],
-    ['cls.predictions.transform.LayerNorm.bias', 'f32', 'hidden', null, null, 'mlm'],
-    ['cls.predictions.bias', 'f32', 'vocab', null, null, 'mlm'],
-  );
-  return plan.map(([name, kind, a, b, role = 'multiplied', part]) => (kind === 'matrix'
-    ? { name, kind, rows: dim[a], cols: dim[b], hfShape: [dim[a], dim[b]], role, mlm: part === 'mlm' }
-    : { name, kind, rows: 1, cols: dim[a], hfShape: [dim[a]], mlm: part === 'mlm' }));
+  if (mlm) plan.push(...MLM_HEAD_TENSORS);
+  return plan.map((t) => {
+    const [rows, cols] = t.dims.map((d) => dim[d]);
+    return t.kind === 'matrix'
+      ? { name: t.name, kind: t.kind, rows, cols, hfShape: [rows, cols], role: t.use, mlm: t.needed === 'mlm' }
+      : { name: t.name, kind: t.kind, rows: 1, cols, hfShape: [cols], mlm: t.needed === 'mlm' };
+  });
 }
 
 const IGNORED_TENSOR = /^(bert\.pooler\.|cls\.seq_relationship\.|bert\.embeddings\.position_ids$)/;
@@ -396,30 +363,6 @@ export function quantizeMatrix(t, data, precision) {
   return { ...quantize(data, t.rows, t.cols, t.cols, qmax), precision, group: t.cols, qmax };
 }
 
-// ---------------------------------------------------------------- CRC-32
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-export function crc32(bytes, c = 0xffffffff) {
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-// The head's checksum: the first head_bytes with the checksum field read as zero.
-export function headChecksum(bytes, headBytes) {
-  const copy = bytes.slice(0, headBytes);
-  new DataView(copy.buffer).setUint32(CHECKSUM_OFFSET, 0, true);
-  return crc32(copy);
-}
-
 // ---------------------------------------------------------------- layout and bytes
 // head: header, vocabulary, model card, tensor table, part table, then every array except
 // those of the MLM head and the word-embedding values; then the parts: the MLM head, and the
@@ -468,51 +411,53 @@ function layoutFile(vocabBytes, cardBytes, tensors) {
 }
 
 function writeHeader(view, shape, L, tensorCount) {
-  for (let i = 0; i < MAGIC.length; i++) view.setUint8(i, MAGIC.charCodeAt(i));
-  view.setUint32(8, FORMAT_VERSION, true);
-  view.setBigUint64(16, BigInt(L.fileSize), true);
-  view.setUint32(24, HEADER_SIZE, true);
-  view.setUint32(28, tensorCount, true);
-  view.setBigUint64(32, BigInt(L.vocabOffset), true);
-  view.setBigUint64(40, BigInt(L.vocabBytes), true);
-  view.setBigUint64(48, BigInt(L.tableOffset), true);
-  view.setBigUint64(56, BigInt(L.tableBytes), true);
-  [shape.vocab, shape.hidden, shape.layers, shape.heads, shape.ffn, shape.maxPositions, shape.typeVocab]
-    .forEach((v, i) => view.setUint32(64 + 4 * i, v, true));
-  view.setFloat32(92, shape.lnEps, true);
-  view.setBigUint64(96, BigInt(L.headBytes), true);
-  view.setUint32(104, ENTRY_SIZE, true);
-  view.setUint32(108, L.partCount, true);
-  view.setBigUint64(112, BigInt(L.partsOffset), true);
-  view.setUint32(120, L.cardBytes, true);
-  view.setUint32(124, L.cardOffset, true);
+  const values = {
+    magic: new TextEncoder().encode(MAGIC), version: FORMAT_VERSION, headChecksum: 0, fileSize: L.fileSize,
+    headerSize: HEADER_SIZE, tensorCount, vocabOffset: L.vocabOffset, vocabBytes: L.vocabBytes,
+    tableOffset: L.tableOffset, tableBytes: L.tableBytes, vocabSize: shape.vocab, hidden: shape.hidden,
+    layers: shape.layers, heads: shape.heads, ffn: shape.ffn, maxPositions: shape.maxPositions,
+    typeVocab: shape.typeVocab, layerNormEps: shape.lnEps, headBytes: L.headBytes, entrySize: ENTRY_SIZE,
+    partCount: L.partCount, partsOffset: L.partsOffset, cardBytes: L.cardBytes, cardOffset: L.cardOffset,
+  };
+  for (const field of HEADER_FIELDS) writeField(view, 0, field, values[field.name]);
 }
-
-const KIND_CODE = { int8: KIND_INT8, int16: KIND_INT16, f32: KIND_F32 };
 
 function writeTableEntry(out, view, at, t) {
   const name = new TextEncoder().encode(t.name);
   if (name.length >= NAME_SIZE) fail(`tensor name too long for the table: ${t.name}`);
-  out.set(name, at);
+  out.set(name, at + ENTRY.name.offset);
   const isMatrix = t.kind !== 'f32';
-  view.setUint32(at + 64, KIND_CODE[isMatrix ? t.precision : 'f32'], true);
-  view.setUint32(at + 68, t.rows, true);
-  view.setUint32(at + 72, t.cols, true);
-  view.setUint32(at + 76, isMatrix ? t.group : 0, true);
-  view.setBigUint64(at + 80, BigInt(t.dataOffset), true);
-  view.setBigUint64(at + 88, BigInt(t.data.byteLength), true);
-  view.setBigUint64(at + 96, BigInt(isMatrix ? t.scalesOffset : 0), true);
-  view.setBigUint64(at + 104, BigInt(isMatrix ? t.scales.byteLength : 0), true);
-  view.setUint32(at + 112, isMatrix ? t.qmax : 0, true);
+  const entry = {
+    kind: KINDS[isMatrix ? t.precision : 'f32'], rows: t.rows, cols: t.cols, group: isMatrix ? t.group : 0,
+    dataOffset: t.dataOffset, dataBytes: t.data.byteLength, scaleOffset: isMatrix ? t.scalesOffset : 0,
+    scaleBytes: isMatrix ? t.scales.byteLength : 0, qmax: isMatrix ? t.qmax : 0,
+  };
+  for (const [name, value] of Object.entries(entry)) writeField(view, at, ENTRY[name], value);
 }
 
 const bytesOf = (typed) => new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+
+// The word-embedding parts' CRCs, per quantized array: the precision search builds a file per
+// candidate plan, and the word embeddings (most of the bytes) are the same array in most of them
+// (a quantized array is never changed once made).
+const WORD_PART_CRCS = new WeakMap();
+
+function partChecksum(out, part, word) {
+  const crc = () => crc32(out, part.offset, part.offset + part.bytes);
+  if (part.offset < word.dataOffset) return crc();
+  let known = WORD_PART_CRCS.get(word.data);
+  if (!known) WORD_PART_CRCS.set(word.data, (known = new Map()));
+  const key = `${part.offset - word.dataOffset}/${part.bytes}`;
+  if (!known.has(key)) known.set(key, crc());
+  return known.get(key);
+}
 
 // tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
 // matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''.
 export function buildFile(shape, vocab, card, tensors) {
   const cardBytes = card ? new Uint8Array([...new TextEncoder().encode(card), 0]) : new Uint8Array(0);
   const L = layoutFile(vocab.length, cardBytes.length, tensors);
+  const word = tensors.find((t) => t.name === WORD_EMBEDDINGS);
   const out = new Uint8Array(L.fileSize);  // zero-filled: padding is 0
   const view = new DataView(out.buffer);
   writeHeader(view, shape, L, tensors.length);
@@ -525,11 +470,11 @@ export function buildFile(shape, vocab, card, tensors) {
   });
   L.parts.forEach((p, i) => {
     const at = L.partsOffset + i * PART_ENTRY_SIZE;
-    view.setBigUint64(at, BigInt(p.offset), true);
-    view.setUint32(at + 8, p.bytes, true);
-    view.setUint32(at + 12, crc32(out.subarray(p.offset, p.offset + p.bytes)), true);
+    writeField(view, at, PART.offset, p.offset);
+    writeField(view, at, PART.bytes, p.bytes);
+    writeField(view, at, PART.crc, partChecksum(out, p, word));
   });
-  view.setUint32(CHECKSUM_OFFSET, headChecksum(out, L.headBytes), true);
+  writeField(view, 0, HEADER.headChecksum, headChecksum(out, L.headBytes));
   return out;
 }
 
@@ -572,20 +517,36 @@ function forcedPrecision(name, options) {
   return forced;
 }
 
-// Map name → { int8, int16 } quantized versions (computed on demand).
-function quantizedVersions(matrices, floats) {
+// (t, precision) → the matrix quantized at that precision (computed once, then kept; the
+// dequantized values are dropped: the search measures weights files, not float copies).
+function quantizedVersions(floats) {
   const cache = new Map();
-  const version = (t, precision) => {
+  return (t, precision) => {
     const key = `${t.name}/${precision}`;
-    if (!cache.has(key)) cache.set(key, quantizeMatrix(t, floats.get(t.name), precision));
+    if (!cache.has(key)) {
+      const { dequantized, ...kept } = quantizeMatrix(t, floats.get(t.name), precision);
+      cache.set(key, kept);
+    }
     return cache.get(key);
   };
-  return version;
 }
 
-// Decides every matrix's precision; returns { precisions: Map, predicted, onGrid: Set, log }.
-function choosePrecisions(shape, vocab, matrices, floats, options, log) {
-  const version = quantizedVersions(matrices, floats);
+// The plan's tensors ready for buildFile, each matrix at precisionOf(name).
+function planTensors(plan, floats, version, precisionOf, onGrid) {
+  return plan.map((t) => {
+    if (t.kind === 'f32') return { ...t, data: floats.get(t.name) };
+    const q = version(t, precisionOf(t.name));
+    return { ...t, data: q.q, scales: q.scales, precision: q.precision, group: q.group, qmax: q.qmax,
+      maxError: q.maxError, onGrid: onGrid.has(t.name) };
+  });
+}
+
+// Decides every matrix's precision; returns { precisions: Map, predicted, onGrid: Set, version }.
+// predicted: NaN when nothing was measured; 0 for a file that stores every matrix exactly
+// (unless options.predict asks for the engine's own arithmetic to be measured too).
+function choosePrecisions(shape, vocab, plan, floats, options, log) {
+  const matrices = plan.filter((t) => t.kind === 'matrix');
+  const version = quantizedVersions(floats);
   const onGrid = new Set(matrices.filter((t) => onInt8Grid(floats.get(t.name), t.rows, t.cols)).map((t) => t.name));
   // int8 with one scale per row stores an on-grid matrix exactly: nothing to predict for it.
   const exact = (name, precision) => precision === 'int8' && onGrid.has(name);
@@ -598,23 +559,22 @@ function choosePrecisions(shape, vocab, matrices, floats, options, log) {
     else open.push(t.name);
   }
   const lossy = matrices.filter((t) => !exact(t.name, precisions.get(t.name)));
-  if (lossy.length === 0) return { precisions, predicted: 0, onGrid, version };
-  // Every precision forced and no prediction wanted: skip the float64 calibration passes,
-  // which take minutes on a 12-layer model.
-  if (open.length === 0 && (options.predict === false || !options.searchPrecision)) return { precisions, predicted: NaN, onGrid, version };
-  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab);
-  const versions = new Map(matrices.map((t) => [t.name, {
-    get int8() { return version(t, 'int8').dequantized; },
-    get int16() { return version(t, 'int16').dequantized; },
-  }]));
-  const fixed = new Map([...precisions].filter(([name, p]) => !exact(name, p)));
+  const decided = { precisions, onGrid, version };
+  if (lossy.length === 0 && options.predict !== true) return { ...decided, predicted: 0, reachable: true };
+  // Every precision forced and no prediction wanted: skip the calibration runs.
+  if (open.length === 0 && (options.predict === false || !options.searchPrecision)) return { ...decided, predicted: NaN };
   if (!options.searchPrecision) {
     fail(`${open.length} matrices are not on the int8 grid and --precision auto must search where to spend precision: `
       + 'choose precision int8 or int16, or convert with node weights/convert.mjs');
   }
-  const result = options.searchPrecision({ shape, floats, vocabLines, matrices, candidates: open, versions, fixed, target: options.target, log });
+  // The entries as the engine reads them (trailing white space, a CR too, is not part of one).
+  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab).map((line) => line.replace(TRAILING_WHITE_SPACE, ''));
+  const planFile = (precisionOf) => buildFile(shape, vocab, '', planTensors(plan, floats, version, precisionOf, onGrid));
+  const result = options.searchPrecision({ shape, floats, vocabLines, candidates: open, fixed: new Map(precisions), planFile,
+    engine: typeof options.engine === 'function' ? options.engine() : options.engine, target: options.target, log,
+    referenceCache: options.referenceCache });
   for (const [name, p] of result.choice) precisions.set(name, p);
-  return { precisions, predicted: result.predicted, onGrid, version };
+  return { ...decided, predicted: result.predicted, calibration: result.calibration, reachable: result.reachable };
 }
 
 // ---------------------------------------------------------------- convert
@@ -646,7 +606,9 @@ function parseTraining(text) {
  * gives it (read only when needed: a refusal stops before the next file is read). options:
  * precision 'auto'|'int8'|'int16', precisionFor [{substring, precision}], target,
  * predict, log(line), searchPrecision (weights/precision-search.mjs; without it a checkpoint off
- * the int8 grid needs a forced precision). Returns { bytes, tensors, predicted, target }.
+ * the int8 grid needs a forced precision) and engine ({ Engine, wasm }, or a function giving it:
+ * the engine the search runs each candidate file on). Returns { bytes, tensors, predicted, calibration,
+ * reachable, target }.
  */
 export function convertCheckpoint(files, givenOptions = {}) {
   const options = { precision: 'auto', precisionFor: [], target: 1e-3, ...givenOptions };
@@ -662,17 +624,13 @@ export function convertCheckpoint(files, givenOptions = {}) {
   const { floats, ignored } = readPlanFloats(source, plan, shape);
   for (const name of ignored) log(`note: ignoring tensor ${name}`);
   const matrices = plan.filter((t) => t.kind === 'matrix');
-  const { precisions, predicted, onGrid, version } = choosePrecisions(shape, vocab, matrices, floats, options, log);
-  const tensors = plan.map((t) => {
-    if (t.kind === 'f32') return { ...t, data: floats.get(t.name) };
-    const q = version(t, precisions.get(t.name));
-    return { ...t, data: q.q, scales: q.scales, precision: q.precision, group: q.group, qmax: q.qmax,
-      maxError: q.maxError, onGrid: onGrid.has(t.name) };
-  });
+  const chosen = choosePrecisions(shape, vocab, plan, floats, options, log);
+  const { precisions, predicted, onGrid, version } = chosen;
+  const tensors = planTensors(plan, floats, version, (name) => precisions.get(name), onGrid);
   const int16 = tensors.filter((t) => t.precision === 'int16').length;
   const precisionText = int16 === 0 ? 'every matrix int8 (one float scale per row)'
     : `${matrices.length - int16} matrices int8, ${int16} int16 (one float scale per row)`;
   const card = buildCard({ name: files.name ?? 'checkpoint', shape, training: parseTraining(fileContent(files.training)), precision: precisionText, mlm: hasMlm });
   const bytes = buildFile(shape, vocab, card, tensors);
-  return { bytes, tensors, predicted, target: options.target };
+  return { bytes, tensors, predicted, calibration: chosen.calibration, reachable: chosen.reachable, target: options.target };
 }

@@ -1,6 +1,7 @@
 // What the browser suite holds the page's views against: the float64 analyses of
 // tests/lib/analysis-reference.mjs (on weights/reference.mjs, not on the engine), computed once
-// per sentence from the checkpoint the default weights were converted from, with the bars of
+// per sentence (and kept in build/cache/ across runs) from the checkpoint the default weights
+// were converted from, with the bars of
 // ANALYSIS_BARS. Also the MLM fixtures' float64 probabilities, and a record of the largest
 // difference seen per view and reading, printed at the end of the run.
 import { existsSync, readFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ export function float64Reference(root) {
     /** Every analysis of a run's token ids (see analyseSentence), computed once per id list. */
     of({ ids, tokens }) {
       const key = ids.join(',');
-      if (!analyses.has(key)) analyses.set(key, analyseSentence(model, ids, { tokens }));
+      if (!analyses.has(key)) analyses.set(key, analyseSentence(model, ids, { tokens, checkpoint }));
       return analyses.get(key);
     },
     /** Records |Δ| of one reading of one view; true when within the bar (NaN never is). */

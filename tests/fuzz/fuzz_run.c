@@ -1,5 +1,5 @@
 /* libFuzzer target: the run API on the real model (weights from $ATTN_FUZZ_WEIGHTS or
- * weights/bert-mini.int8.bin, loaded once).
+ * web/dist/bert-mini.int8.bin, loaded once).
  *
  * Input layout (missing bytes read as 0):
  *   u16     requested length: v < 0xF000 gives v mod 25, else (v − 0xF000) mod 601, so that

@@ -18,11 +18,11 @@
         }                                                                              \
     } while (0)
 
-/* The real weights file: $ATTN_FUZZ_WEIGHTS, else weights/bert-mini.int8.bin relative to the
+/* The real weights file: $ATTN_FUZZ_WEIGHTS, else web/dist/bert-mini.int8.bin relative to the
  * working directory (the repository root when run by tests/fuzz/run.sh). */
 static inline const char *fuzz_weights_path(void) {
     const char *path = getenv("ATTN_FUZZ_WEIGHTS");
-    return path && path[0] ? path : "weights/bert-mini.int8.bin";
+    return path && path[0] ? path : "web/dist/bert-mini.int8.bin";
 }
 
 /* A 16-byte aligned copy of `size` bytes; the allocation is exactly `size` bytes long, so the

@@ -5,12 +5,14 @@
 // (and what the page draws) against these.
 //
 //   const model = loadCheckpoint(dir);
-//   const ref = analyseSentence(model, ids, { tokens, typeIds });
+//   const ref = analyseSentence(model, ids, { tokens, typeIds, checkpoint: dir });
+//   (with `checkpoint`, the forward pass is kept in build/cache/ between runs: reference-cache.mjs)
 //   ref.row(l, h, i)  ref.rowStats(l, h, i)  ref.rollout(lastLayer)  ref.headRoles(l, h)
 //   ref.contributions(l, h, i)  ref.rowScaled(l, h, i, divide)  ref.walkthrough(l, token)
 //
 // Layers, heads, rows and tokens count from 0, as in web/src/engine.mjs.
 import { modelTensor, referenceInternals } from '../../weights/reference.mjs';
+import { cachedReference } from './reference-cache.mjs';
 
 // Largest |engine − reference| allowed per reading, for the int8-native default: a few times
 // the largest difference measured on the fixtures' sentences (`node --test
@@ -153,11 +155,15 @@ function layerNorm(x, gamma, beta, eps) {
   return x.map((v, k) => (v - mean) * inverse * gamma[k] + beta[k]);
 }
 
-/** Every reading of one sentence, from the reference forward pass of `model` on `ids`. */
-export function analyseSentence(model, ids, { tokens, typeIds } = {}) {
+/**
+ * Every reading of one sentence, from the reference forward pass of `model` on `ids`. With
+ * `checkpoint` (the directory `model` was loaded from), the pass is cached across runs.
+ */
+export function analyseSentence(model, ids, { tokens, typeIds, checkpoint } = {}) {
   const { hidden, heads, lnEps } = model.shape;
   const size = hidden / heads;
-  const internals = referenceInternals(model, ids, { typeIds });
+  const forward = () => referenceInternals(model, ids, { typeIds });
+  const internals = checkpoint ? cachedReference(checkpoint, 'referenceInternals', { ids, typeIds }, forward) : forward();
   const { n, attention } = internals;
   const kinds = tokenKinds(tokens ?? ids.map((id) => model.vocab[id]));
   const slice = (a, token, start, width) => Array.from(a.subarray(token * hidden + start, token * hidden + start + width));

@@ -3,42 +3,22 @@
 // read by c/weights.c) can be wrong, built from the good file, with the engine status code each
 // must give and the engine's fixed message for it.
 
-/** Byte offsets of header fields (c/weights.c, read_header). */
-export const AT = { version: 8, checksum: 12, fileSize: 16, tensorCount: 28, vocabOffset: 32, vocabBytes: 40,
-  tableOffset: 48, tableBytes: 56, vocabSize: 64, hidden: 68, heads: 76, headBytes: 96, partCount: 108,
-  partsOffset: 112, cardBytes: 120, cardOffset: 124 };
+import {
+  ENTRY_FIELDS, ENTRY_SIZE, HEADER_FIELDS, HEADER_SIZE, KINDS, PART_ENTRY_SIZE, PART_FIELDS, STATUSES,
+} from '../../c/spec.mjs';
+import { crc32 } from '../../weights/crc32.mjs';
 
-/** Byte offsets inside a tensor table entry (128 bytes) and a part table entry (16 bytes). */
-export const ENTRY = { size: 128, kind: 64, dataOffset: 80, dataBytes: 88, scaleOffset: 96, qmax: 112 };
-export const PART = { size: 16, offset: 0, bytes: 8, crc: 12 };
+export { crc32 };
 
-/** The engine's message for each status code (c/weights.c weights_status_message, c/attn.c). */
-export const MESSAGES = {
-  1: 'weights file is too small to hold a header (empty or cut short)',
-  2: 'not a weights file (bad magic bytes; expected a file made by weights/convert.mjs)',
-  3: "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs",
-  4: 'weights file is truncated: it is shorter than its header says (incomplete download?)',
-  5: 'weights file is corrupted: checksum mismatch',
-  6: 'weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)',
-  7: 'weights file has an inconsistent tensor table (name, shape, size, offset or alignment)',
-  8: 'weights file vocabulary does not match its header (line count or size)',
-  10: 'weights file is longer than its header says (extra bytes after the end)',
-  11: 'weights file is format version 1 (two int8 planes per matrix); this engine reads version 2: reconvert the checkpoint with weights/convert.mjs',
-  21: 'the vocabulary in the weights file is unusable (a special token is missing, or the vocabulary is not UTF-8)',
-};
+const offsets = (fields) => Object.fromEntries(fields.map((f) => [f.name, f.offset]));
 
-const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c;
-});
+/** Byte offsets of header fields, and inside a tensor table entry and a part table entry (c/spec.mjs). */
+export const AT = offsets(HEADER_FIELDS);
+export const ENTRY = { size: ENTRY_SIZE, ...offsets(ENTRY_FIELDS) };
+export const PART = { size: PART_ENTRY_SIZE, ...offsets(PART_FIELDS) };
 
-/** CRC-32 (IEEE 802.3, as zlib) of bytes [begin, end) of buf. */
-export function crc32(buf, begin = 0, end = buf.length) {
-  let c = -1;
-  for (let i = begin; i < end; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ -1) >>> 0;
-}
+/** The engine's message for each status code (c/spec.mjs, through c/spec.h into the C side). */
+export const MESSAGES = Object.fromEntries(STATUSES.filter((s) => s.code !== 0).map((s) => [s.code, s.message]));
 
 const u64 = (buf, at) => Number(buf.readBigUInt64LE(at));
 
@@ -58,15 +38,15 @@ export function partsOf(buf) {
  */
 export function rechecksum(buf) {
   const head = u64(buf, AT.headBytes);
-  if (head < 128 || head > buf.length) return buf;
+  if (head < HEADER_SIZE || head > buf.length) return buf;
   const table = u64(buf, AT.partsOffset);
   if (table + buf.readUInt32LE(AT.partCount) * PART.size <= head) {
     for (const { at, offset, bytes } of partsOf(buf)) {
       if (offset + bytes <= buf.length) buf.writeUInt32LE(crc32(buf, offset, offset + bytes), at + PART.crc);
     }
   }
-  buf.writeUInt32LE(0, AT.checksum);
-  buf.writeUInt32LE(crc32(buf, 0, head), AT.checksum);
+  buf.writeUInt32LE(0, AT.headChecksum);
+  buf.writeUInt32LE(crc32(buf, 0, head), AT.headChecksum);
   return buf;
 }
 
@@ -75,7 +55,7 @@ export function entryOf(buf, name) {
   const table = u64(buf, AT.tableOffset);
   for (let i = 0; i < buf.readUInt32LE(AT.tensorCount); i++) {
     const at = table + i * ENTRY.size;
-    if (buf.toString('latin1', at, at + 64).replace(/\0+$/, '') === name) return at;
+    if (buf.toString('latin1', at + ENTRY.name, at + ENTRY.kind).replace(/\0+$/, '') === name) return at;
   }
   throw new Error(`no tensor ${name} in the weights file`);
 }
@@ -115,9 +95,9 @@ export function corruptWeightsCases(weights) {
   return [
     ['empty file', () => Buffer.alloc(0), 1],
     ['cut at byte 1', cut(1), 1],
-    ['cut inside the header (64)', cut(64), 1],
-    ['cut at the last header byte (127)', cut(127), 1],
-    ['cut right after the header (128)', cut(128), 4],
+    [`cut inside the header (${HEADER_SIZE / 2})`, cut(HEADER_SIZE / 2), 1],
+    [`cut at the last header byte (${HEADER_SIZE - 1})`, cut(HEADER_SIZE - 1), 1],
+    [`cut right after the header (${HEADER_SIZE})`, cut(HEADER_SIZE), 4],
     ['cut inside the vocabulary', cut(Math.floor((vocabStart + vocabEnd) / 2)), 4],
     ['cut at the end of the vocabulary', cut(vocabEnd), 4],
     ['cut inside the model card', cut(Math.floor((cardStart + cardEnd) / 2)), 4],
@@ -133,7 +113,7 @@ export function corruptWeightsCases(weights) {
     ['another format version (3)', edited((b) => b.writeUInt32LE(3, AT.version), { checksum: false }), 3],
     ['another format version, re-checksummed', edited((b) => b.writeUInt32LE(7, AT.version)), 3],
     ['head_bytes past the end of the file', edited((b) => b.writeBigUInt64LE(BigInt(b.length + 16), AT.headBytes)), 3],
-    ['checksum mismatch: checksum field changed', edited((b) => { b[AT.checksum] ^= 1; }, { checksum: false }), 5],
+    ['checksum mismatch: checksum field changed', edited((b) => { b[AT.headChecksum] ^= 1; }, { checksum: false }), 5],
     ['checksum mismatch: a byte of the head flipped', edited((b) => { b[queryData + 77] ^= 0x04; }, { checksum: false }), 5],
     ['checksum mismatch: a byte of the MLM part flipped', edited((b) => { b[mlmPart.offset + 300] ^= 0x20; }, { checksum: false }), 5],
     ['checksum mismatch: one data byte flipped', edited((b) => { b[b.length - 1000] ^= 0x55; }, { checksum: false }), 5],
@@ -171,7 +151,7 @@ export function corruptWeightsCases(weights) {
  */
 export function partOfToken(buf, id) {
   const entry = entryOf(buf, 'bert.embeddings.word_embeddings.weight');
-  const rowBytes = buf.readUInt32LE(entry + 72) * (buf.readUInt32LE(entry + ENTRY.kind) === 4 ? 2 : 1);
+  const rowBytes = buf.readUInt32LE(entry + ENTRY.cols) * (buf.readUInt32LE(entry + ENTRY.kind) === KINDS.int16 ? 2 : 1);
   const offset = u64(buf, entry + ENTRY.dataOffset) + id * rowBytes;
   return partsOf(buf).findIndex((p) => offset >= p.offset && offset < p.offset + p.bytes);
 }

@@ -2,7 +2,7 @@
  * calls after it) on a real converted file:
  *
  *   make build/san/test_parts
- *   build/san/test_parts weights/bert-mini.int8.bin
+ *   build/san/test_parts web/dist/bert-mini.int8.bin
  *
  * The buffer given to the partial engine holds the head; every byte after it starts as 0xff
  * (a NaN in every float32, -1 in every int8), so a check that read a part before it arrived

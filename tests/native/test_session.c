@@ -1,7 +1,7 @@
 /* Native test of a session's runs under removal of heads, allocation failure and non-finite
  * weights (c/attn.h), on the default weights file:
  *
- *   make build/san/test_session && build/san/test_session weights/bert-mini.int8.bin
+ *   make build/san/test_session && build/san/test_session web/dist/bert-mini.int8.bin
  *
  * Linked with -Wl,--wrap=malloc: allocations of more than `fail_above` bytes fail, so a run that
  * cannot get memory can be made at will. Prints "N passed, M failed". */

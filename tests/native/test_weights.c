@@ -1,7 +1,7 @@
 /* Native test of the weights loader (c/weights.c) on a real converted file, format version 2.
  *
  *   make build/san/test_weights
- *   build/san/test_weights weights/bert-mini.int8.bin [../shared/checkpoints/bert-mini-int8]
+ *   build/san/test_weights web/dist/bert-mini.int8.bin [../shared/checkpoints/bert-mini-int8]
  *
  * With a checkpoint directory (F32 model.safetensors + vocab.txt) every tensor is compared
  * with the source floats: a matrix on the checkpoint's per-row int8 grid, stored as int8, must

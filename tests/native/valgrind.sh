@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 attn=${1:-build/valgrind/attn}
-weights=weights/bert-mini.int8.bin
+weights=web/dist/bert-mini.int8.bin
 command -v valgrind >/dev/null || { echo "valgrind: not installed"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

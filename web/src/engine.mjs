@@ -1,25 +1,22 @@
 // The JavaScript side of the engine: loads the wasm module and a weights file, and turns
 // the C API of c/attn.h into plain objects and typed arrays. Runs in browsers and in Node.
-// Everything the C side returns through positional arrays or numeric codes is named here,
-// once: status codes, the shape, row statistics, head roles and the walkthrough's parts.
+// Everything the C side returns through positional arrays or numeric codes is named by
+// c/spec.mjs (the C side's indices come from the same file, through c/spec.h): status codes,
+// the shape, row statistics, head roles, the walkthrough's parts, the weights header.
+import {
+  BOUNDARY, FORMAT_VERSION, HEADER, HEADER_SIZE, MAGIC, ROLE_BITS as ROLES, STATUS as SPEC_STATUS, readField,
+} from '../../c/spec.mjs';
 
-/** Status codes of c/attn.h (1 … 19 are the weights file's own checks). */
-export const STATUS = Object.freeze({
-  OK: 0, TOO_SMALL: 1, MAGIC: 2, VERSION: 3, TRUNCATED: 4, CHECKSUM: 5, SHAPE: 6, TENSOR: 7, VOCAB_TABLE: 8, ALIGNMENT: 9,
-  TRAILING: 10, OLD_FORMAT: 11, NO_MEMORY: 20, VOCAB: 21, ARGUMENT: 22, PAIR: 23, NO_MLM: 24, NOT_LOADED: 25,
-  NOT_FINITE: 26,
-});
+/** Status codes of c/attn.h by name (1 … 19 are the weights file's own checks). */
+export const STATUS = SPEC_STATUS;
 
-/** attn_engine_shape's int32[8], in order. */
-const SHAPE_FIELDS = ['vocab', 'hidden', 'layers', 'heads', 'ffn', 'maxPositions', 'typeVocab', 'headSize'];
-/** attn_session_row_stats's double[7], in order. */
-const ROW_STATS_FIELDS = ['sum', 'max', 'argmax', 'ratio', 'entropy', 'effective', 'normalized'];
-/** Bits of attn_session_head_roles's result (enum head_role in c/analysis.h), bit 0 first. */
-const ROLE_BITS = ['previous', 'next', 'cls-sink', 'sep-sink', 'punct-sink', 'broad'];
-/** The float[4] mass array of attn_session_head_roles, in order. */
-const MASS_FIELDS = ['word', 'cls', 'sep', 'punctuation'];
-/** attn_session_walkthrough's [4][hidden] output, in order. */
-const WALKTHROUGH_PARTS = ['concat', 'projected', 'residual', 'normed'];
+const SHAPE_FIELDS = BOUNDARY.shape.fields;
+const ROW_STATS_FIELDS = BOUNDARY.rowStats.fields;
+/** Bits of attn_session_head_roles's result, bit 0 first. */
+const ROLE_BITS = ROLES.map((r) => r.name);
+const MASS_FIELDS = BOUNDARY.mass.fields;
+const WALKTHROUGH_PARTS = BOUNDARY.walkthrough.fields;
+const COUNTS = BOUNDARY.counts.fields;
 
 /** Named fields of a flat array read from wasm memory. */
 function named(fields, values) {
@@ -59,14 +56,14 @@ export async function createPartialEngine({ wasm, head, fileSize }) {
   return new Engine(exports, memory, head, fileSize);
 }
 
-/** The first 128 bytes of a weights file: {headBytes, fileSize}, or null for another file. */
+/** The header of a weights file (its first bytes): {headBytes, fileSize}, or null for another file. */
 export function readWeightsHeader(bytes) {
-  if (!bytes || bytes.length < 128) return null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, 128);
-  const magic = String.fromCharCode(...bytes.subarray(0, 8));
-  const headBytes = Number(view.getBigUint64(96, true)), fileSize = Number(view.getBigUint64(16, true));
-  const ok = magic === 'BERTINT8' && view.getUint32(8, true) === 2 && headBytes >= 128 && headBytes <= fileSize &&
-    fileSize <= 2 ** 31;
+  if (!bytes || bytes.length < HEADER_SIZE) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER_SIZE);
+  const magic = String.fromCharCode(...readField(view, 0, HEADER.magic));
+  const headBytes = readField(view, 0, HEADER.headBytes), fileSize = readField(view, 0, HEADER.fileSize);
+  const ok = magic === MAGIC && readField(view, 0, HEADER.version) === FORMAT_VERSION && headBytes >= HEADER_SIZE &&
+    headBytes <= fileSize && fileSize <= 2 ** 31;
   return ok ? { headBytes, fileSize } : null;
 }
 
@@ -171,14 +168,14 @@ export class Engine {
     const capacity = bytes.length + 2;
     const heap = this.heap;
     const textPointer = heap.alloc(bytes.length + 1);
-    const arrays = heap.alloc(capacity * 12 + 8);
+    const arrays = heap.alloc(capacity * 12 + 4 * COUNTS.length);
     try {
       heap.u8(textPointer, bytes.length).set(bytes);
       const ids = arrays, starts = arrays + capacity * 4, ends = arrays + capacity * 8;
       const counts = arrays + capacity * 12;
       check(this, this.x.attn_engine_tokenize(this.pointer, textPointer, bytes.length, capacity,
         ids, starts, ends, counts));
-      const n = heap.i32(counts, 1)[0];
+      const n = named(COUNTS, heap.i32(counts, COUNTS.length)).written;
       return this.tokenList(heap.i32(ids, n), heap.i32(starts, n), heap.i32(ends, n));
     } finally {
       heap.free(textPointer);

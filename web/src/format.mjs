@@ -1,6 +1,7 @@
 // How numbers and tokens are written on the page.
+import { SPECIAL_TOKENS } from '../../c/spec.mjs';
 
-export const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
+export { SPECIAL_TOKENS };
 
 export function isSpecialToken(token) {
   return SPECIAL_TOKENS.includes(token);

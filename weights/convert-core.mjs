@@ -571,7 +571,7 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
   const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab).map((line) => line.replace(TRAILING_WHITE_SPACE, ''));
   const planFile = (precisionOf) => buildFile(shape, vocab, '', planTensors(plan, floats, version, precisionOf, onGrid));
   const result = options.searchPrecision({ shape, floats, vocabLines, candidates: open, fixed: new Map(precisions), planFile,
-    wasm: typeof options.wasm === 'function' ? options.wasm() : options.wasm, target: options.target, log,
+    engine: typeof options.engine === 'function' ? options.engine() : options.engine, target: options.target, log,
     referenceCache: options.referenceCache });
   for (const [name, p] of result.choice) precisions.set(name, p);
   return { ...decided, predicted: result.predicted, calibration: result.calibration, reachable: result.reachable };
@@ -606,8 +606,8 @@ function parseTraining(text) {
  * gives it (read only when needed: a refusal stops before the next file is read). options:
  * precision 'auto'|'int8'|'int16', precisionFor [{substring, precision}], target,
  * predict, log(line), searchPrecision (weights/precision-search.mjs; without it a checkpoint off
- * the int8 grid needs a forced precision) and wasm (the engine's WebAssembly.Module, which the
- * search runs each candidate file on). Returns { bytes, tensors, predicted, calibration,
+ * the int8 grid needs a forced precision) and engine ({ Engine, wasm }, or a function giving it:
+ * the engine the search runs each candidate file on). Returns { bytes, tensors, predicted, calibration,
  * reachable, target }.
  */
 export function convertCheckpoint(files, givenOptions = {}) {

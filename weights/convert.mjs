@@ -103,18 +103,22 @@ function readSafetensorsBytes(file) {
 // ---------------------------------------------------------------- convert
 
 export const ENGINE_WASM = new URL('../web/dist/attn.wasm', import.meta.url);
-let engineModule = null;
+// Loaded here, not by precision-search.mjs, so that the converter runs (every precision
+// forced, nothing measured) in a copy of weights/ without the page's sources.
+const engineSource = await import('../web/src/engine.mjs').catch((error) => error);
+let engineBuild = null;
 
-// The engine build the search runs its candidate files on (the page's own wasm).
-function engineWasm() {
-  if (!engineModule) {
+// The engine the search runs its candidate files on: the page's own JavaScript and wasm.
+function searchEngine() {
+  if (engineSource instanceof Error) fail(`the precision search runs the engine, and web/src/engine.mjs cannot be loaded: ${engineSource.message}`);
+  if (!engineBuild) {
     let bytes;
     try { bytes = fs.readFileSync(ENGINE_WASM); } catch {
       fail(`the precision search runs the engine, and ${ENGINE_WASM.pathname} is missing: build it with ./build.sh wasm`);
     }
-    engineModule = new WebAssembly.Module(bytes);
+    engineBuild = { Engine: engineSource.Engine, wasm: new WebAssembly.Module(bytes) };
   }
-  return engineModule;
+  return engineBuild;
 }
 
 // The float64 reference's attention on the calibration text, kept under build/reference-cache/
@@ -173,7 +177,7 @@ export function convert(givenOptions) {
     training: () => readFile(dir, 'training.json', { optional: true })?.toString('utf8') ?? null,
   };
   const cache = options.referenceCache === false ? undefined : referenceCache(() => (digest ??= checkpointHash.digest()));
-  return convertCheckpoint(files, { ...options, searchPrecision, wasm: engineWasm, referenceCache: cache });
+  return convertCheckpoint(files, { ...options, searchPrecision, engine: searchEngine, referenceCache: cache });
 }
 
 // ---------------------------------------------------------------- main

@@ -16,7 +16,6 @@
 // The aim on the calibration text is target / HELD_OUT_FACTOR: other text sees errors up to that
 // factor larger (measured on held-out sentences: weights/README.md), and the printed prediction
 // is the calibration figure times that factor.
-import { Engine } from '../web/src/engine.mjs';
 import { referenceForward, maxAttentionDelta } from './reference.mjs';
 import { CALIBRATION_SENTENCES, tokenizeAscii } from './calibration.mjs';
 
@@ -68,8 +67,9 @@ export function calibrationIds(vocabLines, maxPositions, budget = CALIBRATION_TO
 // One wasm instance for the whole search; each plan's weights file is loaded into it, run on
 // the calibration ids and destroyed (its memory is reused by the next plan).
 export class PlanJudge {
-  constructor(wasmModule, idsList, references) {
-    const instance = new WebAssembly.Instance(wasmModule, { env: { emscripten_notify_memory_growth() {} } });
+  constructor({ Engine, wasm }, idsList, references) {
+    const instance = new WebAssembly.Instance(wasm, { env: { emscripten_notify_memory_growth() {} } });
+    this.Engine = Engine;
     instance.exports._initialize?.();
     this.exports = instance.exports;
     this.memory = instance.exports.memory;
@@ -84,7 +84,7 @@ export class PlanJudge {
    */
   measure(bytes, { count = this.idsList.length, stopAbove = Infinity } = {}) {
     this.runs++;
-    const engine = new Engine(this.exports, this.memory, bytes);
+    const engine = new this.Engine(this.exports, this.memory, bytes);
     const session = engine.createSession();
     let worst = 0;
     try {
@@ -106,13 +106,13 @@ const exp = (x) => x.toExponential(2);
 /**
  * shape, floats (Map name → Float32Array, the checkpoint), vocabLines, candidates (names whose
  * precision is open), fixed (Map name → precision, decided), planFile(precisionOf) → the bytes
- * of a weights file with each matrix at precisionOf(name), wasm (a WebAssembly.Module of
- * web/dist/attn.wasm), target, log, referenceCache (optional { get(idsList), set(idsList,
+ * of a weights file with each matrix at precisionOf(name), engine ({ Engine: web/src/engine.mjs's
+ * class, wasm: a WebAssembly.Module of web/dist/attn.wasm }), target, log, referenceCache (optional { get(idsList), set(idsList,
  * attentions) } for the same checkpoint: convert.mjs keeps one on disk). Returns { choice: Map, predicted, calibration, reachable,
  * runs }: predicted = calibration max |Δ| × HELD_OUT_FACTOR; reachable false when no choice
  * meets the aim, null when there was nothing to choose (the file as forced, measured).
  */
-export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, planFile, wasm, target, log = () => {}, referenceCache }) {
+export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, planFile, engine, target, log = () => {}, referenceCache }) {
   const started = performance.now();
   const aim = target / HELD_OUT_FACTOR;
   const idsList = calibrationIds(vocabLines, shape.maxPositions, calibrationBudget(shape));
@@ -125,7 +125,7 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
   const references = cached ?? idsList.map((ids) => referenceForward(model, ids, {}).attention);
   if (!cached) referenceCache?.set(idsList, references);
   log(`float64 reference on the calibration text: ${cached ? 'kept from an earlier run, ' : ''}${seconds(started)}`);
-  const judge = new PlanJudge(wasm, idsList, references);
+  const judge = new PlanJudge(engine, idsList, references);
   const fileFor = (choice) => planFile((name) => choice.get(name) ?? fixed.get(name) ?? 'int8');
   const measure = (choice, options) => judge.measure(fileFor(choice), options);
   const allAt = (precision) => new Map(candidates.map((n) => [n, precision]));

@@ -13,7 +13,7 @@
 import { readFile, mkdir, writeFile, stat, mkdtemp, rm, cp } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { build as esbuild } from 'esbuild';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -956,8 +956,10 @@ async function testAddedView() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-added-view-'));
   try {
     await cp(path.join(ROOT, 'web/src'), path.join(dir, 'web/src'), { recursive: true });
-    await mkdir(path.join(dir, 'weights'));
-    await cp(path.join(ROOT, 'weights/convert-core.mjs'), path.join(dir, 'weights/convert-core.mjs'));
+    for (const outside of ['c', 'weights']) {  // the modules web/src imports from beside it (the format's spec, the converter)
+      await mkdir(path.join(dir, outside));
+      for (const name of readdirSync(path.join(ROOT, outside)).filter((n) => n.endsWith('.mjs'))) await cp(path.join(ROOT, outside, name), path.join(dir, outside, name));
+    }
     await writeFile(path.join(dir, 'hello.diff'), diff);
     const touched = execFileSync('git', ['apply', '--numstat', 'hello.diff'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').map((line) => line.split('\t')[2]);
     check(`added view: the diff touches only the view's module and the view list (${touched.join(', ')})`,
@@ -1357,7 +1359,7 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
-const FULL_ONLY = new Set(['testTiming', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout',
+const FULL_ONLY = new Set(['testTiming', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',
   'testLongInput', 'testConvertPanel']);
 
 await mkdir(SHOTS, { recursive: true });

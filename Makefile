@@ -178,6 +178,17 @@ build/peak.wasm: bench/peak.c
 	@mkdir -p build
 	emcc -O3 -msimd128 -std=c11 -Wall -Wextra -Werror bench/peak.c -o $@ --no-entry -sSTANDALONE_WASM
 
+# Where the time goes, per length and part, in Node and Chromium (bench/profile.mjs).
+.PHONY: profile
+profile: wasm build/peak.wasm build/profile.wasm
+	node bench/profile.mjs $(PROFILE_ARGS)
+
+build/profile.wasm: bench/profile.c $(ENGINE) $(HEADERS)
+	@mkdir -p build
+	emcc -O3 -msimd128 $(WARN) -DATTN_PROFILE -Ic bench/profile.c c/forward.c c/kernels.c c/weights.c -o $@ \
+	  --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=32MB -sMAXIMUM_MEMORY=512MB \
+	  -sTOTAL_STACK=1MB -sERROR_ON_UNDEFINED_SYMBOLS=0 -sWARN_ON_UNDEFINED_SYMBOLS=0
+
 clean:
 	rm -rf build
 

@@ -4,9 +4,13 @@
 // first build's time to each other build's (> 1: the other build is faster), and the median
 // ratio with its 95% bootstrap interval over blocks and rounds.
 //
-//   node bench/ab.mjs [--lengths 16,128] [--rounds N] [--blocks N] [--seed N]
+//   node bench/ab.mjs [--lengths 16,128] [--rounds N] [--blocks N] [--seed N] [--clock cpu|wall]
 //        A.wasm[:weights.bin] B.wasm[:weights.bin] ...
 //
+// --clock cpu (the default) times each sample as this process's CPU time (process.cpuUsage,
+// user + system) over a batch of runs of at least ~20 ms: on a machine shared with other work
+// the time spent waiting for a core is left out, which wall time (--clock wall, the time
+// bench.mjs uses against ORT) counts.
 // Weights default to web/dist/bert-mini.int8.bin; ids are bench.mjs's (the fixture sentences'
 // pieces). Block 1 also compares every build's attention and final hidden state with the first
 // build's at each length: "bit-identical", or the largest difference.
@@ -16,13 +20,13 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../web/src/engine.mjs';
-import { blockBootstrapMedian, blockSeed, median, oursEngine, seededRandom, timeLength, timingIds } from './measure.mjs';
+import { blockBootstrapMedian, blockSeed, median, oursEngine, seededRandom, shuffled, timeLength, timingIds } from './measure.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const USAGE = 'usage: node bench/ab.mjs [--lengths 16,128] [--rounds N] [--blocks N] [--seed N] A.wasm[:weights.bin] B.wasm[:weights.bin] ...';
+const USAGE = 'usage: node bench/ab.mjs [--lengths 16,128] [--rounds N] [--blocks N] [--seed N] [--clock cpu|wall] A.wasm[:weights.bin] B.wasm[:weights.bin] ...';
 
 function parseArgs(argv) {
-  const o = { lengths: [16, 128], rounds: 120, blocks: 4, seed: Date.now() % 1e9, specs: [], block: null, blockOut: null };
+  const o = { lengths: [16, 128], rounds: 120, blocks: 4, seed: Date.now() % 1e9, clock: 'cpu', specs: [], block: null, blockOut: null };
   const fail = (m) => { throw new Error(`ab: ${m}\n${USAGE}`); };
   const count = (a, v, min) => {
     const x = Number(v);
@@ -36,6 +40,7 @@ function parseArgs(argv) {
     else if (a === '--rounds') o.rounds = count(a, v(), 3);
     else if (a === '--blocks') o.blocks = count(a, v(), 1);
     else if (a === '--seed') o.seed = count(a, v(), 0);
+    else if (a === '--clock') o.clock = ['cpu', 'wall'].includes(argv[i + 1]) ? v() : fail('--clock: cpu or wall');
     else if (a === '--block') o.block = count(a, v(), 0);
     else if (a === '--block-out') o.blockOut = v();
     else if (a.startsWith('--')) fail(`unknown option ${a}`);
@@ -78,6 +83,27 @@ function outputDifference(builds, ids) {
   });
 }
 
+const cpuMs = () => { const { user, system } = process.cpuUsage(); return (user + system) / 1000; };
+
+/** Rounds timed by CPU time: a batch of runs per sample (≥ ~20 ms), builds in a new random order
+ * each round, after 20 runs of each build; every sample is ms per run. */
+function cpuRounds(engines, ids, rounds, random) {
+  for (let i = 0; i < 20; i++) for (const e of engines) e.run(ids);
+  let start = cpuMs();
+  for (const e of engines) e.run(ids);
+  const batch = Math.max(1, Math.ceil((20 * engines.length) / Math.max(cpuMs() - start, 0.01)));
+  const times = Object.fromEntries(engines.map((e) => [e.name, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const e of shuffled(engines, random)) {
+      start = cpuMs();
+      for (let k = 0; k < batch; k++) e.run(ids);
+      times[e.name].push((cpuMs() - start) / batch);
+    }
+  }
+  const warmup = Object.fromEntries(engines.map((e) => [e.name, { runs: 20, stable: true }]));
+  return { warmup, times };
+}
+
 async function runOneBlock(o) {
   const builds = await loadBuilds(o.specs);
   const random = seededRandom(blockSeed(o.seed, o.block));
@@ -86,7 +112,9 @@ async function runOneBlock(o) {
   for (const n of o.lengths) {
     const ids = timingIds(text, n);
     const differences = o.block === 0 ? outputDifference(builds, ids) : null;
-    const { warmup, times } = await timeLength(builds.map((b) => b.timed), ids, { rounds: Math.ceil(o.rounds / o.blocks), random });
+    const rounds = Math.ceil(o.rounds / o.blocks);
+    const { warmup, times } = o.clock === 'wall' ? await timeLength(builds.map((b) => b.timed), ids, { rounds, random })
+      : cpuRounds(builds.map((b) => b.timed), ids, rounds, random);
     lengths.push({ n, times, warmup, differences });
     console.log(`  block ${o.block + 1}/${o.blocks} n=${n}: ` + builds.map((b) => `${median(times[b.timed.name]).toFixed(3)} ms` +
       (warmup[b.timed.name].stable ? '' : ' (NOT stable)')).join(' / '));
@@ -118,7 +146,7 @@ async function main() {
     process.exit(child.status ?? 1);
   }
   if (o.block !== null) return runOneBlock(o);
-  console.log(`ab: ${o.specs.length} builds, ${o.blocks} blocks (fresh processes), ${o.rounds} rounds per length, seed ${o.seed}; ` +
+  console.log(`ab: ${o.specs.length} builds, ${o.blocks} blocks (fresh processes), ${o.rounds} rounds per length, ${o.clock} time, seed ${o.seed}; ` +
     `load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const blocks = runBlocks(o);
   const random = seededRandom(o.seed);

@@ -21,13 +21,13 @@ import { combineBlocks } from './measure.mjs';
 import { agreementLine, goalsLine, speedupLine, tables } from './report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const TYPES = { '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript', '.js': 'text/javascript',
   '.json': 'application/json', '.wasm': 'application/wasm' };
 
 /** Serves `ROOT`, and the directories of `mounts` under their URL prefixes, with the headers
  * that make the page cross-origin isolated. */
-function serve(mounts) {
+export function serve(mounts) {
   const server = http.createServer(async (request, response) => {
     try {
       const pathname = decodeURIComponent(new URL(request.url, 'http://127.0.0.1').pathname);
@@ -121,9 +121,11 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(error.message);
-  process.exit(2);
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  try {
+    await main();
+  } catch (error) {
+    console.error(error.message);
+    process.exit(2);
+  }
 }

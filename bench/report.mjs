@@ -79,8 +79,10 @@ export function speedupLine(result, label = 'speedup') {
   }
   const at128 = result.rows.find((r) => r.n === 128);
   parts.push(`peak_fraction_n128=${at128 && result.peakGflops ? fixed(at128.gflops / result.peakGflops) : 'n/a'}`);
-  const at16 = result.rows.find((r) => r.n === 16);
-  parts.push(`dot_peak_fraction_n16=${at16 && result.dotPeakGmacs ? fixed(dotPeakFraction(result, 16, at16.cells[oursName(result)].ms)) : 'n/a'}`);
+  for (const n of [16, 128]) {
+    const row = result.rows.find((r) => r.n === n);
+    parts.push(`dot_peak_fraction_n${n}=${row && result.dotPeakGmacs ? fixed(dotPeakFraction(result, n, row.cells[oursName(result)].ms)) : 'n/a'}`);
+  }
   return `${label}: ${parts.join(' ')}`;
 }
 

@@ -97,16 +97,16 @@ static void attend_head(const bert_state *s, int layer, int head, float *probs) 
     gemm_nn(n, size, n, probs, n, v, hidden, ctx, hidden);
 }
 
+/* y += x over count floats: a residual connection. */
+static void add_residual(float *y, const float *x, size_t count) {
+    for (size_t i = 0; i < count; i++) y[i] += x[i];
+}
+
 /* A removed head contributes nothing to W_O: its columns of the context are zeroed. */
 static void remove_head(const bert_state *s, int layer, int head) {
     const int hidden = s->model->hidden, size = hidden / s->model->heads;
     float *ctx = s->context + hidden_index(s, layer, 0) + (size_t)head * (size_t)size;
     for (int i = 0; i < s->n; i++) memset(ctx + (size_t)i * (size_t)hidden, 0, (size_t)size * sizeof *ctx);
-}
-
-/* y += x over count floats: a residual connection. */
-static void add_residual(float *y, const float *x, size_t count) {
-    for (size_t i = 0; i < count; i++) y[i] += x[i];
 }
 
 /* The FFN output goes to the scratch after the FFN's own activations, then is added into the

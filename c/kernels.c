@@ -615,6 +615,21 @@ static inline void dot_add(i4 *acc, i16x8 x, i16x8 w) {
 DEFINE_KERNELS(w8, int8_t, load_w8)
 DEFINE_KERNELS(w16, int16_t, load_w16)
 
+/* Built with -DATTN_PROFILE (bench/profile.c), the time spent quantizing activations is summed
+ * in attn_profile_quantize_ms by the harness's clock; otherwise QUANTIZE_TIMED is the call. */
+#ifdef ATTN_PROFILE
+double profile_clock(void);
+double attn_profile_quantize_ms;
+#define QUANTIZE_TIMED(call)                                                                   \
+    do {                                                                                       \
+        const double t0_ = profile_clock();                                                    \
+        call;                                                                                  \
+        attn_profile_quantize_ms += profile_clock() - t0_;                                     \
+    } while (0)
+#else
+#define QUANTIZE_TIMED(call) call
+#endif
+
 /* count matrices of the same width on one input x: each block of tokens is quantized once (to
  * the smallest xmax among them), then every matrix runs on it with the kernel of its type. */
 static void matmul_blocks(const float *x, int n, int count, const qmatrix *const *w,
@@ -631,7 +646,7 @@ static void matmul_blocks(const float *x, int n, int count, const qmatrix *const
     const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1);  /* ≥ QT: cols ≤ ATTN_QBLOCK / QT */
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int tokens = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, tokens, cols, xmax, X, sx);
+        QUANTIZE_TIMED(quantize_block(x, b0, tokens, cols, xmax, X, sx));
         for (int i = 0; i < count; i++) {
             if (w[i]->bits == 8) block_w8(w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
             else block_w16(w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);

@@ -42,6 +42,7 @@ function checkRun({ stdout, values, result }) {
   assert.ok('peak_fraction_n128' in values);
   const dot = Number(values.dot_peak_fraction_n16);  // build/peak.wasm: make test-node builds it
   assert.ok(Number.isFinite(dot) && dot > 0, `dot_peak_fraction_n16=${values.dot_peak_fraction_n16} (is build/peak.wasm built?)`);
+  assert.equal(values.dot_peak_fraction_n128, 'n/a', 'dot_peak_fraction_n128 was not measured');
   assert.match(stdout, /^goals( \(chromium\))?: f32 n=16 lo \d+\.\d\d ≥ 3: /m);
   assert.match(stdout, /load average \d+\.\d\d \d+\.\d\d \d+\.\d\d/);
   assert.deepEqual(result.rows.map((r) => [r.n, r.rounds, r.blocks]), [[8, 10, 2], [16, 10, 2]]);

@@ -5,7 +5,7 @@
 // Small synthetic checkpoints are written on the fly (tests/lib/safetensors.mjs); the real
 // checkpoints under ../shared/checkpoints/ (relative to the repository root) are used when
 // present: bert-mini-int8 (on the per-row int8 grid) and bert-mini-mlm (float-trained, whose
-// precision search runs once, about a minute).
+// precision search runs once: 10 s of CPU, weights/README.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -386,10 +386,9 @@ test('on the int8 grid: --precision auto stores every matrix as int8, exactly, w
   const w = readWeights(bytes);
   assert.equal(precisionCount(w, 'int8'), 10);
   assertQuantizedFrom(w, sourceMap(tensors), { exact: true });
-  assert.doesNotMatch(stderr, /calibration:/, 'nothing to search');
+  assert.doesNotMatch(stderr, /^(every candidate|ranking|bisection)/m, 'nothing to search');
   const { predicted, within } = predictionOf(stderr);
-  assert.equal(predicted, 0);
-  assert.ok(within);
+  assert.ok(within && predicted > 0 && predicted < 1e-3, `the engine's own arithmetic, measured: ${predicted}`);
 });
 
 test('auto search: only off-grid matrices are candidates; a tight target makes them int16, a loose one int8', () => {
@@ -545,7 +544,10 @@ test('bert-mini-int8 (on the int8 grid): every matrix int8, exact, ≤ 12,000,00
   for (const [name, t] of matrices(w)) assert.equal(t.group, t.cols, `${name}: per row`);
   assert.ok(w.vocab.equals(fs.readFileSync(path.join(gridCheckpoint, 'vocab.txt'))), 'vocabulary byte-identical');
   assertQuantizedFrom(w, sourceMap(readSafetensors(path.join(gridCheckpoint, 'model.safetensors'))), { exact: true });
-  assert.deepEqual(predictionOf(first.stderr), { predicted: 0, within: true, target: 1e-3 });
+  const verdict = predictionOf(first.stderr);
+  assert.ok(verdict.within && verdict.target === 1e-3 && verdict.predicted > 0 && verdict.predicted < 2e-4,
+    `the engine's own arithmetic, measured on the calibration text: ${verdict.predicted}`);
+  assert.doesNotMatch(first.stderr, /^(every candidate|ranking|bisection)/m, 'no search: every matrix is on the grid');
   assert.match(w.card.precision, /every matrix int8/);
   assert.equal(w.card.name, 'bert-mini-int8');
   console.log(`bert-mini-int8: ${first.bytes.length} bytes, ${w.parts.length} parts, head ${w.header.headBytes} bytes`);
@@ -560,7 +562,7 @@ test('bert-mini-mlm (float): auto spends int16 where needed and meets the target
   const source = sourceMap(readSafetensors(path.join(floatCheckpoint, 'model.safetensors')));
   assertQuantizedFrom(readWeights(int16.bytes), source);
   const started = Date.now();
-  const auto = convertOk(floatCheckpoint);  // the search: about a minute
+  const auto = convertOk(floatCheckpoint);  // the search
   const verdict = predictionOf(auto.stderr);
   const w = readWeights(auto.bytes);
   const spent = precisionCount(w, 'int16');

@@ -22,7 +22,7 @@ const BAR = 1e-3;
 // of each activation row for int8 matrices and 13 for int16 ones (c/kernels.c). On these sharp
 // random weights that measured, against the textbook float64 pass, up to 5.2e-4 (int8) on single
 // sentences and 1.28e-3 on a sentence pair, and 2.1e-3 with int16 matrices; the reference with
-// the kernels' input rounding modelled (precision-search.mjs inputLevels) moves by 7.0e-4 on
+// the kernels' input rounding modelled (reference.mjs model.inputLevels) moves by 7.0e-4 on
 // that pair by itself. So the 12-layer shape is held to bars of its own; the bar of 1e-3 holds for
 // the 2- and 4-layer shapes.
 const DEEP_BAR = { int8: 2e-3, int16: 3e-3 };

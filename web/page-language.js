@@ -21,9 +21,11 @@
     var title = document.querySelector('meta[name="title-' + lang + '"]');
     if (title) document.title = title.content;
   }
+  var chosen = pick();
+  document.documentElement.lang = chosen;  // before the explorer starts: it speaks it from its first word
   document.addEventListener('DOMContentLoaded', function () {
     var buttons = document.querySelectorAll('.language-switch button');
     for (var i = 0; i < buttons.length; i++) buttons[i].addEventListener('click', function (event) { show(event.currentTarget.value); });
-    show(pick());
+    show(chosen);
   });
 })();

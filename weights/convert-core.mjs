@@ -437,11 +437,27 @@ function writeTableEntry(out, view, at, t) {
 
 const bytesOf = (typed) => new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
 
+// The word-embedding parts' CRCs, per quantized array: the precision search builds a file per
+// candidate plan, and the word embeddings (most of the bytes) are the same array in most of them
+// (a quantized array is never changed once made).
+const WORD_PART_CRCS = new WeakMap();
+
+function partChecksum(out, part, word) {
+  const crc = () => crc32(out, part.offset, part.offset + part.bytes);
+  if (part.offset < word.dataOffset) return crc();
+  let known = WORD_PART_CRCS.get(word.data);
+  if (!known) WORD_PART_CRCS.set(word.data, (known = new Map()));
+  const key = `${part.offset - word.dataOffset}/${part.bytes}`;
+  if (!known.has(key)) known.set(key, crc());
+  return known.get(key);
+}
+
 // tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
 // matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''.
 export function buildFile(shape, vocab, card, tensors) {
   const cardBytes = card ? new Uint8Array([...new TextEncoder().encode(card), 0]) : new Uint8Array(0);
   const L = layoutFile(vocab.length, cardBytes.length, tensors);
+  const word = tensors.find((t) => t.name === WORD_EMBEDDINGS);
   const out = new Uint8Array(L.fileSize);  // zero-filled: padding is 0
   const view = new DataView(out.buffer);
   writeHeader(view, shape, L, tensors.length);
@@ -456,7 +472,7 @@ export function buildFile(shape, vocab, card, tensors) {
     const at = L.partsOffset + i * PART_ENTRY_SIZE;
     writeField(view, at, PART.offset, p.offset);
     writeField(view, at, PART.bytes, p.bytes);
-    writeField(view, at, PART.crc, crc32(out, p.offset, p.offset + p.bytes));
+    writeField(view, at, PART.crc, partChecksum(out, p, word));
   });
   writeField(view, 0, HEADER.headChecksum, headChecksum(out, L.headBytes));
   return out;
@@ -501,20 +517,36 @@ function forcedPrecision(name, options) {
   return forced;
 }
 
-// Map name → { int8, int16 } quantized versions (computed on demand).
-function quantizedVersions(matrices, floats) {
+// (t, precision) → the matrix quantized at that precision (computed once, then kept; the
+// dequantized values are dropped: the search measures weights files, not float copies).
+function quantizedVersions(floats) {
   const cache = new Map();
-  const version = (t, precision) => {
+  return (t, precision) => {
     const key = `${t.name}/${precision}`;
-    if (!cache.has(key)) cache.set(key, quantizeMatrix(t, floats.get(t.name), precision));
+    if (!cache.has(key)) {
+      const { dequantized, ...kept } = quantizeMatrix(t, floats.get(t.name), precision);
+      cache.set(key, kept);
+    }
     return cache.get(key);
   };
-  return version;
 }
 
-// Decides every matrix's precision; returns { precisions: Map, predicted, onGrid: Set, log }.
-function choosePrecisions(shape, vocab, matrices, floats, options, log) {
-  const version = quantizedVersions(matrices, floats);
+// The plan's tensors ready for buildFile, each matrix at precisionOf(name).
+function planTensors(plan, floats, version, precisionOf, onGrid) {
+  return plan.map((t) => {
+    if (t.kind === 'f32') return { ...t, data: floats.get(t.name) };
+    const q = version(t, precisionOf(t.name));
+    return { ...t, data: q.q, scales: q.scales, precision: q.precision, group: q.group, qmax: q.qmax,
+      maxError: q.maxError, onGrid: onGrid.has(t.name) };
+  });
+}
+
+// Decides every matrix's precision; returns { precisions: Map, predicted, onGrid: Set, version }.
+// predicted: NaN when nothing was measured; 0 for a file that stores every matrix exactly
+// (unless options.predict asks for the engine's own arithmetic to be measured too).
+function choosePrecisions(shape, vocab, plan, floats, options, log) {
+  const matrices = plan.filter((t) => t.kind === 'matrix');
+  const version = quantizedVersions(floats);
   const onGrid = new Set(matrices.filter((t) => onInt8Grid(floats.get(t.name), t.rows, t.cols)).map((t) => t.name));
   // int8 with one scale per row stores an on-grid matrix exactly: nothing to predict for it.
   const exact = (name, precision) => precision === 'int8' && onGrid.has(name);
@@ -527,23 +559,22 @@ function choosePrecisions(shape, vocab, matrices, floats, options, log) {
     else open.push(t.name);
   }
   const lossy = matrices.filter((t) => !exact(t.name, precisions.get(t.name)));
-  if (lossy.length === 0) return { precisions, predicted: 0, onGrid, version };
-  // Every precision forced and no prediction wanted: skip the float64 calibration passes,
-  // which take minutes on a 12-layer model.
-  if (open.length === 0 && (options.predict === false || !options.searchPrecision)) return { precisions, predicted: NaN, onGrid, version };
-  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab);
-  const versions = new Map(matrices.map((t) => [t.name, {
-    get int8() { return version(t, 'int8').dequantized; },
-    get int16() { return version(t, 'int16').dequantized; },
-  }]));
-  const fixed = new Map([...precisions].filter(([name, p]) => !exact(name, p)));
+  const decided = { precisions, onGrid, version };
+  if (lossy.length === 0 && options.predict !== true) return { ...decided, predicted: 0, reachable: true };
+  // Every precision forced and no prediction wanted: skip the calibration runs.
+  if (open.length === 0 && (options.predict === false || !options.searchPrecision)) return { ...decided, predicted: NaN };
   if (!options.searchPrecision) {
     fail(`${open.length} matrices are not on the int8 grid and --precision auto must search where to spend precision: `
       + 'choose precision int8 or int16, or convert with node weights/convert.mjs');
   }
-  const result = options.searchPrecision({ shape, floats, vocabLines, matrices, candidates: open, versions, fixed, target: options.target, log });
+  // The entries as the engine reads them (trailing white space, a CR too, is not part of one).
+  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab).map((line) => line.replace(TRAILING_WHITE_SPACE, ''));
+  const planFile = (precisionOf) => buildFile(shape, vocab, '', planTensors(plan, floats, version, precisionOf, onGrid));
+  const result = options.searchPrecision({ shape, floats, vocabLines, candidates: open, fixed: new Map(precisions), planFile,
+    wasm: typeof options.wasm === 'function' ? options.wasm() : options.wasm, target: options.target, log,
+    referenceCache: options.referenceCache });
   for (const [name, p] of result.choice) precisions.set(name, p);
-  return { precisions, predicted: result.predicted, onGrid, version };
+  return { ...decided, predicted: result.predicted, calibration: result.calibration, reachable: result.reachable };
 }
 
 // ---------------------------------------------------------------- convert
@@ -575,7 +606,9 @@ function parseTraining(text) {
  * gives it (read only when needed: a refusal stops before the next file is read). options:
  * precision 'auto'|'int8'|'int16', precisionFor [{substring, precision}], target,
  * predict, log(line), searchPrecision (weights/precision-search.mjs; without it a checkpoint off
- * the int8 grid needs a forced precision). Returns { bytes, tensors, predicted, target }.
+ * the int8 grid needs a forced precision) and wasm (the engine's WebAssembly.Module, which the
+ * search runs each candidate file on). Returns { bytes, tensors, predicted, calibration,
+ * reachable, target }.
  */
 export function convertCheckpoint(files, givenOptions = {}) {
   const options = { precision: 'auto', precisionFor: [], target: 1e-3, ...givenOptions };
@@ -591,17 +624,13 @@ export function convertCheckpoint(files, givenOptions = {}) {
   const { floats, ignored } = readPlanFloats(source, plan, shape);
   for (const name of ignored) log(`note: ignoring tensor ${name}`);
   const matrices = plan.filter((t) => t.kind === 'matrix');
-  const { precisions, predicted, onGrid, version } = choosePrecisions(shape, vocab, matrices, floats, options, log);
-  const tensors = plan.map((t) => {
-    if (t.kind === 'f32') return { ...t, data: floats.get(t.name) };
-    const q = version(t, precisions.get(t.name));
-    return { ...t, data: q.q, scales: q.scales, precision: q.precision, group: q.group, qmax: q.qmax,
-      maxError: q.maxError, onGrid: onGrid.has(t.name) };
-  });
+  const chosen = choosePrecisions(shape, vocab, plan, floats, options, log);
+  const { precisions, predicted, onGrid, version } = chosen;
+  const tensors = planTensors(plan, floats, version, (name) => precisions.get(name), onGrid);
   const int16 = tensors.filter((t) => t.precision === 'int16').length;
   const precisionText = int16 === 0 ? 'every matrix int8 (one float scale per row)'
     : `${matrices.length - int16} matrices int8, ${int16} int16 (one float scale per row)`;
   const card = buildCard({ name: files.name ?? 'checkpoint', shape, training: parseTraining(fileContent(files.training)), precision: precisionText, mlm: hasMlm });
   const bytes = buildFile(shape, vocab, card, tensors);
-  return { bytes, tensors, predicted, target: options.target };
+  return { bytes, tensors, predicted, calibration: chosen.calibration, reachable: chosen.reachable, target: options.target };
 }

@@ -103,8 +103,8 @@ export async function convertPanelTest({ newPage, check, waitDrawn, FILE }) {
     await explorer.locator('textarea').first().fill('the cat [MASK] on the mat.');
     await explorer.locator('.mask-predictions .mask-caveat').waitFor({ timeout: 30000 });
     const inline = await explorer.locator('.mask-predictions').textContent();
-    await explorer.locator('.tab[data-view="mlm"]').click();
-    await explorer.locator('.figure-box svg[data-view="mlm"]').waitFor({ timeout: 30000 });
+    await explorer.locator('.tab[data-view="mask"]').click();
+    await explorer.locator('.figure-box svg[data-view="mask"]').waitFor({ timeout: 30000 });
     const figure = await explorer.locator('.figure-box svg').textContent();
     check('convert panel: a BertModel checkpoint (no MLM head) loads, and the [MASK] line and view say why predictions are off',
       inline === NO_MLM_TEXT && figure.includes('no masked-word head (BertModel)') && (await pickers()).layers === 2, `${inline} | ${figure}`);

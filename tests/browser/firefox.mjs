@@ -327,7 +327,7 @@ async function testLayout() {
     const failures = [];
     for (const view of VIEW_IDS) {
       await selectView(page, view);
-      if (view === 'scaling' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
+      if (view === 'why-sqrt-d' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
         await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
       }
       const problems = await page.evaluate(layoutProblemsInPage, 0, { box: 'ink' });

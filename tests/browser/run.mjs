@@ -5,11 +5,14 @@
 // (tests/browser/view-values.mjs; the largest differences are printed at the end), checks the embed page under
 // its Content-Security-Policy, keyboard use, script injection, the URL hash, long input,
 // load errors (the corrupt-weights matrix of tests/lib/corrupt-weights.mjs: each case's engine
-// message and code shown), export, records every request (any outside file:// and the local server
-// fails the run), prints the timing line and writes screenshots to
+// message and code shown), export, the page in French (layout, numbers, notices, language changes),
+// a view added by web/README.md's diff and by a page's script, records every request (any outside
+// file:// and the local server fails the run), prints the timing line and writes screenshots to
 // test-output/screenshots/. Ends with "N passed, N failed"; exits 1 on any failure.
 
-import { readFile, mkdir, writeFile, stat, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, mkdir, writeFile, stat, mkdtemp, rm, cp } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { build as esbuild } from 'esbuild';
 import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -160,7 +163,7 @@ async function checkKeyboard(page, label) {
   await page.keyboard.press('Tab');
   await andRedraw(page, () => page.keyboard.press('ArrowRight'));
   const view = (await pageState(page)).view;
-  check(`${label}: Tab reaches the view tabs; ArrowRight opens the next view`, view === 'grid', view);
+  check(`${label}: Tab reaches the view tabs; ArrowRight opens the next view`, view === 'all-heads', view);
   await page.keyboard.press('Tab');
   const cellFocused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.getAttribute('class'));
   check(`${label}: Tab reaches the selected head cell`, /head-cell/.test(cellFocused || ''), cellFocused);
@@ -303,7 +306,7 @@ async function testInjection() {
   await waitDrawn(page);
   await page.waitForTimeout(200);
   await typeSentence(page, '"><svg onload=alert(3)> <img src=x onerror=alert(1)>');
-  for (const view of ['row', 'grid', 'compare', 'contributions']) await selectView(page, view);
+  for (const view of ['row', 'all-heads', 'compare', 'contributions']) await selectView(page, view);
   await page.waitForTimeout(300);
   const injected = await page.evaluate(() => {
     const root = document.querySelector('attention-explorer').shadowRoot;
@@ -379,10 +382,12 @@ async function testLoadErrors() {
   await writeFile(path.join(OUT, 'corrupt.html'), page('<attention-explorer weights="corrupt.weights.js"></attention-explorer>'));
   await writeFile(path.join(OUT, 'corrupt-http.html'), page('<attention-explorer weights="corrupt.bin"></attention-explorer>'));
   await writeFile(path.join(OUT, 'missing.html'), page('<attention-explorer weights="no-such-file.weights.js"></attention-explorer>'));
+  await writeFile(path.join(OUT, 'corrupt-fr.html'), page('<html lang="fr"><attention-explorer weights="corrupt.weights.js"></attention-explorer>'));
   const cases = [
     [`${FILE}/test-output/corrupt.html`, /checksum/i, 'file:// corrupt weights', 'error-corrupt-weights'],
     [`${HTTP}/test-output/corrupt-http.html`, /checksum/i, 'http corrupt weights', null],
     [`${FILE}/test-output/missing.html`, /could not load/i, 'file:// missing weights', 'error-missing-weights'],
+    [`${FILE}/test-output/corrupt-fr.html`, /n\u2019a pas pu d\u00e9marrer.*somme de contr\u00f4le incorrecte.*code du moteur 5/, 'file:// corrupt weights, French page (the engine\'s code worded in French)', 'fr-error-corrupt-weights'],
   ];
   for (const [address, pattern, label, screenshot] of cases) {
     const p = await newPage();
@@ -715,37 +720,129 @@ const VIEW_IDS = VIEWS.map((view) => view.id);
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
 /**
- * Every view at 390 and 1280 px, light and dark, for 3, 12 and 512 tokens: no two text boxes
- * of a figure intersect, none is cut by the figure or its box, nothing scrolls sideways.
- * Screenshots of every view at 390 px go to test-output/screenshots/phone-*.png.
+ * Every view at each width, light and dark, for 3, 12 and 512 tokens: no two text boxes of a
+ * figure intersect, none is cut by the figure or its box, nothing scrolls sideways. English
+ * at 390 and 1280 px (screenshots of every view at 390 px: test-output/screenshots/phone-*.png);
+ * French (index.html?lang=fr, strings ~20% longer) at 390, 700 and 1280 px (screenshots of
+ * every view at each width: test-output/screenshots/fr-*.png).
  */
-async function testLayout() {
+async function layoutIn(lang, widths) {
   const sentences = [['3 tokens', 'Hello'], ['12 tokens', 'The cat sat on the mat because it was tired.'], ['512 tokens', LONG_TEXT]];
+  const query = lang === 'en' ? '' : `?lang=${lang}`;
+  const label = lang === 'en' ? '' : ` (${lang})`;
   for (const scheme of ['light', 'dark']) {
     const page = await newPage({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
-    await page.goto(url(FILE, 'index.html') + '#view=row');
+    await page.goto(url(FILE, `index.html${query}`) + '#view=row');
     await waitDrawn(page);
-    for (const [label, sentence] of sentences) {
+    if (lang !== 'en') {
+      const tab = await explorer(page).locator('.tab[data-view="row"]').textContent();
+      check(`layout${label}: the explorer speaks ${lang} (Row tab "${tab}")`, tab !== 'Row', tab);
+    }
+    for (const [count, sentence] of sentences) {
       await typeSentence(page, sentence);
-      for (const width of [390, 1280]) {
+      for (const width of widths) {
         await page.setViewportSize({ width, height: 844 });
         await page.waitForTimeout(150);
         const failures = [];
         for (const view of VIEW_IDS) {
           await selectView(page, view);
-          if (view === 'scaling' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
+          if (view === 'why-sqrt-d' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
             await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
           }
           const problems = await page.evaluate(layoutProblemsInPage, 0);
           if (problems.length) failures.push(`${view}: ${problems.slice(0, 3).join('; ')}`);
-          if (width === 390 && label === '12 tokens') await shot(page, `phone-${scheme}-${String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0')}-${view}`);
+          const number = String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0');
+          if (lang === 'en' && width === 390 && count === '12 tokens') await shot(page, `phone-${scheme}-${number}-${view}`);
+          if (lang !== 'en' && count === '12 tokens') await shot(page, `${lang}-${width}-${scheme}-${number}-${view}`);
         }
-        check(`layout ${width} px, ${scheme}, ${label}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
+        check(`layout${label} ${width} px, ${scheme}, ${count}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
       }
     }
-    check(`layout ${scheme}: no page errors`, page.problems.length === 0, page.problems.join('; '));
+    check(`layout${label} ${scheme}: no page errors`, page.problems.length === 0, page.problems.join('; '));
     await page.context().close();
   }
+}
+
+async function testLayout() {
+  await layoutIn('en', [390, 1280]);
+}
+
+async function testLayoutFrench() {
+  await layoutIn('fr', [390, 700, 1280]);
+}
+
+/** What a view prints for people: its figure's texts and its notes, as one string. */
+async function shownText(page) {
+  return explorer(page).evaluate((e) => {
+    const root = e.shadowRoot;
+    const texts = [...root.querySelectorAll('.figure-box svg text')].map((t) => t.textContent);
+    const notes = [...root.querySelectorAll('.notes, .hover-readout, .which')].map((n) => n.textContent);
+    return [...texts, ...notes].join(' \u2016 ');
+  });
+}
+
+/**
+ * French on a French page: every view that prints numbers writes them the French way
+ * (0,942; Σ = 1,000; 12,24×; 42 %) and no English decimal is left, while the data-*
+ * values stay machine-readable; the language follows lang on the element, then on an
+ * ancestor, changes redraw, an unsupported language falls back to English with one note;
+ * index.html follows the browser's language and its switch.
+ */
+async function testFrench() {
+  const page = await newPage({ locale: 'fr-FR' });
+  const notes = [];
+  page.on('console', (message) => { if (message.type() === 'info') notes.push(message.text()); });
+  await page.goto(url(FILE, 'index.html') + '#sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.') + '&layer=2&head=3&token=8&view=row');
+  await waitDrawn(page);
+  check('French: index.html follows the browser\'s language (fr-FR): <html lang="fr">, French prose and explorer',
+    (await page.evaluate(() => document.documentElement.lang)) === 'fr' && (await page.locator('h1:visible').textContent()).includes('Explorateur') &&
+    (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Ligne');
+  const englishDecimal = /(^|[^\w.])\d+\.\d/;
+  for (const view of VIEW_IDS) {
+    if (view === 'mask') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
+    if (view === 'compare') await typeSentence(page, 'The cat sat on the mat because it was tired.');
+    await selectView(page, view);
+    if (view === 'why-sqrt-d') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+    const text = await shownText(page);
+    const english = englishDecimal.exec(text);
+    check(`French numbers, ${view}: decimal commas (${(text.match(/\d,\d/g) || []).length}), no English decimal point`,
+      /\d,\d/.test(text) && !english, english ? `"${text.slice(Math.max(0, english.index - 40), english.index + 40)}"` : text.slice(0, 200));
+  }
+  await selectView(page, 'row');
+  const row = await explorer(page).evaluate((e) => {
+    const root = e.shadowRoot;
+    return { sum: root.querySelector('.attention-row').dataset.sum, shown: root.querySelector('[data-role="row-sum"]').textContent,
+      stats: [...root.querySelectorAll('.attention-row text')].map((t) => t.textContent).join(' | ') };
+  });
+  check(`French numbers: the row's \u03a3 is shown "${row.shown}", its data-sum stays machine-readable (${row.sum})`,
+    row.shown === Number(row.sum).toFixed(3).replace('.', ',') && /^\d\.\d+/.test(row.sum) && row.stats.includes('\u03a3 = 1,000'), row.stats);
+  await selectView(page, 'all-heads');
+  const ratios = await explorer(page).locator('.cell-ratio, .cell-ratio-compact').allTextContents();
+  check(`French numbers: the head grid's ratios are written 12,24\u00d7 (${ratios.slice(0, 3).join(' ')})`, ratios.length === 16 && ratios.every((r) => /^\d+,\d\d\u00d7$/.test(r)));
+  await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
+  await selectView(page, 'mask');
+  const percents = await explorer(page).locator('.mlm-row text.val').allTextContents();
+  check(`French numbers: percentages with a narrow no-break space (${percents.slice(0, 2).join(', ')})`, percents.length > 0 && percents.every((p) => /^\d+(,\d)?\u202f%$/.test(p)));
+  const maskLine = await explorer(page).locator('.mask-line').first().textContent();
+  check(`French: the [MASK] line under the sentence ("${maskLine.slice(0, 60)}\u2026")`, maskLine.includes('au token') && /\u00ab\u202f\S+\u202f\u00bb \d+/.test(maskLine));
+  await page.locator('.language-switch button[value="en"]').click();
+  await page.waitForFunction(() => document.querySelector('attention-explorer').shadowRoot.querySelector('.tab[data-view="row"]').textContent === 'Row', null, { timeout: 5000 }).catch(() => {});
+  check('French: the page\'s switch turns page and explorer to English',
+    (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Row' && (await page.locator('h1:visible').textContent()) === 'Attention explorer');
+  // The element's own lang wins over the page's; an unsupported one falls back to English, noted once.
+  await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('lang', 'fr')));
+  check('French: lang="fr" on the element redraws it in French', (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Ligne');
+  await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('lang', 'de')));
+  await explorer(page).evaluate((e) => { e.setAttribute('lang', 'fr'); e.setAttribute('lang', 'de'); });
+  await page.waitForTimeout(100);
+  const german = notes.filter((n) => n.includes('"de"'));
+  check(`French: lang="de" falls back to English with one console note (${german.length})`,
+    (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Row' && german.length === 1, notes.join(' | '));
+  await explorer(page).evaluate((e) => e.removeAttribute('lang'));
+  await andRedraw(page, () => page.evaluate(() => { document.documentElement.lang = 'fr'; }));
+  check('French: with no lang of its own, the explorer follows <html lang> as it changes', (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Ligne');
+  check('French: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
 }
 
 async function testScreenshots() {
@@ -755,10 +852,10 @@ async function testScreenshots() {
     await page.goto(url(FILE, 'index.html') + '#sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.') + '&layer=2&head=3&token=8&view=row');
     await waitDrawn(page);
     for (const view of views) {
-      if (view === 'mlm') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
+      if (view === 'mask') await typeSentence(page, 'The cat sat on the [MASK] because it was tired.');
       if (view === 'compare') await typeSentence(page, 'The cat sat on the mat because it was tired.');
       await selectView(page, view);
-      if (view === 'scaling') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+      if (view === 'why-sqrt-d') await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
       if (view === 'matrix') await explorer(page).locator('.figure-box svg').hover({ position: { x: 300, y: 260 } });
       await shot(page, `${scheme}-${views.indexOf(view) + 1}-${view}`);
     }
@@ -769,7 +866,7 @@ async function testScreenshots() {
   await phone.goto(url(FILE, 'index.html') + '#token=2&layer=1&head=1&view=row');
   await waitDrawn(phone);
   await shot(phone, 'phone-row', 0, true);
-  await selectView(phone, 'grid');
+  await selectView(phone, 'all-heads');
   await shot(phone, 'phone-grid');
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check('phone width (390 px): the page does not scroll sideways', overflow <= 0, `${overflow}px`);
@@ -786,67 +883,90 @@ async function gotoHash(page, params) {
 }
 
 /**
- * A view added from a page's own script (AttentionExplorerPage.registerView, no file of the
- * project changed): it gets a tab with its label in the page's language, its state and hash
- * parameter, the keyboard reaches its tab and its focus target, and the hash restores it.
+ * The checks of a page whose explorer has the "hello" view (web/README.md's example): its tab,
+ * its state and hash parameter, the keyboard's way to its tab and its focus target, its own
+ * messages in French. `address(lang)` is the page in that language.
  */
-const HELLO_VIEW = `AttentionExplorerPage.registerView({
-  id: 'hello', aliases: ['hi'], labelKey: 'view.hello',
-  messages: { en: { 'view.hello': 'Hello', 'hello.title': 'Hello, {token}' }, fr: { 'view.hello': 'Bonjour', 'hello.title': 'Bonjour, {token}' } },
-  state: { greeting: 'hi' },
-  params: [{ name: 'greeting', read: (text) => /^[a-z]{1,12}$/.test(text) ? { set: { greeting: text } } : { used: ['problem.usedDefault', {}] },
-    write: (state) => (state.greeting === 'hi' ? null : state.greeting) }],
-  focus: '.hello-target',
-  render({ run, state, width, t }) {
-    const ns = 'http://www.w3.org/2000/svg';
-    const figure = document.createElementNS(ns, 'svg');
-    figure.setAttribute('width', width); figure.setAttribute('height', 60); figure.setAttribute('viewBox', '0 0 ' + width + ' 60');
-    const text = document.createElementNS(ns, 'text');
-    text.setAttribute('x', 12); text.setAttribute('y', 30); text.setAttribute('tabindex', '0'); text.setAttribute('class', 'hello-target');
-    text.textContent = t('hello.title', { token: run.tokens[state.token] }) + ' (' + state.greeting + ')';
-    figure.append(text);
-    return { figure, notes: [], wire: (svg, ui) => svg.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter') ui.select({ greeting: 'again' }, 'figure');
-    }) };
-  },
-});`;
-
-async function testRegisteredView() {
-  await mkdir(OUT, { recursive: true });
-  await writeFile(path.join(OUT, 'registered-view.js'), HELLO_VIEW + '\n');
-  const body = (lang) => `<!doctype html><html lang="${lang}"><meta charset="utf-8"><script src="../web/dist/attention-explorer.js"></script>` +
-    '<script src="registered-view.js"></script><attention-explorer hash></attention-explorer>\n';
-  await writeFile(path.join(OUT, 'registered-view.html'), body('en'));
-  await writeFile(path.join(OUT, 'registered-view-fr.html'), body('fr'));
+async function checkHelloView(label, address) {
   const page = await newPage();
-  await page.goto(`${FILE}/test-output/registered-view.html#view=hi&greeting=there&token=2`);
+  await page.goto(`${address('en')}#view=hello&greeting=again&token=2`);
   await waitDrawn(page);
   const tab = explorer(page).locator('.tab[data-view="hello"]');
-  check('registered view: a tab with its label, last in the tab list', (await tab.textContent()) === 'Hello' &&
+  check(`${label}: a tab with its label, last in the tab list`, (await tab.textContent()) === 'Hello' &&
     (await explorer(page).locator('.tab').last().getAttribute('data-view')) === 'hello');
   const state = await pageState(page);
-  check('registered view: the hash chose it by its alias and set its own parameter', state.view === 'hello' && state.greeting === 'there', JSON.stringify({ view: state.view, greeting: state.greeting }));
+  check(`${label}: the hash chose it and set its own parameter`, state.view === 'hello' && state.greeting === 'again', JSON.stringify({ view: state.view, greeting: state.greeting }));
   const drawn = await explorer(page).locator('.figure-box .hello-target').textContent();
-  check('registered view: its figure is drawn from the run and its state', drawn === `Hello, ${state.tokens[2]} (there)`, drawn);
+  check(`${label}: its figure is drawn from the run and its state`, drawn === `Hello, ${state.tokens[2]} (again)`, drawn);
+  await page.goto(address('en'));
+  await waitDrawn(page);
   await explorer(page).locator('.tab[data-view="row"]').click();
   await explorer(page).locator('.tab[data-view="row"]').focus();
   await andRedraw(page, () => page.keyboard.press('End'));
   const focused = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.activeElement?.dataset.view);
-  check('registered view: End on the tabs reaches its tab and focuses it', focused === 'hello', String(focused));
+  check(`${label}: End on the tabs reaches its tab and focuses it`, focused === 'hello', String(focused));
   await explorer(page).locator('.hello-target').focus();
   await andRedraw(page, () => page.keyboard.press('Enter'));
   const after = await page.evaluate(() => ({ greeting: document.querySelector('attention-explorer').state.greeting,
     focus: document.querySelector('attention-explorer').shadowRoot.activeElement?.getAttribute('class') }));
   await page.waitForFunction(() => location.hash.includes('greeting=again'), null, { timeout: 3000 }).catch(() => {});
   const hash = await page.evaluate(() => location.hash);
-  check('registered view: its keyboard handling changes its state, the focus returns to its target, the hash keeps it',
+  check(`${label}: its keyboard handling changes its state, the focus returns to its target, the hash keeps both`,
     after.greeting === 'again' && after.focus === 'hello-target' && hash.includes('view=hello') && hash.includes('greeting=again'), `${JSON.stringify(after)} ${hash}`);
-  check('registered view: layout clean', (await page.evaluate(layoutProblemsInPage, 0)).length === 0);
-  await page.goto(`${FILE}/test-output/registered-view-fr.html#view=hello`);
+  check(`${label}: layout clean`, (await page.evaluate(layoutProblemsInPage, 0)).length === 0);
+  await page.goto(`${address('fr')}#view=hello`);
   await waitDrawn(page);
-  check('registered view: its own messages in French', (await explorer(page).locator('.tab[data-view="hello"]').textContent()) === 'Bonjour');
-  check('registered view: no page errors', page.problems.length === 0, page.problems.join('; '));
+  check(`${label}: its own messages in French`, (await explorer(page).locator('.tab[data-view="hello"]').textContent()) === 'Bonjour');
+  check(`${label}: no page errors`, page.problems.length === 0, page.problems.join('; '));
   await page.context().close();
+}
+
+/** The page of a course holding one explorer (with the URL hash) and the given scripts. */
+const helloPage = (lang, scripts, assets = '') => `<!doctype html><html lang="${lang}"><meta charset="utf-8">` +
+  scripts.map((src) => `<script src="${src}"></script>`).join('') + `<attention-explorer hash${assets ? ` assets="${assets}"` : ''}></attention-explorer>\n`;
+
+/**
+ * Adding a view is one diff: web/README.md's, applied with `git apply` to a scratch copy of
+ * web/src/, touches only the new view's module and its line in views/index.mjs; the copy,
+ * bundled, shows the view with everything it declares.
+ */
+async function testAddedView() {
+  const readme = readFileSync(path.join(ROOT, 'web/README.md'), 'utf8');
+  const diff = /```diff\n([\s\S]*?)```/.exec(readme.split(/^## Views$/m)[1] ?? '')?.[1];
+  if (!check('added view: web/README.md shows the diff of adding a view', !!diff)) return;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-added-view-'));
+  try {
+    await cp(path.join(ROOT, 'web/src'), path.join(dir, 'web/src'), { recursive: true });
+    await mkdir(path.join(dir, 'weights'));
+    await cp(path.join(ROOT, 'weights/convert-core.mjs'), path.join(dir, 'weights/convert-core.mjs'));
+    await writeFile(path.join(dir, 'hello.diff'), diff);
+    const touched = execFileSync('git', ['apply', '--numstat', 'hello.diff'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').map((line) => line.split('\t')[2]);
+    check(`added view: the diff touches only the view's module and the view list (${touched.join(', ')})`,
+      touched.sort().join() === 'web/src/views/hello.mjs,web/src/views/index.mjs', touched.join(', '));
+    execFileSync('git', ['apply', 'hello.diff'], { cwd: dir });
+    await esbuild({ entryPoints: [path.join(dir, 'web/src/attention-explorer.mjs')], outfile: path.join(dir, 'dist/attention-explorer.js'),
+      bundle: true, format: 'iife', target: 'es2022', logLevel: 'silent' });
+    const assets = pathToFileURL(path.join(ROOT, 'web/dist')).href + '/';
+    for (const lang of ['en', 'fr']) await writeFile(path.join(dir, `lesson-${lang}.html`), helloPage(lang, ['dist/attention-explorer.js'], assets));
+    await checkHelloView('added view', (lang) => pathToFileURL(path.join(dir, `lesson-${lang}.html`)).href);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The same view added from a page's own script (AttentionExplorerPage.registerView): no project file changes. */
+async function testRegisteredView() {
+  const readme = readFileSync(path.join(ROOT, 'web/README.md'), 'utf8');
+  const diff = /```diff\n([\s\S]*?)```/.exec(readme.split(/^## Views$/m)[1] ?? '')?.[1] ?? '';
+  // The README's module as a classic script: its imports are the bundle's own helpers.
+  const module = diff.split('\n+++ b/web/src/views/hello.mjs\n')[1]?.split('\ndiff --git')[0].split('\n').filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join('\n') ?? '';
+  const script = module.replace(/^import .*$/gm, '').replace('export const helloView =', 'const helloView =') +
+    '\nAttentionExplorerPage.registerView(helloView);\n';
+  const helpers = 'const { svg, figureRoot, enumParam } = AttentionExplorerPage.helpers;\n';
+  await mkdir(OUT, { recursive: true });
+  await writeFile(path.join(OUT, 'registered-view.js'), `(function () {\n${helpers}${script}})();\n`);
+  for (const lang of ['en', 'fr']) await writeFile(path.join(OUT, `registered-view-${lang}.html`), helloPage(lang, ['../web/dist/attention-explorer.js', 'registered-view.js']));
+  await checkHelloView('registered view', (lang) => `${FILE}/test-output/registered-view-${lang}.html`);
 }
 
 async function testReadings() {
@@ -912,7 +1032,7 @@ async function testReadings() {
   // Empty input: [CLS] [SEP] alone is no positional head.
   await gotoHash(page, { sentence: '', view: 'row' });
   const warnings = await explorer(page).locator('.notes .warning').count();
-  await selectView(page, 'grid');
+  await selectView(page, 'all-heads');
   const positional = await explorer(page).locator('.head-cell[data-roles*="previous"], .head-cell[data-roles*="next"]').count();
   check('readings: empty input shows no positional-head warning and no positional badge', warnings === 0 && positional === 0, `${warnings} warnings, ${positional} badges`);
   check('readings: no page errors', page.problems.length === 0, page.problems.join('; '));
@@ -950,7 +1070,9 @@ async function testAttributes() {
   await writeFile(path.join(OUT, 'attributes.html'), '<!doctype html><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>\n' +
     '<attention-explorer sentence="It was late and it was cold." token="it#2" layer="0" head="5" view="heads"></attention-explorer>\n' +
     '<attention-explorer sentence="The cat sat on the mat." token="dog" whatif="maybe" theme="blue"></attention-explorer>\n' +
-    '<attention-explorer sentence="The cat sat on the mat." token="cat" layer="2" head="3" view="lines"></attention-explorer>\n');
+    '<attention-explorer sentence="The cat sat on the mat." token="cat" layer="2" head="3" view="lines"></attention-explorer>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." view="Why-Sqrt-D" theme="DARK" scale="Fixed" special="HIDE" whatif="ON"></attention-explorer>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." view="Grid"></attention-explorer>\n');
   const page = await newPage();
   const warnings = [];
   page.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); });
@@ -962,7 +1084,7 @@ async function testAttributes() {
   const tokensFirst = nodeSession.runText('It was late and it was cold.').tokens;
   const secondIt = tokensFirst.findIndex((t, i) => t === 'it' && i > tokensFirst.indexOf('it'));
   check(`attributes: token="it#2" picks the second "it" (token ${secondIt})`, first.token === secondIt, `${first.token}`);
-  check('attributes: token="cat" picks the word "cat"; layer, head and view="lines" are used', third.token === 2 && third.layer === 1 && third.head === 2 && third.view === 'lines',
+  check('attributes: token="cat" picks the word "cat"; layer, head and view="lines" (the head view\'s older name) are used', third.token === 2 && third.layer === 1 && third.head === 2 && third.view === 'head-view',
     JSON.stringify({ token: third.token, layer: third.layer, head: third.head, view: third.view }));
   check('attributes: invalid layer="0", head="5", view="heads" fall back to layer 1, head 1, the row view', first.layer === 0 && first.head === 0 && first.view === 'row');
   const notice = (await explorer(page, 0).locator('.problems').textContent()).replace(/\s+/g, ' ');
@@ -973,9 +1095,24 @@ async function testAttributes() {
     /token=.*\u201cdog\u201d.*token 1 \u201cthe\u201d/.test(noticeSecond) && /whatif=.*\u201cmaybe\u201d/.test(noticeSecond) &&
     /theme=.*\u201cblue\u201d.*system setting/.test(noticeSecond) && second.token === 1, noticeSecond);
   check('attributes: the third explorer (all valid) shows no notice', await explorer(page, 2).locator('.problems').isHidden());
+  const fourth = await pageState(page, 3), fifth = await pageState(page, 4);
+  const dark = await explorer(page, 3).evaluate((e) => e.shadowRoot.querySelector('.explorer').classList.contains('theme-dark'));
+  check('attributes: enumerated values in any case (view="Why-Sqrt-D", theme="DARK", scale="Fixed", special="HIDE", whatif="ON"; view="Grid", an older name)',
+    fourth.view === 'why-sqrt-d' && dark && fourth.scale === 'fixed' && fourth.hideSpecial === true && fourth.whatIf === true && fifth.view === 'all-heads' &&
+    (await explorer(page, 3).locator('.problems').isHidden()) && (await explorer(page, 4).locator('.problems').isHidden()),
+    JSON.stringify({ view: fourth.view, dark, scale: fourth.scale, special: fourth.hideSpecial, whatIf: fourth.whatIf, fifth: fifth.view }));
   const named = ['layer=', 'head=', 'view=', 'token=', 'whatif=', 'theme='].filter((name) => warnings.some((w) => w.includes(name)));
   check(`attributes: a console warning for each invalid attribute (${named.join(' ')})`, named.length === 6, warnings.join(' | '));
   check('attributes: no page errors', page.problems.length === 0, page.problems.join('; '));
+  // On a French page the notice is in French, with what is shown instead.
+  await writeFile(path.join(OUT, 'attributes-fr.html'), '<!doctype html><html lang="fr"><meta charset="utf-8"><script src="../web/dist/attention-explorer.js" defer></script>\n' +
+    '<attention-explorer sentence="The cat sat on the mat." layer="0" view="heads" theme="bleu"></attention-explorer>\n');
+  await page.goto(`${FILE}/test-output/attributes-fr.html`);
+  await waitDrawn(page);
+  const french = (await explorer(page).locator('.problems').textContent()).replace(/\s+/g, ' ');
+  check(`attributes: on a French page the notice is French ("${french.slice(0, 90)}\u2026")`,
+    /n\u2019ont pas pu \u00eatre utilis\u00e9s/.test(french) && /layer=\u00ab\s0\s\u00bb \(attribut\) inutilisable\s; \u00e0 la place\s: la couche 1 \(ce mod\u00e8le a les couches 1\u20134\)/.test(french) &&
+    /view=.*la vue row/.test(french) && /theme=.*r\u00e9glage du syst\u00e8me/.test(french), french);
   await page.context().close();
 }
 
@@ -989,7 +1126,7 @@ async function testHashRestore() {
   const state = await pageState(page);
   const itIndex = nodeSession.runText(params.sentence).tokens.indexOf('it');
   const restored = state.sentence === params.sentence && state.compareSentence === params.compare && state.layer === 2 && state.head === 1 &&
-    state.token === itIndex && state.view === 'scaling' && state.rolloutLayer === 1 && state.whatIf === true && state.scale === 'fixed' && state.hideSpecial === true;
+    state.token === itIndex && state.view === 'why-sqrt-d' && state.rolloutLayer === 1 && state.whatIf === true && state.scale === 'fixed' && state.hideSpecial === true;
   check('hash: every control (sentence, compare, layer, head, token as a word, view, rollout, whatif, scale, special) is restored', restored, JSON.stringify(state));
   check('hash: the what-if toggle is drawn on', await explorer(page).locator('.whatif-toggle').isChecked() && (await explorer(page).locator('.whatif-row').count()) === 1);
   await selectView(page, 'rollout');
@@ -1100,10 +1237,13 @@ async function testCopyTheFiles() {
     web.snippet === snippet && web.files.join() === files.join(), `${web.files} / ${files}`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-course-'));
   const lesson = await writeCoursePage(ROOT, dir, { files, snippet });
+  // The same snippet in a French course page: the explorer speaks French.
+  await writeFile(path.join(dir, 'lecon.html'), `<!doctype html>\n<html lang="fr">\n<meta charset="utf-8">\n<title>une page de cours</title>\n${snippet}`);
   const prefix = `/course-${path.basename(dir)}/`;
   SERVED.set(prefix, dir);
   try {
-    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(lesson).href]]) {
+    for (const [label, address] of [['http', `${HTTP}${prefix}lesson.html`], ['file://', pathToFileURL(lesson).href],
+      ['http, <html lang="fr">', `${HTTP}${prefix}lecon.html`], ['file://, <html lang="fr">', pathToFileURL(path.join(dir, 'lecon.html')).href]]) {
       const page = await newPage();
       const failed = [];
       page.on('requestfailed', (request) => failed.push(`${request.url()} (${request.failure()?.errorText})`));
@@ -1114,6 +1254,12 @@ async function testCopyTheFiles() {
       const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
       check(`copy the files (${label}): the README's ${files.length} files and snippet give a drawn explorer with no failed request`,
         drawn === 1 && failed.length === 0, `${failed.join(', ')}; drawn ${drawn}`);
+      if (label.includes('fr')) {
+        const french = await explorer(page).evaluate((e) => ({ tab: e.shadowRoot.querySelector('.tab[aria-selected="true"]').textContent,
+          sum: e.shadowRoot.querySelector('.attention-row').dataset.sum, shown: e.shadowRoot.querySelector('[data-role="row-sum"]').textContent }));
+        check(`copy the files (${label}): the explorer speaks French ("${french.tab}", \u03a3 ${french.shown})`,
+          french.tab === 'Ligne' && french.shown === Number(french.sum).toFixed(3).replace('.', ','), JSON.stringify(french));
+      }
       if (label === 'http') {
         check('copy the files (http): the weights come from the .bin next to the script, not from the base64 script',
           loaded.includes('bert-mini.int8.bin') && !loaded.some((n) => n.startsWith('bert-mini.weights.')), loaded.join(', '));
@@ -1189,8 +1335,8 @@ async function rolloutTiming() {
 
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
-  testScreenshots, testLayout, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
-  testCopyTheFiles, testModelCard, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
+  testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
+  testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 const FULL_ONLY = new Set(['testTiming', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout',
   'testLongInput', 'testConvertPanel']);

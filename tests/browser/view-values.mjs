@@ -77,7 +77,7 @@ export function viewValueChecks({ check, explorer, pageState, selectView, andRed
 
   /** The head grid: each cell's ratio, Σ, effective tokens and role badges. */
   async function checkGrid(page, label) {
-    await selectView(page, 'grid');
+    await selectView(page, 'all-heads');
     const { ref } = await float64(page);
     const n = ref.n;
     const cells = await explorer(page).locator('.head-cell').evaluateAll((all) => all.map((c) => ({
@@ -112,7 +112,7 @@ export function viewValueChecks({ check, explorer, pageState, selectView, andRed
 
   /** The head view (no tokens hidden): every line's weight, and a line for every weight ≥ 0.02. */
   async function checkLines(page, label) {
-    await selectView(page, 'lines');
+    await selectView(page, 'head-view');
     const state = await pageState(page);
     const { ref } = await float64(page);
     const lines = await explorer(page).locator('.hv-line').evaluateAll((all) => all.map((l) => ({
@@ -271,7 +271,7 @@ export function viewValueChecks({ check, explorer, pageState, selectView, andRed
 
   /** Inside a layer: the four strips' numbers, means and standard deviations. */
   async function checkLayer(page, label) {
-    await selectView(page, 'layer');
+    await selectView(page, 'inside-a-layer');
     const state = await pageState(page);
     const { ref } = await float64(page);
     const expected = ref.walkthrough(state.layer, state.token);
@@ -298,7 +298,7 @@ export function viewValueChecks({ check, explorer, pageState, selectView, andRed
 
   /** Why √d: the model's row and the what-if without the division, with their effective tokens. */
   async function checkScaling(page, label) {
-    await selectView(page, 'scaling');
+    await selectView(page, 'why-sqrt-d');
     if (!(await explorer(page).locator('.whatif-toggle').isChecked())) await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
     const state = await pageState(page);
     const { ref } = await float64(page);

@@ -5,6 +5,9 @@
 import { AttentionExplorer } from './explorer.mjs';
 import { engineCount } from './loader.mjs';
 import { registerView } from './views/index.mjs';
+import { html, svg } from './dom.mjs';
+import { figureRoot, tokenBarFigure } from './charts.mjs';
+import { enumParam, switchParam, layerParam } from './view-state.mjs';
 
 /** Where the built assets (attn.wasm, *.js) live: next to the script that defined us. */
 function defaultAssetBase() {
@@ -15,5 +18,7 @@ function defaultAssetBase() {
 
 AttentionExplorer.assetBase = defaultAssetBase();
 if (!customElements.get('attention-explorer')) customElements.define('attention-explorer', AttentionExplorer);
-// registerView(view) adds a view (views/index.mjs says what a view declares) from a page's own script.
-globalThis.AttentionExplorerPage = { engineCount, registerView };
+// registerView(view) adds a view (views/index.mjs says what a view declares) from a page's own
+// script; helpers are the pieces the project's views are made of.
+const helpers = { html, svg, figureRoot, tokenBarFigure, enumParam, switchParam, layerParam };
+globalThis.AttentionExplorerPage = { engineCount, registerView, helpers };

@@ -103,7 +103,9 @@ function drawTokenLabels(parent, { tokens, labels, top, rowHeight, labelWidth, s
 
 /** The heading and stat lines of a column, wrapped to its width. */
 function headingLines(column, width) {
-  const lines = wrapText(column.heading, width, 13, 650).map((text) => ({ text, className: 'col-head', heading: true }));
+  // A heading without a series colour (the difference column) is written in ink, in both themes.
+  const className = column.colour ? 'col-head' : 'col-head col-head-ink';
+  const lines = wrapText(column.heading, width, 13, 650).map((text) => ({ text, className, heading: true }));
   (column.stats || []).forEach((stat, k) => {
     const className = k === 0 && column.emphasiseStats ? 'col-stat col-stat-main' : 'col-stat';
     for (const text of wrapText(stat, width, 12.5, k === 0 && column.emphasiseStats ? 600 : 400)) lines.push({ text, className });

@@ -80,6 +80,7 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
   const gap = width < 520 ? 5 : 10;
   const cellWidth = Math.floor((width - 2 * FIGURE_PAD - labelWidth - gap * (heads - 1)) / heads);
   const compact = cellWidth < 110;
+  const fit = cellFit(t, cells, cellWidth, compact ? 6 : 10, compact);
   for (let h = 0; h < heads; h++) {
     const x = FIGURE_PAD + labelWidth + h * (cellWidth + gap) + cellWidth / 2;
     root.append(svg('text', { x, y: y + 4, 'text-anchor': 'middle', class: 'col-head-muted', text: t(compact ? 'grid.headShort' : 'grid.head', { head: h + 1 }) }));
@@ -106,7 +107,7 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
     for (let h = 0; h < heads; h++) {
       const cell = cells[l * heads + h];
       const x = FIGURE_PAD + labelWidth + h * (cellWidth + gap);
-      row.append(headCell({ cell, x, y, cellWidth, cellHeight, selected: l === selected.layer && h === selected.head, colour, token, n, compact, t }));
+      row.append(headCell({ cell, x, y, cellWidth, cellHeight, selected: l === selected.layer && h === selected.head, colour, token, n, compact, fit, t }));
     }
     grid.append(row);
     y += cellHeight + gap;
@@ -119,7 +120,27 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
   return root;
 }
 
-function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, n, compact, t }) {
+/** The two texts of a head cell's middle line: its ratio (big) and its effective tokens. */
+function cellTexts(t, stats) {
+  return { ratioText: t.times(stats.ratio, 2), effText: t('grid.effective', { effective: t.number(stats.effective, 1) }) };
+}
+
+/**
+ * The ratio and "eff" share a line in every cell: when the widest pair does not fit, every
+ * cell gets the smaller ratio, then none shows "eff" (still in each cell's label and tooltip),
+ * so that the grid reads alike and nothing overlaps.
+ */
+function cellFit(t, cells, cellWidth, pad, compact) {
+  if (compact) return { bigRatio: false, showEff: false };
+  const fits = (size) => cells.every(({ stats }) => {
+    const { ratioText, effText } = cellTexts(t, stats);
+    return textWidth(ratioText, size, 700) + textWidth(effText, 11.5) + 8 <= cellWidth - 2 * pad;
+  });
+  const bigRatio = fits(21);
+  return { bigRatio, showEff: bigRatio || fits(15) };
+}
+
+function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, n, compact, fit, t }) {
   const { layer, head, stats, roles, values } = cell;
   const label = t('grid.cellLabel', { head: headName(t, layer, head), ratio: t.number(stats.ratio, 2), sum: t.number(stats.sum, 3), effective: t.number(stats.effective, 1), n }) +
     (roles.length ? t('grid.cellRoles', { roles: roles.map((r) => roleBadge(t, r)).join(', ') }) : '');
@@ -135,14 +156,16 @@ function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, 
   group.append(svg('rect', { x, y, width: cellWidth, height: cellHeight, rx: 8, class: 'cell-bg' }));
   const pad = compact ? 6 : 10;
   group.append(svg('text', { x: x + pad, y: y + 17, class: 'cell-name', text: t(compact ? 'grid.cellNameShort' : 'grid.cellName', { layer: layer + 1, head: head + 1 }) }));
+  const { ratioText, effText } = cellTexts(t, stats);
+  const { bigRatio, showEff } = fit;
   if (!compact) {
     group.append(svg('text', {
       x: x + cellWidth - pad, y: y + 17, 'text-anchor': 'end', class: 'cell-sum', text: `\u03a3 ${t.number(stats.sum, 3)}`,
     }));
-    group.append(svg('text', { x: x + cellWidth - pad, y: y + 42, 'text-anchor': 'end', class: 'cell-eff', text: t('grid.effective', { effective: t.number(stats.effective, 1) }) }));
+    if (showEff) group.append(svg('text', { x: x + cellWidth - pad, y: y + 42, 'text-anchor': 'end', class: 'cell-eff', text: effText }));
   }
   group.append(svg('text', {
-    x: x + pad, y: y + (compact ? 38 : 42), class: compact ? 'cell-ratio-compact' : 'cell-ratio', text: t.times(stats.ratio, 2),
+    x: x + pad, y: y + (compact ? 38 : 42), class: bigRatio ? 'cell-ratio' : 'cell-ratio-compact', text: ratioText,
   }));
   const sparkTop = compact ? 46 : 52;
   group.append(sparkline(values, { x: x + pad, y: y + sparkTop, width: cellWidth - 2 * pad, height: 24, colour }));
@@ -252,7 +275,10 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
   const cells = svg('g', { class: 'matrix-cells' });
   // Long inputs spread weights thin (1/n each): three decimals keep them apart.
   const decimals = n > 50 ? 3 : 2;
-  const valueSize = Math.min(11, cell * (decimals === 3 ? 0.36 : 0.42));
+  // English drops the leading zero (.94) to fit the cell; French keeps it (0,94), a smaller type.
+  const leadingZero = t.lang === 'fr';
+  const valueSize = Math.min(11, cell * (decimals === 3 ? 0.36 : 0.42) * (leadingZero ? (decimals + 1) / (decimals + 2) : 1));
+  const cellValue = (v) => (v >= 1 - 0.5 * 10 ** -decimals ? '1' : leadingZero ? t.number(v, decimals) : t.number(v, decimals).replace(/^0/, ''));
   if (!showValues && size > 64) {
     const part = [];
     for (let r = 0; r < size; r++) part.push(rows[rowStart + r].subarray(colStart, colStart + size));
@@ -271,7 +297,7 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
       rowGroup.append(svg('rect', { x: left + c * cell, y: top + r * cell, width: cell + 0.3, height: cell + 0.3, fill: `rgb(${rgb.join(',')})` }));
       if (showValues) rowGroup.append(svg('text', {
         x: left + c * cell + cell / 2, y: top + r * cell + cell / 2, 'text-anchor': 'middle', 'dominant-baseline': 'central',
-        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: v >= 1 - 0.5 * 10 ** -decimals ? '1' : t.number(v, decimals).replace(/^0/, ''),
+        class: 'cell-value', 'font-size': valueSize, fill: inkOn(rgb), text: cellValue(v),
       }));
     }
     cells.append(rowGroup);
@@ -286,8 +312,10 @@ export function matrixFigure({ width, theme, title, subtitle, tokens, rows, sele
   });
   root.append(cursorRect);
   const bottom = top + size * cell + 18;
+  const high = t.number(peak, 3), caption = t('matrix.sqrtScale');
+  const legendNeeds = textWidth('0', 11) + textWidth(caption, 11) + textWidth(high, 11) + 28;  // the three labels side by side
   colourLegend(root, {
-    x: left, y: bottom, width: Math.min(220, size * cell), theme, low: '0', high: t.number(peak, 3), caption: t('matrix.sqrtScale'),
+    x: left, y: bottom, width: Math.min(width - left - FIGURE_PAD, Math.max(Math.min(220, size * cell), legendNeeds)), theme, low: '0', high, caption,
   });
   const height = bottom + 44;
   root.setAttribute('height', height);

@@ -320,13 +320,6 @@ async function scriptHead(scriptUrl, report) {
   return { head, fileSize: header.fileSize, partScripts: scriptUrl };
 }
 
-/** What [MASK] predictions wait for, while the word-embedding rows are still arriving. */
-export function weightsProgressText(engine) {
-  const total = engine.partCount(), arrived = total - engine.partsMissing();
-  return `[MASK] predictions need every row of the word embeddings: loading the rest of the model weights, ` +
-    `${arrived} of ${total} parts (${megabytes(engine.weightBytesLoaded())} of ${megabytes(engine.fileSize)})\u2026`;
-}
-
 /**
  * Fetches the parts of a partial engine: those a text needs first, the rest at idle
  * priority. `engine.loading` is this object; a run the engine refuses with NOT_LOADED waits

@@ -130,6 +130,7 @@ textarea {
 .fig-title { font-size: 15px; font-weight: 650; fill: var(--ink); }
 .fig-sub { font-size: 13px; fill: var(--muted); }
 .col-head { font-size: 13px; font-weight: 650; }
+.col-head-ink { fill: var(--ink); }
 .col-head-muted { font-size: 12.5px; font-weight: 600; fill: var(--muted); }
 .col-stat { font-size: 12px; fill: var(--muted); }
 .col-stat-main { fill: var(--ink); font-weight: 600; font-size: 12.5px; }

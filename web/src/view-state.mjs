@@ -106,9 +106,9 @@ export function readHashControls(hash, names) {
 }
 
 /** A short, safe rendering of a value the reader gave, for notices. */
-export function quoteGiven(text) {
+export function quoteGiven(text, quote = (inner) => `\u201c${inner}\u201d`) {
   const chars = [...String(text)];
-  return `\u201c${chars.slice(0, 40).join('')}${chars.length > 40 ? '\u2026' : ''}\u201d`;
+  return quote(`${chars.slice(0, 40).join('')}${chars.length > 40 ? '\u2026' : ''}`);
 }
 
 /**

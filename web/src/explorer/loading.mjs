@@ -5,6 +5,7 @@ import { html, replaceChildrenOf } from '../dom.mjs';
 import { loadEngine } from '../loader.mjs';
 import { STATUS } from '../engine.mjs';
 import { convertedModel, releaseModel } from './models.mjs';
+import { viewById } from '../views/index.mjs';
 
 /** The status table's name of an engine code ('CHECKSUM' for 5), or null. */
 export function statusName(code) {
@@ -93,7 +94,7 @@ export const loading = {
     if (error) { if (!background || Number.isInteger(error.code)) this.showFirstError(error); return; }
     if (!this.run || !this.isConnected) return;
     if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
-    if (this.state.view === 'mlm' && (missing === 0 || missing % 8 === 0)) this.renderView();
+    if (viewById(this.state.view)?.redrawsAsWeightsArrive && (missing === 0 || missing % 8 === 0)) this.renderView();
   },
 
   /** A run that needs rows of the weights not yet arrived: they are fetched first. */

@@ -49,7 +49,7 @@ export const settings = {
     if (!this.problems?.length) return;
     const t = this.t;
     replaceChildrenOf(this.parts.problems, this.problems.map((p) => html('li', {}, [
-      html('code', { text: `${p.name}=` }), quoteGiven(p.given),
+      html('code', { text: `${p.name}=` }), quoteGiven(p.given, t.quote),
       t('problem.line', { source: t(p.source === 'URL' ? 'problem.sourceUrl' : 'problem.sourceAttribute'), used: p.used ? t(...p.used) : t('problem.usedDefault') }),
     ])));
     this.parts.problemBox.hidden = false;

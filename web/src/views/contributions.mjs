@@ -6,6 +6,7 @@ import { capitalise, rowDataset, note } from './common.mjs';
 
 export const contributionsView = {
   id: 'contributions',
+  aliases: ['contribution'],
   labelKey: 'view.contributions',
   render(ctx) {
     const { session, run, state, width, theme, t } = ctx;

@@ -36,7 +36,8 @@ function roleSummary(t, cells, total) {
 }
 
 export const gridView = {
-  id: 'grid',
+  id: 'all-heads',
+  aliases: ['grid'],
   labelKey: 'view.grid',
   focus: '.head-cell.selected',
   render(ctx) {

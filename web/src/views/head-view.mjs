@@ -15,7 +15,8 @@ const MIN_LINE_WEIGHT = 0.02;
 const ALL_LINES_UP_TO = 64;
 
 export const headView = {
-  id: 'lines',
+  id: 'head-view',
+  aliases: ['lines'],
   labelKey: 'view.lines',
   controls: [specialControl],
   focus: '.hv-left[tabindex="0"]',

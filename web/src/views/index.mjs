@@ -8,6 +8,7 @@
 //                  ({name, state, params, build(ui) → {element, sync(state)}})
 //   focus          the selector of the element its keyboard handling focuses in the figure
 //   readout        true when it writes the line under the figure
+//   redrawsAsWeightsArrive  true when it shows the progress of the weights still loading
 //   needsCompare   true when it reads sentence B's run
 //   render(ctx)    → {figure, notes, wire?(figure, ui)}
 // The element, the hash, the keyboard handling and the tests iterate this list: adding a view
@@ -29,6 +30,12 @@ import { scalingView } from './scaling.mjs';
 import { addMessages } from '../i18n/index.mjs';
 
 export const VIEWS = [rowView, gridView, headView, rolloutView, matrixView, entropyView, contributionsView, mlmView, compareView, layerView, scalingView];
+
+/** A view's own catalogue entries (`messages: {en: {…}, fr: {…}}`) join the catalogues. */
+function addViewMessages(view) {
+  for (const [lang, messages] of Object.entries(view.messages ?? {})) addMessages(lang, messages);
+}
+VIEWS.forEach(addViewMessages);
 
 const normalName = (name) => String(name ?? '').trim().toLowerCase();
 
@@ -52,7 +59,7 @@ export function registerView(view) {
   if (typeof view?.render !== 'function') problems.push('render(ctx) is missing');
   if (typeof view?.labelKey !== 'string') problems.push('labelKey is missing');
   if (problems.length) throw new Error(`registerView: ${problems.join('; ')}`);
-  for (const [lang, messages] of Object.entries(view.messages ?? {})) addMessages(lang, messages);
+  addViewMessages(view);
   VIEWS.push(view);
   return view;
 }

@@ -1,11 +1,12 @@
 // Inside a layer: the chosen token's vector at each step after attention.
 
 import { stripFigure } from '../figures.mjs';
-import { fixed, meanAndDeviation, tokenPhrase } from '../format.mjs';
+import { meanAndDeviation, tokenPhrase } from '../format.mjs';
 import { note } from './common.mjs';
 
 export const layerView = {
-  id: 'layer',
+  id: 'inside-a-layer',
+  aliases: ['layer'],
   labelKey: 'view.layer',
   render(ctx) {
     const { session, engine, run, state, width, theme, t } = ctx;

@@ -20,7 +20,9 @@ export function weightsWaitText(t, engine) {
 }
 
 export const mlmView = {
-  id: 'mlm',
+  id: 'mask',
+  aliases: ['mlm'],
+  redrawsAsWeightsArrive: true,
   labelKey: 'view.mlm',
   render(ctx) {
     const { session, engine, run, width, theme, t } = ctx;

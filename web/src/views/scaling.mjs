@@ -22,7 +22,8 @@ const whatIfControl = {
 };
 
 export const scalingView = {
-  id: 'scaling',
+  id: 'why-sqrt-d',
+  aliases: ['scaling', 'why-root-d'],
   labelKey: 'view.scaling',
   controls: [whatIfControl],
   render(ctx) {

@@ -1,0 +1,115 @@
+// The precision search (weights/precision-search.mjs) on a random checkpoint off the int8 grid:
+// the figure it reports is what the written file does on the calibration text (checked here by
+// loading the file through createEngine, as the page does, and running the float64 reference
+// separately), its prediction bounds the engine's error on sentences it never saw, it meets a
+// target between all-int8 and all-int16 with a mix, and it says so when no mix can.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { convert } from '../weights/convert.mjs';
+import { referenceForward, maxAttentionDelta, loadCheckpoint } from '../weights/reference.mjs';
+import { calibrationIds, calibrationBudget, movesAttention, HELD_OUT_FACTOR } from '../weights/precision-search.mjs';
+import { CALIBRATION_SENTENCES, tokenizeAscii } from '../weights/calibration.mjs';
+import { createEngine } from '../web/src/engine.mjs';
+import { writeFloatCheckpoint, BERT_VOCAB } from './lib/float-checkpoints.mjs';
+import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
+
+const skip = fs.existsSync(BERT_VOCAB) ? false : `${BERT_VOCAB} is missing (the real BERT vocabulary)`;
+const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-search-'));
+process.on('exit', () => fs.rmSync(tempRoot, { recursive: true, force: true }));
+const wasm = new WebAssembly.Module(fs.readFileSync(defaultWasm));
+
+// Sentences the converter does not see (none of them is in weights/calibration.mjs).
+const HELD_OUT = [
+  'The lighthouse keeper wrote the same three words in the log every night: calm, clear, nothing.',
+  'Why would anyone paint a bicycle bright orange?',
+  'Heat the milk gently; if it boils, the skin that forms will ruin the custard.',
+  'Our train was cancelled, so we shared a taxi with two strangers and a very patient goat.',
+  'Between 1850 and 1900 the population of the valley tripled, from 4,200 to roughly 12,900.',
+  '"Turn left at the bakery," she said, "then keep going until the road runs out."',
+];
+
+let checkpoint = null;
+function smallCheckpoint() {
+  checkpoint ??= writeFloatCheckpoint(path.join(tempRoot, 'float-2x128'), { layers: 2, hidden: 128, positions: 128, seed: 5 });
+  return checkpoint;
+}
+
+const quiet = { log: () => {}, predict: true };
+
+// The engine's attention max |Δ| on `texts` (token ids) for a weights file, against the float64
+// reference on the checkpoint's own values.
+async function engineDelta(bytes, model, idsList) {
+  const engine = await createEngine({ wasm, weights: bytes });
+  const session = engine.createSession();
+  let worst = 0;
+  for (const ids of idsList) {
+    session.runIds(ids);
+    worst = Math.max(worst, maxAttentionDelta(session.attention(), referenceForward(model, ids).attention));
+  }
+  session.destroy();
+  engine.destroy();
+  return worst;
+}
+
+test('movesAttention: only what acts after the last softmax is left out of the ranking', () => {
+  assert.equal(movesAttention('cls.predictions.transform.dense.weight', 4), false);
+  for (const m of ['attention.output.dense', 'intermediate.dense', 'output.dense']) {
+    assert.equal(movesAttention(`bert.encoder.layer.3.${m}.weight`, 4), false, m);
+    assert.equal(movesAttention(`bert.encoder.layer.2.${m}.weight`, 4), true, m);
+  }
+  for (const m of ['query', 'key', 'value']) assert.equal(movesAttention(`bert.encoder.layer.3.attention.self.${m}.weight`, 4), true, m);
+  assert.equal(movesAttention('bert.embeddings.word_embeddings.weight', 4), true);
+});
+
+test('the calibration budget: 600 tokens of bert-mini, fewer (never under 160) on larger models, every kind of sentence', () => {
+  const mini = { layers: 4, hidden: 256, ffn: 1024 };
+  assert.equal(calibrationBudget(mini), 600);
+  assert.equal(calibrationBudget({ layers: 12, hidden: 768, ffn: 3072 }), 160);
+  const vocab = fs.existsSync(BERT_VOCAB) ? fs.readFileSync(BERT_VOCAB, 'utf8').split('\n') : null;
+  if (!vocab) return;
+  const ids = calibrationIds(vocab, 512, 160);
+  const tokens = ids.reduce((a, x) => a + x.length, 0);
+  assert.ok(tokens >= 160 && tokens < 400, `${tokens} tokens`);
+  const all = CALIBRATION_SENTENCES.map((s) => tokenizeAscii(vocab, s).join(' '));
+  const used = new Set(ids.map((x) => all.indexOf(x.join(' '))));
+  assert.ok(!used.has(-1), 'every calibration sentence comes from calibration.mjs');
+  assert.ok([...used].some((i) => i >= 20) && [...used].some((i) => i < 12), 'early and late kinds both present');
+});
+
+test('the reported calibration figure is what the written file does, and the prediction bounds held-out text', { skip }, async () => {
+  const dir = smallCheckpoint();
+  const int8 = convert({ ...quiet, checkpointDir: dir, precision: 'int8' });
+  const int16 = convert({ ...quiet, checkpointDir: dir, precision: 'int16' });
+  assert.ok(int16.calibration < int8.calibration, `int16 ${int16.calibration} < int8 ${int8.calibration}`);
+  const target = HELD_OUT_FACTOR * Math.sqrt(int8.calibration * int16.calibration);
+  const auto = convert({ ...quiet, checkpointDir: dir, target });
+  const int16Count = auto.tensors.filter((t) => t.precision === 'int16').length;
+  const matrices = auto.tensors.filter((t) => t.kind === 'matrix').length;
+  assert.ok(auto.reachable && auto.predicted <= target, `predicted ${auto.predicted} within ${target}`);
+  assert.ok(int16Count >= 1 && int16Count < matrices, `${int16Count} of ${matrices} int16`);
+  assert.equal(auto.predicted, auto.calibration * HELD_OUT_FACTOR);
+
+  const model = loadCheckpoint(dir);
+  const calibration = calibrationIds(model.vocab, model.shape.maxPositions, calibrationBudget(model.shape));
+  assert.equal(await engineDelta(auto.bytes, model, calibration), auto.calibration, 'exactly the measured figure');
+  const heldOut = HELD_OUT.map((s) => tokenizeAscii(model.vocab, s));
+  for (const [name, result] of [['auto', auto], ['int8', int8], ['int16', int16]]) {
+    const measured = await engineDelta(result.bytes, model, heldOut);
+    assert.ok(measured <= result.predicted, `${name}: held-out ${measured} within the predicted ${result.predicted}`);
+  }
+});
+
+test('a target no choice reaches: every candidate int16 and a plain warning with the closest figure', { skip }, () => {
+  const dir = smallCheckpoint();
+  const out = path.join(tempRoot, 'unreachable.bin');
+  const run = spawnSync('node', [path.join(repoRoot, 'weights/convert.mjs'), dir, out, '--target', '1e-7'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, /no choice of precisions reaches/);
+  assert.match(run.stderr, /WARNING: over the target 1e-7: no choice of precisions reaches it/);
+  assert.doesNotMatch(run.stderr, /within the target/);
+  assert.doesNotMatch(run.stderr, /^ranking /m, 'no ranking when even all-int16 misses');
+});

@@ -44,6 +44,7 @@ help:
 	@echo "make weights       re-convert $(CHECKPOINT) into $(WEIGHTS)"
 	@echo "make bench         engine vs onnxruntime-web (Chromium and Node)"
 	@echo "make bench-smoke   the bench scripts' smoke test (10 rounds)"
+	@echo "make profile       where the time goes, per length and part, in Node and Chromium (PROFILE_ARGS)"
 	@echo "make fuzz          libFuzzer targets, FUZZ_SECONDS (60) each"
 	@echo "make mutate        product mutations against the tests that should catch them"
 	@echo "make print-engine-sources  the engine's C sources, for build.sh"

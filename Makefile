@@ -44,6 +44,7 @@ help:
 	@echo "make weights       re-convert $(CHECKPOINT) into $(WEIGHTS)"
 	@echo "make bench         engine vs onnxruntime-web (Chromium and Node)"
 	@echo "make bench-smoke   the bench scripts' smoke test (10 rounds)"
+	@echo "make profile       where the time goes, per length and part, in Node and Chromium (PROFILE_ARGS)"
 	@echo "make fuzz          libFuzzer targets, FUZZ_SECONDS (60) each"
 	@echo "make mutate        product mutations against the tests that should catch them"
 	@echo "make print-engine-sources  the engine's C sources, for build.sh"
@@ -59,7 +60,7 @@ spec c/spec.h: c/spec.mjs tools/gen-spec.mjs
 spec-check:
 	node tools/gen-spec.mjs --check
 
-native: build/attn build/test_tokenizer build/test_weights build/test_kernels build/test_parts
+native: build/attn build/test_tokenizer build/test_weights build/test_kernels build/test_parts build/test_session
 
 build/attn: $(ENGINE) c/cli.c $(HEADERS)
 	@mkdir -p build
@@ -67,11 +68,14 @@ build/attn: $(ENGINE) c/cli.c $(HEADERS)
 
 build/test_%: tests/native/test_%.c tests/native/test_util.h $(ENGINE) $(HEADERS)
 	@mkdir -p build
-	$(CC) $(WARN) $(CFLAGS) -Ic -o $@ $< $(ENGINE) -lm
+	$(CC) $(WARN) $(CFLAGS) -Ic -o $@ $< $(ENGINE) -lm $(TEST_LDFLAGS)
 
 build/san/test_%: tests/native/test_%.c tests/native/test_util.h $(ENGINE) $(HEADERS)
 	@mkdir -p build/san
-	clang $(WARN) $(SAN) -Ic -o $@ $< $(ENGINE) -lm
+	clang $(WARN) $(SAN) -Ic -o $@ $< $(ENGINE) -lm $(TEST_LDFLAGS)
+
+# test_session makes allocations fail at will (its __wrap_malloc).
+build/test_session build/san/test_session: TEST_LDFLAGS := -Wl,--wrap=malloc
 
 build/san/attn: $(ENGINE) c/cli.c $(HEADERS)
 	@mkdir -p build/san
@@ -105,12 +109,14 @@ deps:
 	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
-test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/attn build/attn
+test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn
 	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
 	build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
 	build/san/test_kernels
 	build/san/test_parts $(WEIGHTS)
+	build/san/test_session $(WEIGHTS)
+	build/san/attn "The cat sat on the [MASK]." --mask --json --ablate 2.1,3.4 > /dev/null
 	build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
 	build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
 	tests/cli.sh build/attn

@@ -15,11 +15,12 @@
 // pieces). Block 1 also compares every build's attention and final hidden state with the first
 // build's at each length: "bit-identical", or the largest difference.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../web/src/engine.mjs';
+import { runBlocksInChildren } from './blocks.mjs';
 import { blockBootstrapMedian, blockSeed, median, oursEngine, seededRandom, shuffled, timeLength, timingIds } from './measure.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -123,20 +124,7 @@ async function runOneBlock(o) {
 }
 
 function runBlocks(o) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ab-blocks-'));
-  try {
-    const outs = [];
-    for (let block = 0; block < o.blocks; block++) {
-      const file = path.join(dir, `block-${block}.json`);
-      const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2),
-        '--block', String(block), '--block-out', file], { stdio: 'inherit' });
-      if (child.status !== 0) throw new Error(`ab: block ${block + 1} failed (exit ${child.status ?? child.signal})`);
-      outs.push(JSON.parse(readFileSync(file, 'utf8')));
-    }
-    return outs;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return runBlocksInChildren(import.meta.url, o.blocks, 'ab');
 }
 
 async function main() {

@@ -13,13 +13,14 @@
 //   goals: …
 // (> 1 means we are faster). The result also goes to bench/out/node.json.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createEngine } from '../web/src/engine.mjs';
 import { benchBlock, combineBlocks, DEFAULT_BLOCKS, FIXTURE_SETS, loadPeak, oursEngine, pickFixtures } from './measure.mjs';
+import { runBlocksInChildren } from './blocks.mjs';
 import { agreementLine, goalsLine, speedupLine, tables } from './report.mjs';
 
 export { lcgIds as benchIds, forwardFlops } from './measure.mjs';
@@ -117,21 +118,9 @@ async function runOneBlock(opts) {
 
 /** Each block in a fresh Node process (this script with --block), one after another. */
 function runBlocks(opts) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bench-blocks-'));
-  try {
-    const outs = [];
-    for (let block = 0; block < opts.blocks; block++) {
-      const file = path.join(dir, `block-${block}.json`);
-      const errors = block === 0 ? (Number.isFinite(opts.errors) ? opts.errors : 1e9) : 0;
-      const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2),
-        '--block', String(block), '--block-out', file, '--errors', String(errors)], { stdio: 'inherit' });
-      if (child.status !== 0) throw new Error(`bench: block ${block + 1} failed (exit ${child.status ?? child.signal})`);
-      outs.push(JSON.parse(readFileSync(file, 'utf8')));
-    }
-    return outs;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  // The attention errors are measured in the first block only.
+  const errors = (block) => (block === 0 ? (Number.isFinite(opts.errors) ? opts.errors : 1e9) : 0);
+  return runBlocksInChildren(import.meta.url, opts.blocks, 'bench', (block) => ['--errors', String(errors(block))]);
 }
 
 async function main() {

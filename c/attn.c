@@ -185,7 +185,7 @@ static int run_status(int bert_status) {
 
 /* Runs the session's tokens from `first_layer` (0: from the embeddings). */
 static int run_from(attn_session *s, int first_layer) {
-    const bert_run_options options = {s->removed_count ? s->removed : NULL, first_layer};
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, first_layer, 0, 0};
     const int status = run_status(bert_run(&s->state, s->ids, s->type_ids, s->n, &options));
     if (status != ATTN_OK) forget_run(s);
     return status;
@@ -387,22 +387,23 @@ static int base_run(attn_session *s, int target, int position, const bert_state 
     int32_t ids[BERT_MAX_TOKENS];
     memcpy(ids, s->ids, (size_t)s->n * sizeof *ids);
     ids[position] = tokenizer_special_id(s->engine->tok, "[MASK]");
-    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0};
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0};
     s->masked_target = -1;
     const int status = run_status(bert_run(&s->masked, ids, s->type_ids, s->n, &options));
     if (status == ATTN_OK) s->masked_target = target;
     return status;
 }
 
-/* The probe run: the base's input of `layer` and layers from there with `removed`. */
-static int probe_run(attn_session *s, const bert_state *base, int layer, const uint8_t *removed) {
+/* The probe run: the base's input of `layer` and layers from there with `removed`; the last
+ * layer computes row `position` alone (the masked-word head reads nothing else). */
+static int probe_run(attn_session *s, const bert_state *base, int layer, int position, const uint8_t *removed) {
     const bert_model *m = &s->engine->model;
     if (bert_reserve(&s->probe, s->n)) return ATTN_ERR_NO_MEMORY;
     s->probe.n = s->n;
     const size_t rows = (size_t)s->n * (size_t)m->hidden;
     memcpy(s->probe.layer_input + hidden_index(&s->probe, layer, 0),
            base->layer_input + hidden_index(base, layer, 0), rows * sizeof(float));
-    const bert_run_options options = {removed, layer};
+    const bert_run_options options = {removed, layer, 1, position};
     return run_status(bert_run(&s->probe, NULL, NULL, s->n, &options));  /* NULL ids: resume */
 }
 
@@ -556,7 +557,7 @@ static int gather_rows(attn_session *s, const bert_state *base, int layer, int p
         memcpy(removed, s->removed, sizeof removed);
         for (int h = 0; h < m->heads; h++)
             if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
-        const int status = probe_run(s, base, layer, removed);
+        const int status = probe_run(s, base, layer, position, removed);
         if (status != ATTN_OK) return status;
         memcpy(rows + (size_t)(1 + entry) * width, s->probe.layer_input + hidden_index(&s->probe, m->layers, position),
                width * sizeof *rows);

@@ -85,7 +85,7 @@ static void embed(const bert_model *m, const int32_t *ids, const int32_t *type_i
 
 /* scores = q·k / √d (A·Bᵀ over the head's 64 columns, written straight into the stored
  * probabilities), softmax over keys in place, then context = P·V (A·B, broadcast form). */
-static void attend_head(const bert_state *s, int layer, int head, float *probs) {
+static int attend_head(const bert_state *s, int layer, int head, float *probs) {
     const bert_model *m = s->model;
     const int n = s->n, hidden = m->hidden, size = hidden / m->heads;
     const size_t base = hidden_index(s, layer, 0);
@@ -93,8 +93,10 @@ static void attend_head(const bert_state *s, int layer, int head, float *probs) 
     const float *q = s->query + base + off, *k = s->key + base + off, *v = s->value + base + off;
     float *ctx = s->context + base + off;
     gemm_nt(n, n, size, q, hidden, k, hidden, 1.0f / sqrtf((float)size), probs, n);
+    if (!all_finite(probs, (size_t)n * (size_t)n)) return BERT_ERR_NOT_FINITE;
     for (int i = 0; i < n; i++) softmax(probs + (size_t)i * n, n);
     gemm_nn(n, size, n, probs, n, v, hidden, ctx, hidden);
+    return BERT_OK;
 }
 
 /* y += x over count floats: a residual connection. */
@@ -110,14 +112,17 @@ static void remove_head(const bert_state *s, int layer, int head) {
 }
 
 /* The FFN output goes to the scratch after the FFN's own activations, then is added into the
- * next layer's input. */
-static void encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
+ * next layer's input. Every input of a kernel that rounds floats to integers (the products'
+ * activations, softmax's exp) is checked to be finite first, so weights that overflow end the
+ * run with BERT_ERR_NOT_FINITE instead of reaching a NaN-to-integer conversion. After the
+ * attention, rows first_row … first_row + count − 1 alone are computed (all n, or the one row a
+ * reading of one position needs). */
+static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads, int first_row, int count) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
     const int n = s->n, hidden = m->hidden;
-    const size_t count = (size_t)n * (size_t)hidden;
+    const size_t rows = (size_t)n * (size_t)hidden;
     const float *x = s->layer_input + hidden_index(s, l, 0);
-    float *next = s->layer_input + hidden_index(s, l + 1, 0);
     const size_t base = hidden_index(s, l, 0);
     float *ffn_hidden = s->scratch, *ffn_output = s->scratch + (size_t)n * (size_t)m->ffn;
 
@@ -125,28 +130,28 @@ static void encoder_layer(bert_state *s, int l, const uint8_t *removed_heads) {
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
     float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
     matmul_w8_or_w16_shared(x, n, 3, qkv, qkv_bias, qkv_out);
+    if (!all_finite(s->query + base, rows) || !all_finite(s->key + base, rows) || !all_finite(s->value + base, rows))
+        return BERT_ERR_NOT_FINITE;
     for (int h = 0; h < m->heads; h++)
-        attend_head(s, l, h, s->attention + attention_index(s, l, h, 0));
+        if (attend_head(s, l, h, s->attention + attention_index(s, l, h, 0)) != BERT_OK) return BERT_ERR_NOT_FINITE;
     for (int h = 0; removed_heads && h < m->heads; h++)
         if (removed_heads[l * m->heads + h]) remove_head(s, l, h);
+    if (!all_finite(s->context + base, rows)) return BERT_ERR_NOT_FINITE;
 
-    matmul_w8_or_w16(s->context + base, n, &L->attn_out, L->attn_out_bias, next);
-    add_residual(next, x, count);  /* next = x + attention output */
-    layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
+    const size_t kept = (size_t)count * (size_t)hidden, skip = (size_t)first_row * (size_t)hidden;
+    float *next = s->layer_input + hidden_index(s, l + 1, 0) + skip;
+    matmul_w8_or_w16(s->context + base + skip, count, &L->attn_out, L->attn_out_bias, next);
+    add_residual(next, x + skip, kept);  /* next = x + attention output */
+    layer_norm(next, count, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
+    if (!all_finite(next, kept)) return BERT_ERR_NOT_FINITE;
 
-    matmul_w8_or_w16(next, n, &L->ffn_in, L->ffn_in_bias, ffn_hidden);
-    gelu(ffn_hidden, n * m->ffn);
-    matmul_w8_or_w16(ffn_hidden, n, &L->ffn_out, L->ffn_out_bias, ffn_output);
-    add_residual(next, ffn_output, count);  /* next = next + FFN output */
-    layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
-}
-
-/* The layer's attention and output are numbers: a NaN or an infinity is never shown. */
-static int layer_finite(const bert_state *s, int l) {
-    const bert_model *m = s->model;
-    const size_t n = (size_t)s->n;
-    return all_finite(s->attention + attention_index(s, l, 0, 0), (size_t)m->heads * n * n) &&
-           all_finite(s->layer_input + hidden_index(s, l + 1, 0), n * (size_t)m->hidden);
+    matmul_w8_or_w16(next, count, &L->ffn_in, L->ffn_in_bias, ffn_hidden);
+    gelu(ffn_hidden, count * m->ffn);
+    if (!all_finite(ffn_hidden, (size_t)count * (size_t)m->ffn)) return BERT_ERR_NOT_FINITE;
+    matmul_w8_or_w16(ffn_hidden, count, &L->ffn_out, L->ffn_out_bias, ffn_output);
+    add_residual(next, ffn_output, kept);  /* next = next + FFN output */
+    layer_norm(next, count, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
+    return all_finite(next, kept) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
 
 static int valid_tokens(const bert_model *m, const int32_t *ids, const int32_t *type_ids, int n) {
@@ -162,7 +167,8 @@ int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, 
     const bert_model *m = s->model;
     const int first = o ? o->first_layer : 0;
     const uint8_t *removed = o ? o->removed_heads : NULL;
-    if (first < 0 || first > m->layers) return BERT_ERR;
+    const int one_row = o && o->final_row_only;
+    if (first < 0 || first > m->layers || (one_row && (o->final_row < 0 || o->final_row >= n))) return BERT_ERR;
     if (first > 0 || !ids) {
         if (n != s->n || n < 1 || n > s->capacity) return BERT_ERR;  /* resumes the stored run */
     } else {
@@ -172,8 +178,9 @@ int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, 
         if (!all_finite(s->layer_input, (size_t)n * (size_t)m->hidden)) return BERT_ERR_NOT_FINITE;
     }
     for (int l = first; l < m->layers; l++) {
-        encoder_layer(s, l, removed);
-        if (!layer_finite(s, l)) return BERT_ERR_NOT_FINITE;
+        const int last_alone = one_row && l == m->layers - 1;
+        if (encoder_layer(s, l, removed, last_alone ? o->final_row : 0, last_alone ? 1 : n) != BERT_OK)
+            return BERT_ERR_NOT_FINITE;
     }
     return BERT_OK;
 }
@@ -206,12 +213,14 @@ static void top_k(const float *probs, int count, int k, int32_t *ids, float *out
 static int mlm_logits(const bert_model *m, const float *hidden, int count, float *logits) {
     float *transformed = malloc((size_t)count * (size_t)m->hidden * sizeof *transformed);
     if (!transformed) return BERT_ERR;
+    const size_t rows = (size_t)count * (size_t)m->hidden;
     matmul_w8_or_w16(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
     gelu(transformed, count * m->hidden);
     layer_norm(transformed, count, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
-    matmul_w8_or_w16(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    const int finite = all_finite(transformed, rows);  /* before the decoder rounds it to integers */
+    if (finite) matmul_w8_or_w16(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
     free(transformed);
-    return all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
+    return finite && all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
 
 int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float *probs) {

@@ -38,6 +38,9 @@ typedef struct {
      * already holds the input of layer l for the state's n tokens (an earlier run of this state,
      * or copied in), and layers l … layers − 1 run from it; what lies below is left as it is. */
     int first_layer;
+    /* 1: the last layer computes the output of row `final_row` alone (its attention rows all), for
+     * a reading of one position; the other rows of layer_input[layers] are then not written. */
+    int final_row_only, final_row;
 } bert_run_options;
 
 /* Runs the encoder on ids[n] with token types type_ids[n] (NULL: type 0 everywhere),

@@ -13,21 +13,11 @@ import {
 import { createEngine } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, vocabLines } from './lib/checkpoints.mjs';
 import { defaultWasm } from './lib/node-engine.mjs';
+import { refusedOr } from './lib/refused.mjs';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
 const settings = { numRuns: RUNS, seed: SEED };
-
-// Runs fn; a ConvertError with a message is a clean refusal, anything else thrown is a crash.
-function refusedOr(fn) {
-  try {
-    return { value: fn() };
-  } catch (e) {
-    if (!(e instanceof ConvertError)) throw e;
-    assert.ok(e.message.length > 10, `a message: ${e.message}`);
-    return { refused: e.message };
-  }
-}
 
 function safetensorsBytes(header, data = new Uint8Array(0), lengthOverride) {
   const json = new TextEncoder().encode(typeof header === 'string' ? header : JSON.stringify(header));

@@ -12,22 +12,13 @@ import { ConvertError, convertCheckpoint } from '../weights/convert-core.mjs';
 import { parseTorchCheckpoint, readStoredZip, unpickle } from '../weights/torch-checkpoint.mjs';
 import { createEngine } from '../web/src/engine.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
+import { refusedOr } from './lib/refused.mjs';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
 const settings = { numRuns: RUNS, seed: SEED };
 const FIXTURES = path.join(repoRoot, 'tests/fixtures/torch');
 const read = (...parts) => new Uint8Array(fs.readFileSync(path.join(FIXTURES, ...parts)));
-
-function refusedOr(fn) {
-  try {
-    return { value: fn() };
-  } catch (e) {
-    if (!(e instanceof ConvertError)) throw e;
-    assert.ok(e.message.length > 10, `a message: ${e.message}`);
-    return { refused: e.message };
-  }
-}
 
 // Every tensor's bytes, read: their length is what dtype and shape say.
 function readAll(tensors) {

@@ -82,7 +82,7 @@ test('a field moved in c/spec.mjs moves in the converter and in the C loader', a
   const cc = process.env.CC || 'cc';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-spec-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const sub of ['c', 'weights', 'tools']) {
+  for (const sub of ['c', 'weights', 'tools', 'web/src']) {
     fs.cpSync(path.join(repoRoot, sub), path.join(dir, sub), { recursive: true, filter: (f) => !f.endsWith('.bin') });
   }
   const specFile = path.join(dir, 'c/spec.mjs');

@@ -28,9 +28,35 @@ const VIEW_VALUES = ['node', 'tests/browser/run.mjs', 'viewvalues'];
 const TORCH = ['node', '--test', 'tests/converter-torch.test.mjs'];
 const BOUNDS = ['node', '--test', 'tests/converter-bounds.test.mjs'];
 
+const ablation = (pattern) => ['node', '--test', `--test-name-pattern=${pattern}`, 'tests/ablation.test.mjs'];
+const native = (target, ...args) => ['sh', '-c', `make -s build/${target} >/dev/null && build/${target} ${args.join(' ')}`];
+const SESSION_NATIVE = native('san/test_session', 'web/dist/bert-mini.int8.bin');
+const CLI = ['sh', '-c', 'make -s build/attn >/dev/null && tests/cli.sh build/attn'];
+
 // Each: what it breaks, the edits (exact text, found once), what to rebuild, the tests to run.
 // `equivalent` says why no test can see the mutation (it then does not count as a failure).
 const MUTATIONS = [
+  { name: 'ablation: a removed head\'s context kept', build: 'wasm', tests: [ablation('bit-identical')],
+    edits: [['c/forward.c', 'if (removed_heads[l * m->heads + h]) remove_head(s, l, h);',
+      'if (removed_heads[l * m->heads + h] && l < 0) remove_head(s, l, h);']] },
+  { name: 'ablation: a changed set resumed one layer too high', build: 'wasm', tests: [ablation('resumed')],
+    edits: [['c/attn.c', 'return run_from(s, first_changed);', 'return run_from(s, first_changed + (first_changed < m->layers - 1));']] },
+  { name: 'non-finite values never refused', build: 'wasm', tests: [ablation('NaN')],
+    edits: [['c/forward.c', 'if (!isfinite(values[i])) return 0;', 'if (!isfinite(values[i]) && count == 0) return 0;']] },
+  { name: 'sessions never give buffers back', build: 'wasm', tests: [ablation('gives back')],
+    edits: [['c/forward.c', 'const int shrink = s->capacity > SHRINK_ABOVE && n <= s->capacity / 2;',
+      'const int shrink = s->capacity > SHRINK_ABOVE && n <= s->capacity / 2 && n < 0;']] },
+  { name: 'a grow that cannot be had reported as done', build: 'none', tests: [SESSION_NATIVE],
+    edits: [['c/forward.c', 'return shrink ? 0 : -1;', 'return shrink ? 0 : 0;']] },
+  { name: 'importance: the answer is the top-1 when each word is masked in turn', build: 'none', tests: [SESSION_NATIVE],
+    edits: [['c/attn.c', 'base == &s->state ? -1 : s->ids[position]', 'base == &s->state ? -1 : -1']] },
+  { name: 'CLI: control characters reach the terminal', build: 'none', tests: [CLI],
+    edits: [['c/cli.c', 'if (*p < 0x20 || *p == 0x7f || *p == \'\\\\\') {', 'if (*p == \'\\\\\') {']] },
+  { name: 'CLI: a card key twice accepted', build: 'none', tests: [CLI],
+    edits: [['c/cli.c', 'if (seen[k]++) return "a key appears twice";', 'if (seen[k]++ && k < 0) return "a key appears twice";']] },
+  { name: 'loader: 1 position accepted', build: 'none',
+    tests: [native('test_weights', 'web/dist/bert-mini.int8.bin', '../shared/checkpoints/bert-mini-int8')],
+    edits: [['c/weights.c', 'MIN_POSITIONS = 3,', 'MIN_POSITIONS = 1,']] },
   { name: 'GELU by its tanh approximation', build: 'wasm', tests: [PARITY],
     edits: [['c/kernels.c', `    int i = 0;
     for (; i + 4 <= count; i += 4) f4_store(x + i, f4_gelu(f4_load(x + i)));

@@ -236,15 +236,7 @@ async function testViewValues() {
     const { run } = await viewValues.float64(page);
     check(`${label}: the page runs the fixture's ${fixture?.ids.length} token ids`, !!fixture && run.ids.join() === fixture.ids.join(),
       `${run.tokens.join(' ')} / ${fixture?.tokens.join(' ')}`);
-    await viewValues.checkRow(page, label);
-    await viewValues.checkMatrix(page, label);
-    await viewValues.checkGrid(page, label);
-    await viewValues.checkLines(page, label);
-    await viewValues.checkRollout(page, label);
-    await viewValues.checkEntropy(page, label);
-    await viewValues.checkContributions(page, label);
-    await viewValues.checkLayer(page, label);
-    await viewValues.checkScaling(page, label);
+    await viewValues.checkEveryView(page, label);
   }
   check('view values: no page errors', page.problems.length === 0, page.problems.join('; '));
   await closePage(page);

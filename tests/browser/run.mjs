@@ -242,15 +242,7 @@ async function testViewValues() {
     const { run } = await viewValues.float64(page);
     check(`${label}: the page runs the fixture's ${fixture?.ids.length} token ids`, !!fixture && run.ids.join() === fixture.ids.join(),
       `${run.tokens.join(' ')} / ${fixture?.tokens.join(' ')}`);
-    await viewValues.checkRow(page, label);
-    await viewValues.checkGrid(page, label);
-    await viewValues.checkLines(page, label);
-    await viewValues.checkRollout(page, label);
-    await viewValues.checkMatrix(page, label);
-    await viewValues.checkEntropy(page, label);
-    await viewValues.checkContributions(page, label);
-    await viewValues.checkLayer(page, label);
-    await viewValues.checkScaling(page, label);
+    await viewValues.checkEveryView(page, label);
     if (compare) {
       check(`${label}: sentence B is a fixture sentence of the same length`, float64.fixture(compare)?.ids.length === fixture.ids.length);
       await viewValues.checkCompare(page, `${label}, B "…too wide."`, (i) => i);
@@ -978,11 +970,10 @@ async function testAddedView() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-added-view-'));
   try {
     await cp(path.join(ROOT, 'web/src'), path.join(dir, 'web/src'), { recursive: true });
-    await mkdir(path.join(dir, 'weights'));
-    await mkdir(path.join(dir, 'c'));
-    // The converter core and what it imports: every module of weights/, and c/spec.mjs.
-    const modules = readdirSync(path.join(ROOT, 'weights')).filter((f) => f.endsWith('.mjs')).map((f) => `weights/${f}`);
-    for (const file of [...modules, 'c/spec.mjs']) await cp(path.join(ROOT, file), path.join(dir, file));
+    for (const outside of ['c', 'weights']) {  // the modules web/src imports from beside it (the format's spec, the converter)
+      await mkdir(path.join(dir, outside));
+      for (const name of readdirSync(path.join(ROOT, outside)).filter((n) => n.endsWith('.mjs'))) await cp(path.join(ROOT, outside, name), path.join(dir, outside, name));
+    }
     await writeFile(path.join(dir, 'hello.diff'), diff);
     const touched = execFileSync('git', ['apply', '--numstat', 'hello.diff'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').map((line) => line.split('\t')[2]);
     check(`added view: the diff touches only the view's module and the view list (${touched.join(', ')})`,
@@ -1546,7 +1537,7 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testLayoutColumns, testAblation, testImportance, testCompactControls,
   testImportanceTime: async () => console.log(`timing detail: importance_ms=${(await importanceTiming()).toFixed(1)}`), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
-const FULL_ONLY = new Set(['testTiming', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout',
+const FULL_ONLY = new Set(['testTiming', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',
   'testLongInput', 'testConvertPanel']);
 
 await mkdir(SHOTS, { recursive: true });

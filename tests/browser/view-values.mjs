@@ -392,5 +392,13 @@ export function viewValueChecks({ check, explorer, pageState, selectView, andRed
       columns.length === fixture.masks.length && see('mlm', 'probabilities', worst, MLM_PROBABILITY_BAR) && bad.length === 0, bad.join('; '));
   }
 
-  return { float64, checkRow, checkGrid, checkLines, checkRollout, checkMatrix, checkEntropy, checkContributions, checkLayer, checkScaling, checkCompare, checkMlm };
+  /** Every view of one sentence and selection that draws from one run (not Compare, not [MASK]). */
+  async function checkEveryView(page, label) {
+    for (const checkView of [checkRow, checkGrid, checkLines, checkRollout, checkMatrix, checkEntropy, checkContributions, checkLayer, checkScaling]) {
+      await checkView(page, label);
+    }
+  }
+
+  return { float64, checkRow, checkGrid, checkLines, checkRollout, checkMatrix, checkEntropy, checkContributions, checkLayer, checkScaling,
+    checkEveryView, checkCompare, checkMlm };
 }

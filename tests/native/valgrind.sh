@@ -33,6 +33,9 @@ run() {  # run NAME EXPECTED_EXIT ARGS...
 }
 run "short sentence" 0 "The cat sat on the mat." --layer 2 --head 1 --token cat
 run "[MASK] sentence" 0 "The cat sat on the [MASK]." --mask --json
+run "[MASK] sentence, heads removed" 0 "The cat sat on the [MASK]." --mask --ablate 2.1,3.4,1.1
+run "row, a whole layer removed" 0 "The cat sat on the mat." --layer 4 --ablate 3.1,3.2,3.3,3.4 --json
+run "bad --ablate" 2 "x" --ablate 9.9 --json
 run "600-word text (truncated to 512)" 0 "$long_text" --layer 4 --head 4 --token 511
 run "--tokenize" 0 "Tokenization splits unbelievably, café 東京" --tokenize --json
 run "invalid UTF-8" 0 "$invalid_utf8" --tokenize

@@ -1,0 +1,195 @@
+/* Native test of a session's runs under removal of heads, allocation failure and non-finite
+ * weights (c/attn.h), on the default weights file:
+ *
+ *   make build/san/test_session && build/san/test_session web/dist/bert-mini.int8.bin
+ *
+ * Linked with -Wl,--wrap=malloc: allocations of more than `fail_above` bytes fail, so a run that
+ * cannot get memory can be made at will. Prints "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#include "../../c/attn.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t fail_above = (size_t)-1;
+
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_malloc(size_t size) { return size > fail_above ? NULL : __real_malloc(size); }
+
+typedef struct {
+    int n;
+    float *attention, *hidden;  /* copies */
+    int32_t ids[5];
+    float probs[5];
+} snapshot;
+
+static snapshot take(const attn_engine *e, const attn_session *s, int mask_at) {
+    int32_t shape[8];
+    attn_engine_shape(e, shape);
+    snapshot k = {.n = attn_session_length(s)};
+    const size_t n = (size_t)k.n, attention = (size_t)shape[2] * (size_t)shape[3] * n * n;
+    const size_t hidden = n * (size_t)shape[1];
+    k.attention = malloc(attention * sizeof(float));
+    k.hidden = malloc(hidden * sizeof(float));
+    if (!k.attention || !k.hidden) exit(2);
+    memcpy(k.attention, attn_session_attention(s), attention * sizeof(float));
+    memcpy(k.hidden, attn_session_hidden(s, shape[2]), hidden * sizeof(float));
+    if (attn_session_mlm(s, mask_at, 5, k.ids, k.probs) != ATTN_OK) exit(2);
+    return k;
+}
+
+static int same(const snapshot *a, const snapshot *b, const attn_engine *e) {
+    int32_t shape[8];
+    attn_engine_shape(e, shape);
+    const size_t n = (size_t)a->n;
+    return a->n == b->n &&
+           !memcmp(a->attention, b->attention, (size_t)shape[2] * (size_t)shape[3] * n * n * sizeof(float)) &&
+           !memcmp(a->hidden, b->hidden, n * (size_t)shape[1] * sizeof(float)) &&
+           !memcmp(a->ids, b->ids, sizeof a->ids) && !memcmp(a->probs, b->probs, sizeof a->probs);
+}
+
+static void release(snapshot *k) {
+    free(k->attention);
+    free(k->hidden);
+}
+
+static const char TEXT[] = "The cat sat on the [MASK].";
+enum { MASK_AT = 6 };
+
+static int run(attn_session *s, const char *text) { return attn_session_run_text(s, text, strlen(text)); }
+
+static void test_ablation(const attn_engine *e) {
+    attn_session *plain = attn_session_create(e), *other = attn_session_create(e);
+    check(run(plain, TEXT) == ATTN_OK && run(other, TEXT) == ATTN_OK, "runs");
+    snapshot want = take(e, plain, MASK_AT);
+    uint8_t removed[16] = {0};
+    check(attn_session_set_ablation(other, removed) == ATTN_OK, "an empty set");
+    snapshot empty = take(e, other, MASK_AT);
+    check(same(&want, &empty, e), "no head removed: bit-identical");
+    removed[1 * 4 + 2] = 1;
+    check(attn_session_set_ablation(other, removed) == ATTN_OK && attn_session_removed_count(other) == 1, "head 2.3 removed");
+    snapshot gone = take(e, other, MASK_AT);
+    check(!same(&want, &gone, e), "removing a head changes the run");
+    const size_t n = (size_t)want.n, below = 2 * 4 * n * n;  /* layers 0 and 1: its own layer's attention stays */
+    check(!memcmp(want.attention, gone.attention, below * sizeof(float)), "layers up to the removed head's unchanged");
+    check(attn_session_set_ablation(other, NULL) == ATTN_OK && attn_session_removed_count(other) == 0, "all back");
+    snapshot back = take(e, other, MASK_AT);
+    check(same(&want, &back, e), "heads put back: bit-identical");
+
+    int32_t positions[512], in_turn = -1;
+    check(attn_session_importance_targets(plain, positions, &in_turn) == 1 && positions[0] == MASK_AT && in_turn == 0,
+          "one [MASK] target");
+    int32_t answer[2], top1[5];
+    float log_prob = 0, delta[5];
+    check(attn_session_importance(plain, 0, 3, answer, &log_prob, delta, top1) == ATTN_OK, "importance");
+    check(answer[0] == want.ids[0] && answer[1] == want.ids[0], "the answer is the run's top-1");
+    check(fabsf(log_prob - logf(want.probs[0])) < 1e-4f, "its log-probability (%g, %g)", log_prob, logf(want.probs[0]));
+    check(attn_session_importance(plain, 1, 0, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT, "target out of range");
+    check(attn_session_importance(plain, 0, 4, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT, "layer out of range");
+    check(run(plain, "A dog ran.") == ATTN_OK && attn_session_importance_targets(plain, positions, &in_turn) == 4 &&
+              in_turn == 1 && positions[0] == 1 && positions[3] == 4,
+          "without [MASK]: every token but [CLS] and [SEP]");
+    check(attn_session_importance(plain, 1, 2, answer, &log_prob, delta, top1) == ATTN_OK &&
+              answer[0] == attn_session_ids(plain)[2],
+          "masked in turn: the answer is the token that was there");
+    for (snapshot *k = (snapshot[]){want, empty, gone, back}, *end = k + 4; k < end; k++) release(k);
+    attn_session_destroy(plain);
+    attn_session_destroy(other);
+}
+
+/* A run that cannot get memory leaves an empty session that refuses every reading, and the next
+ * run that can is as if nothing had failed. A shrink that cannot be had keeps the larger buffers. */
+static void test_no_memory(const attn_engine *e) {
+    attn_session *s = attn_session_create(e), *fresh = attn_session_create(e);
+    check(run(s, TEXT) == ATTN_OK && run(fresh, TEXT) == ATTN_OK, "runs");
+    snapshot want = take(e, fresh, MASK_AT);
+    char long_text[3000] = "";
+    for (int i = 0; i < 300; i++) strcat(long_text, "word ");
+    fail_above = 100000;
+    check(run(s, long_text) == ATTN_ERR_NO_MEMORY, "a long run without memory fails");
+    fail_above = (size_t)-1;
+    int32_t ids[5];
+    float probs[5];
+    double stats[7];
+    check(attn_session_length(s) == 0 && attn_session_attention(s) == NULL && attn_session_hidden(s, 0) == NULL,
+          "the session is empty");
+    check(attn_session_mlm(s, MASK_AT, 5, ids, probs) == ATTN_ERR_ARGUMENT &&
+              attn_session_row_stats(s, 0, 0, 0, stats) == ATTN_ERR_ARGUMENT,
+          "readings refused");
+    check(run(s, TEXT) == ATTN_OK, "a later run");
+    snapshot again = take(e, s, MASK_AT);
+    check(same(&want, &again, e), "as if nothing had failed");
+    check(run(s, long_text) == ATTN_OK, "the long run with memory");
+    fail_above = 100000;
+    check(run(s, TEXT) == ATTN_OK, "a short run when the shrink cannot be had");
+    fail_above = (size_t)-1;
+    snapshot kept = take(e, s, MASK_AT);
+    check(same(&want, &kept, e), "the larger buffers serve it");
+    release(&want);
+    release(&again);
+    release(&kept);
+    attn_session_destroy(s);
+    attn_session_destroy(fresh);
+}
+
+enum { AT_TENSOR_COUNT = 28, AT_TABLE_OFFSET = 48, ENTRY_SIZE = 128, AT_SCALE_OFFSET = 96 };
+
+/* scale_offset of the tensor named `name` (0 when there is none). */
+static uint64_t scale_offset_of(const buffer *f, const char *name) {
+    const uint64_t table = get_u64(f->bytes + AT_TABLE_OFFSET);
+    for (uint32_t i = 0; i < get_u32(f->bytes + AT_TENSOR_COUNT); i++) {
+        const uint8_t *entry = f->bytes + table + (uint64_t)i * ENTRY_SIZE;
+        if (strncmp((const char *)entry, name, 64) == 0) return get_u64(entry + AT_SCALE_OFFSET);
+    }
+    return 0;
+}
+
+/* The engine reads the weights in place: a query row scale of 3.4e38 set after loading (finite,
+ * so a loader could take it) makes layer 0's attention NaN; the run is an error, never numbers. */
+static void test_not_finite(const buffer *file) {
+    attn_engine *e = NULL;
+    check(attn_engine_create(file->bytes, file->size, &e) == ATTN_OK, "engine");
+    attn_session *s = attn_session_create(e);
+    const uint64_t at = scale_offset_of(file, "bert.encoder.layer.0.attention.self.query.weight");
+    check(at != 0, "query scales found");
+    float saved, huge = 3.4e38f;
+    memcpy(&saved, file->bytes + at, sizeof saved);
+    memcpy(file->bytes + at, &huge, sizeof huge);
+    check(run(s, TEXT) == ATTN_ERR_NOT_FINITE, "NaN attention: ATTN_ERR_NOT_FINITE");
+    check(attn_session_length(s) == 0 && attn_session_attention(s) == NULL, "and an empty session");
+    memcpy(file->bytes + at, &saved, sizeof saved);
+    check(run(s, TEXT) == ATTN_OK, "the weights put back");
+    uint8_t removed[16] = {0};
+    removed[0] = 1;
+    memcpy(file->bytes + at, &huge, sizeof huge);
+    check(attn_session_set_ablation(s, removed) == ATTN_ERR_NOT_FINITE && attn_session_length(s) == 0,
+          "a rerun with a head removed: the same error");
+    memcpy(file->bytes + at, &saved, sizeof saved);
+    check(run(s, TEXT) == ATTN_OK, "runs again");
+    attn_session_destroy(s);
+    attn_engine_destroy(e);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_session WEIGHTS\n");
+        return 2;
+    }
+    buffer file = read_file(argv[1]);
+    attn_engine *e = NULL;
+    if (attn_engine_create(file.bytes, file.size, &e) != ATTN_OK) {
+        fprintf(stderr, "cannot load %s\n", argv[1]);
+        return 2;
+    }
+    test_ablation(e);
+    test_no_memory(e);
+    attn_engine_destroy(e);
+    test_not_finite(&file);
+    free(file.bytes);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -297,6 +297,9 @@ for (const layout of ['google-zip', 'google-legacy']) {
     assert.equal(engine.modelCard().name, 'bert_uncased_L-4_H-256_A-4');
     assert.match(engine.modelCard().precision, /every matrix int8/);
     await matchesReference(bytes);
+    const parity = spawnSync('node', [path.join(repoRoot, 'tests/parity.mjs'), '--checkpoint', folder], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(parity.status, 0, parity.stdout + parity.stderr);
+    assert.match(parity.stdout, /attention max \|Δ\| [0-9.e-]+ .*bar 1\.00e-3.* — ok/);
   });
 }
 

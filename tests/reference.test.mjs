@@ -314,3 +314,27 @@ test('its own reader reads the Hugging Face variants (bare names, gamma/beta, de
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('its own pytorch_model.bin reader (zip, legacy, bfloat16, BertForPreTraining, bare names, tokenizer.json) gives the safetensors twin\'s tensors', async () => {
+  const { mkdtempSync, rmSync, copyFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const torch = new URL('fixtures/torch/', import.meta.url);
+  const root = mkdtempSync(`${tmpdir()}/reference-torch-`);
+  try {
+    for (const name of ['config.json', 'vocab.txt']) copyFileSync(new URL(`zip/${name}`, torch), `${root}/${name}`);
+    copyFileSync(new URL('twin.safetensors', torch), `${root}/model.safetensors`);
+    const twin = loadCheckpoint(root);
+    for (const variant of ['zip', 'legacy', 'bfloat16', 'google-zip', 'google-legacy', 'bare', 'tokenizer-json']) {
+      const model = loadCheckpoint(new URL(`${variant}/`, torch));
+      assert.deepEqual(model.shape, twin.shape, variant);
+      assert.deepEqual(model.vocab, twin.vocab, `${variant}: vocabulary`);
+      for (const [name, values] of twin.tensors) {
+        if (variant === 'bare' && name.startsWith('cls.')) continue;  // a BertModel: no masked-LM head
+        assert.deepEqual(model.tensors.get(name), values, `${variant}: ${name}`);
+      }
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  assert.throws(() => loadCheckpoint(new URL('hostile/', torch)), /global .* is refused/);
+});

@@ -2,7 +2,7 @@
 // from the textbook formulas and independent of the C engine: the yardstick the engine and
 // the converter are measured against.
 //
-//   const model = loadCheckpoint('/path/to/checkpoint');      // config.json, vocab.txt, model.safetensors
+//   const model = loadCheckpoint('/path/to/checkpoint');      // config.json, vocab.txt, model.safetensors or pytorch_model.bin
 //   const result = referenceForward(model, ids, { typeIds });
 //   result.attention        Float64Array [layers][heads][n][n]
 //   result.embeddingOutput  Float64Array [n][hidden]   (embedding LayerNorm output)
@@ -28,9 +28,10 @@ const CONFIG_DEFAULTS = {
 export function loadCheckpoint(dir) {
   const directory = dir instanceof URL ? fileURLToPath(dir) : String(dir);
   const shape = readShape(path.join(directory, 'config.json'));
-  const vocab = readVocabLines(path.join(directory, 'vocab.txt'), shape.vocab);
-  const file = path.join(directory, 'model.safetensors');
-  const stored = renameToMaskedLM(readSafetensorsFloats(file));
+  const vocab = readVocabLines(directory, shape.vocab);
+  const safetensors = path.join(directory, 'model.safetensors');
+  const file = fs.existsSync(safetensors) ? safetensors : path.join(directory, 'pytorch_model.bin');
+  const stored = renameToMaskedLM(file === safetensors ? readSafetensorsFloats(file) : readTorchFloats(file));
   const tensors = new Map();
   for (const [name, dims] of expectedTensors(shape)) {
     const data = stored.get(name);
@@ -137,11 +138,240 @@ function float16(bits) {
   return exponent ? sign * 2 ** (exponent - 15) * (1 + fraction / 1024) : sign * 2 ** -14 * (fraction / 1024);
 }
 
-function readVocabLines(file, expected) {
-  const lines = fs.readFileSync(file, 'utf8').split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
+/** vocab.txt's lines, or the WordPiece vocabulary of tokenizer.json in id order. */
+function readVocabLines(directory, expected) {
+  let file = path.join(directory, 'vocab.txt'), lines;
+  if (fs.existsSync(file)) {
+    lines = fs.readFileSync(file, 'utf8').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+  } else {
+    file = path.join(directory, 'tokenizer.json');
+    const ids = JSON.parse(fs.readFileSync(file, 'utf8')).model.vocab;
+    lines = [];
+    for (const [token, id] of Object.entries(ids)) lines[id] = token;
+  }
   if (lines.length > expected) throw new Error(`${file} has ${lines.length} lines, config.json says ${expected}`);
   return lines;
+}
+
+// ---------------------------------------------------------------- pytorch_model.bin
+// torch.save's two formats, read for the reference alone: the zip archive (PyTorch ≥ 1.6:
+// */data.pkl, */data/KEY, */byteorder) and the legacy stream (magic, protocol, sys_info, the
+// state dict, its storage keys, then each storage after an 8-byte element count). The pickle is
+// read by a small interpreter that knows a state dict's opcodes and rebuilds tensors by their
+// storage, offset, size and stride; any other global is refused.
+
+const STORAGE_DTYPES = { FloatStorage: 'F32', HalfStorage: 'F16', BFloat16Storage: 'BF16', LongStorage: 'I64' };
+const STORAGE_WIDTH = { F32: 4, F16: 2, BF16: 2, I64: 8 };
+const TORCH_GLOBALS = new Set(['collections.OrderedDict', 'torch._utils._rebuild_tensor_v2', 'torch._utils._rebuild_parameter',
+  ...Object.keys(STORAGE_DTYPES).map((name) => `torch.${name}`)]);
+
+function readTorchFloats(file) {
+  const buf = fs.readFileSync(file);
+  const { tensors, storageBytes, littleEndian } = buf.readUInt32LE(0) === 0x04034b50 ? torchZip(buf, file) : torchLegacy(buf, file);
+  const out = new Map();
+  for (const [name, t] of tensors) {
+    if (t.storage.dtype === 'I64') continue;  // integer buffers (position_ids): not weights
+    out.set(name, tensorFloats(t, storageBytes(t.storage), littleEndian, `${file}: ${name}`));
+  }
+  return out;
+}
+
+/** The entries of a stored (uncompressed) zip archive, by name: their bytes. */
+function zipEntries(buf, file) {
+  let end = buf.length - 22;
+  while (end >= 0 && buf.readUInt32LE(end) !== 0x06054b50) end--;
+  if (end < 0) throw new Error(`${file}: no zip directory`);
+  let count = buf.readUInt16LE(end + 10), at = buf.readUInt32LE(end + 16);
+  if (count === 0xffff || at === 0xffffffff) {  // zip64: the locator just before points at the record
+    const record = Number(buf.readBigUInt64LE(end - 20 + 8));
+    count = Number(buf.readBigUInt64LE(record + 32));
+    at = Number(buf.readBigUInt64LE(record + 48));
+  }
+  const entries = new Map();
+  for (let i = 0; i < count; i++) {
+    if (buf.readUInt32LE(at) !== 0x02014b50) throw new Error(`${file}: bad zip directory entry`);
+    const nameLength = buf.readUInt16LE(at + 28), extraLength = buf.readUInt16LE(at + 30), commentLength = buf.readUInt16LE(at + 32);
+    const name = buf.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    let size = buf.readUInt32LE(at + 24), local = buf.readUInt32LE(at + 42);
+    const zip64 = [];  // the zip64 extra field holds, in order, the sizes and the offset that read as ~0
+    for (let x = at + 46 + nameLength; x < at + 46 + nameLength + extraLength;) {
+      const id = buf.readUInt16LE(x), length = buf.readUInt16LE(x + 2);
+      if (id === 1) for (let k = 0; k < length; k += 8) zip64.push(Number(buf.readBigUInt64LE(x + 4 + k)));
+      x += 4 + length;
+    }
+    if (buf.readUInt32LE(at + 24) === 0xffffffff) size = zip64.shift();
+    if (buf.readUInt32LE(at + 20) === 0xffffffff) zip64.shift();
+    if (local === 0xffffffff) local = zip64.shift();
+    if (buf.readUInt16LE(at + 10) !== 0) throw new Error(`${file}: ${name} is compressed`);
+    const data = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    entries.set(name, buf.subarray(data, data + size));
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+function torchZip(buf, file) {
+  const entries = zipEntries(buf, file);
+  const pickle = [...entries.keys()].find((n) => /(^|\/)data\.pkl$/.test(n));
+  if (!pickle) throw new Error(`${file}: no data.pkl`);
+  const prefix = pickle.slice(0, -'data.pkl'.length);
+  const order = entries.get(`${prefix}byteorder`);
+  const persistent = ([kind, storageType, key]) => {
+    if (kind !== 'storage') throw new Error(`${file}: persistent id ${kind}`);
+    return { dtype: storageDtype(storageType, file), key: String(key) };
+  };
+  const { value } = unpickleTorch(entries.get(pickle), 0, persistent, file);
+  return {
+    tensors: stateDict(value, file), littleEndian: !order || order.toString().trim() === 'little',
+    storageBytes: (storage) => entries.get(`${prefix}data/${storage.key}`),
+  };
+}
+
+function torchLegacy(buf, file) {
+  const ignore = () => { throw new Error(`${file}: a persistent id outside the state dict`); };
+  let at = 0;
+  for (let i = 0; i < 3; i++) at = unpickleTorch(buf, at, ignore, file).end;  // magic, protocol, sys_info
+  const persistent = ([kind, storageType, key]) => {
+    if (kind !== 'storage') throw new Error(`${file}: persistent id ${kind}`);
+    return { dtype: storageDtype(storageType, file), key: String(key) };
+  };
+  const main = unpickleTorch(buf, at, persistent, file);
+  const keys = unpickleTorch(buf, main.end, ignore, file);
+  const bytes = new Map();
+  at = keys.end;
+  const dtypes = new Map();
+  for (const t of stateDict(main.value, file).values()) dtypes.set(t.storage.key, t.storage.dtype);
+  for (const key of keys.value) {
+    const count = Number(buf.readBigUInt64LE(at));
+    const length = count * STORAGE_WIDTH[dtypes.get(String(key)) ?? 'F32'];
+    bytes.set(String(key), buf.subarray(at + 8, at + 8 + length));
+    at += 8 + length;
+  }
+  return { tensors: stateDict(main.value, file), littleEndian: true, storageBytes: (storage) => bytes.get(storage.key) };
+}
+
+function storageDtype(storageType, file) {
+  const dtype = STORAGE_DTYPES[storageType?.global?.replace(/^torch\./, '')];
+  if (!dtype) throw new Error(`${file}: storage ${storageType?.global} is not read`);
+  return dtype;
+}
+
+/** The tensors of an unpickled state dict (an OrderedDict or dict), by name. */
+function stateDict(value, file) {
+  const entries = value instanceof Map ? [...value] : Object.entries(value ?? {});
+  const tensors = new Map();
+  for (const [name, t] of entries) {
+    if (t && t.storage) tensors.set(name, t);
+    else throw new Error(`${file}: ${name} is not a tensor`);
+  }
+  return tensors;
+}
+
+/** One pickle at `start`: {value, end}. */
+function unpickleTorch(buf, start, persistentLoad, file) {
+  const stack = [], marks = [], memo = new Map();
+  const text = (from, length) => buf.subarray(from, from + length).toString('utf8');
+  const call = (fn, args) => {
+    switch (fn.global) {
+      case 'collections.OrderedDict': return new Map();
+      case 'torch._utils._rebuild_tensor_v2': return { storage: args[0], offset: args[1], size: args[2], stride: args[3] };
+      case 'torch._utils._rebuild_parameter': return args[0];
+      default: throw new Error(`${file}: ${fn.global} is not called`);
+    }
+  };
+  const global = (name) => {
+    if (!TORCH_GLOBALS.has(name)) throw new Error(`${file}: global ${name} is refused`);
+    return { global: name };
+  };
+  const popMark = () => stack.splice(marks.pop());
+  const setItems = (target, items) => {
+    for (let k = 0; k < items.length; k += 2) {
+      if (target instanceof Map) target.set(items[k], items[k + 1]); else target[items[k]] = items[k + 1];
+    }
+  };
+  for (let at = start; ;) {
+    const op = buf[at++];
+    switch (op) {
+      case 0x80: at++; break;                                       // PROTO
+      case 0x95: at += 8; break;                                    // FRAME
+      case 0x7d: stack.push({}); break;                             // EMPTY_DICT
+      case 0x5d: stack.push([]); break;                             // EMPTY_LIST
+      case 0x29: stack.push([]); break;                             // EMPTY_TUPLE
+      case 0x28: marks.push(stack.length); break;                   // MARK
+      case 0x58: { const n = buf.readUInt32LE(at); stack.push(text(at + 4, n)); at += 4 + n; break; }  // BINUNICODE
+      case 0x8c: { const n = buf[at]; stack.push(text(at + 1, n)); at += 1 + n; break; }              // SHORT_BINUNICODE
+      case 0x54: { const n = buf.readUInt32LE(at); stack.push(text(at + 4, n)); at += 4 + n; break; }  // BINSTRING
+      case 0x55: { const n = buf[at]; stack.push(text(at + 1, n)); at += 1 + n; break; }              // SHORT_BINSTRING
+      case 0x4a: stack.push(buf.readInt32LE(at)); at += 4; break;   // BININT
+      case 0x4b: stack.push(buf[at]); at += 1; break;               // BININT1
+      case 0x4d: stack.push(buf.readUInt16LE(at)); at += 2; break;  // BININT2
+      case 0x8a: {                                                  // LONG1: n little-endian bytes, signed
+        const n = buf[at];
+        let v = 0n;
+        for (let k = n - 1; k >= 0; k--) v = (v << 8n) | BigInt(buf[at + 1 + k]);
+        if (n && buf[at + n] & 0x80) v -= 1n << BigInt(8 * n);
+        stack.push(Number(v));
+        at += 1 + n;
+        break;
+      }
+      case 0x47: stack.push(buf.readDoubleBE(at)); at += 8; break;  // BINFLOAT
+      case 0x88: stack.push(true); break;                           // NEWTRUE
+      case 0x89: stack.push(false); break;                          // NEWFALSE
+      case 0x4e: stack.push(null); break;                           // NONE
+      case 0x74: stack.push(popMark()); break;                      // TUPLE
+      case 0x85: stack.push([stack.pop()]); break;                  // TUPLE1
+      case 0x86: stack.push(stack.splice(-2)); break;               // TUPLE2
+      case 0x87: stack.push(stack.splice(-3)); break;               // TUPLE3
+      case 0x61: { const v = stack.pop(); stack.at(-1).push(v); break; }                    // APPEND
+      case 0x65: { const items = popMark(); stack.at(-1).push(...items); break; }          // APPENDS
+      case 0x73: { const [k, v] = stack.splice(-2); setItems(stack.at(-1), [k, v]); break; } // SETITEM
+      case 0x75: { const items = popMark(); setItems(stack.at(-1), items); break; }        // SETITEMS
+      case 0x71: memo.set(buf[at], stack.at(-1)); at += 1; break;                          // BINPUT
+      case 0x72: memo.set(buf.readUInt32LE(at), stack.at(-1)); at += 4; break;             // LONG_BINPUT
+      case 0x94: memo.set(memo.size, stack.at(-1)); break;                                 // MEMOIZE
+      case 0x68: stack.push(memo.get(buf[at])); at += 1; break;                            // BINGET
+      case 0x6a: stack.push(memo.get(buf.readUInt32LE(at))); at += 4; break;               // LONG_BINGET
+      case 0x63: {                                                  // GLOBAL: module\nname\n
+        const first = buf.indexOf(10, at), second = buf.indexOf(10, first + 1);
+        stack.push(global(`${text(at, first - at)}.${text(first + 1, second - first - 1)}`));
+        at = second + 1;
+        break;
+      }
+      case 0x93: { const [module, name] = stack.splice(-2); stack.push(global(`${module}.${name}`)); break; }  // STACK_GLOBAL
+      case 0x51: stack.push(persistentLoad(stack.pop())); break;   // BINPERSID
+      case 0x52: { const [fn, args] = stack.splice(-2); stack.push(call(fn, args)); break; }  // REDUCE
+      case 0x62: stack.pop(); break;                                // BUILD: a state dict's metadata, not needed
+      case 0x2e: return { value: stack.pop(), end: at };            // STOP
+      default: throw new Error(`${file}: pickle opcode 0x${(op ?? 0).toString(16)} at ${at - 1} is not read`);
+    }
+  }
+}
+
+/** A tensor's values as float32, read by its offset, size and strides from its storage. */
+function tensorFloats({ storage, offset, size, stride }, bytes, littleEndian, what) {
+  if (!bytes) throw new Error(`${what}: its storage is missing`);
+  const width = STORAGE_WIDTH[storage.dtype];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const scratch = new DataView(new ArrayBuffer(4));
+  const read = (i) => {
+    if (storage.dtype === 'F32') return view.getFloat32(4 * i, littleEndian);
+    const half = view.getUint16(2 * i, littleEndian);
+    if (storage.dtype === 'F16') return float16(half);
+    scratch.setUint32(0, half << 16);
+    return scratch.getFloat32(0);
+  };
+  const count = size.reduce((a, b) => a * b, 1);
+  const out = new Float32Array(count);
+  const index = new Array(size.length).fill(0);
+  for (let i = 0; i < count; i++) {
+    let at = offset;
+    for (let d = 0; d < size.length; d++) at += index[d] * stride[d];
+    if ((at + 1) * width > bytes.length) throw new Error(`${what}: reads past its storage`);
+    out[i] = read(at);
+    for (let d = size.length - 1; d >= 0 && ++index[d] === size[d]; d--) index[d] = 0;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- erf and GELU

@@ -123,7 +123,7 @@ export function headGridFigure({ width, theme, title, subtitle, cells, layers, h
 const SWITCH_ROW = 24;
 
 /** The on/off switch of a head (role switch; its own click, not the one that selects the head). */
-export function headSwitch({ x, y, layer, head, off, focusable, t }) {
+export function headSwitch({ x, y, layer, head, off, focusable, t, withText = true }) {
   const group = svg('g', {
     class: 'head-switch', role: 'switch', 'aria-checked': off ? 'false' : 'true', tabindex: focusable ? 0 : -1,
     'aria-label': t('ablation.switchAria', { head: t('grid.cellName', { layer: layer + 1, head: head + 1 }) }),
@@ -131,8 +131,13 @@ export function headSwitch({ x, y, layer, head, off, focusable, t }) {
   });
   group.append(svg('rect', { x, y, width: 28, height: 14, rx: 7, class: 'switch-track' }));
   group.append(svg('circle', { cx: off ? x + 7 : x + 21, cy: y + 7, r: 5, class: 'switch-knob' }));
-  group.append(svg('text', { x: x + 34, y: y + 7, 'dominant-baseline': 'central', class: 'switch-text', text: t(off ? 'ablation.off' : 'ablation.on') }));
+  if (withText) group.append(svg('text', { x: x + 34, y: y + 7, 'dominant-baseline': 'central', class: 'switch-text', text: t(off ? 'ablation.off' : 'ablation.on') }));
   return group;
+}
+
+/** Whether a switch's on/off word fits beside it in `width` (else the knob and aria say it). */
+export function switchTextFits(t, width) {
+  return 34 + Math.max(textWidth(t('ablation.on'), 11, 600), textWidth(t('ablation.off'), 11, 600)) <= width;
 }
 
 /** The two texts of a head cell's middle line: its ratio (big) and its effective tokens. */
@@ -196,7 +201,8 @@ function headCell({ cell, x, y, cellWidth, cellHeight, selected, colour, token, 
     by += 20;
   }
   group.append(svg('title', { text: label }));
-  group.append(headSwitch({ x: x + pad, y: y + cellHeight - SWITCH_ROW + 2, layer, head, off, focusable: selected, t }));
+  group.append(headSwitch({ x: x + pad, y: y + cellHeight - SWITCH_ROW + 2, layer, head, off, focusable: selected, t,
+    withText: switchTextFits(t, cellWidth - 2 * pad) }));
   return group;
 }
 

@@ -69,8 +69,12 @@ static void run_model(const attn_engine *engine) {
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)n);
     FUZZ_REQUIRE(ids != NULL);
     for (int i = 0; i < n; i++) ids[i] = (int32_t)((i * 7919) % shape[0]);
-    FUZZ_REQUIRE(attn_session_run_ids(s, ids, n) == ATTN_OK);
-    run_analyses(s, shape);
+    /* A file the loader takes may still hold finite weights whose products overflow: the run
+     * is then refused as not finite, never answered with a NaN. */
+    const int status = attn_session_run_ids(s, ids, n);
+    FUZZ_REQUIRE(status == ATTN_OK || status == ATTN_ERR_NOT_FINITE);
+    if (status == ATTN_OK) run_analyses(s, shape);
+    else FUZZ_REQUIRE(attn_session_length(s) == 0 && attn_session_attention(s) == NULL);
     free(ids);
     if (n == shape[5]) {
         int32_t *more = calloc((size_t)n + 1, sizeof *more);

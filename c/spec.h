@@ -136,22 +136,22 @@ enum {
     X("bert.embeddings.LayerNorm.bias", VECTOR, ONE, HIDDEN, emb_ln_beta, CORE)
 
 #define WEIGHTS_LAYER_TENSORS(X) \
-    X("attention.self.query.weight", MATRIX, HIDDEN, HIDDEN, query, CORE) \
-    X("attention.self.query.bias", VECTOR, ONE, HIDDEN, query_bias, CORE) \
-    X("attention.self.key.weight", MATRIX, HIDDEN, HIDDEN, key, CORE) \
-    X("attention.self.key.bias", VECTOR, ONE, HIDDEN, key_bias, CORE) \
-    X("attention.self.value.weight", MATRIX, HIDDEN, HIDDEN, value, CORE) \
-    X("attention.self.value.bias", VECTOR, ONE, HIDDEN, value_bias, CORE) \
-    X("attention.output.dense.weight", MATRIX, HIDDEN, HIDDEN, attn_out, CORE) \
-    X("attention.output.dense.bias", VECTOR, ONE, HIDDEN, attn_out_bias, CORE) \
-    X("attention.output.LayerNorm.weight", VECTOR, ONE, HIDDEN, attn_ln_gamma, CORE) \
-    X("attention.output.LayerNorm.bias", VECTOR, ONE, HIDDEN, attn_ln_beta, CORE) \
-    X("intermediate.dense.weight", MATRIX, FFN, HIDDEN, ffn_in, CORE) \
-    X("intermediate.dense.bias", VECTOR, ONE, FFN, ffn_in_bias, CORE) \
-    X("output.dense.weight", MATRIX, HIDDEN, FFN, ffn_out, CORE) \
-    X("output.dense.bias", VECTOR, ONE, HIDDEN, ffn_out_bias, CORE) \
-    X("output.LayerNorm.weight", VECTOR, ONE, HIDDEN, ffn_ln_gamma, CORE) \
-    X("output.LayerNorm.bias", VECTOR, ONE, HIDDEN, ffn_ln_beta, CORE)
+    X("attention.self.query.weight", MATRIX, HIDDEN, HIDDEN, query, LAYER) \
+    X("attention.self.query.bias", VECTOR, ONE, HIDDEN, query_bias, LAYER) \
+    X("attention.self.key.weight", MATRIX, HIDDEN, HIDDEN, key, LAYER) \
+    X("attention.self.key.bias", VECTOR, ONE, HIDDEN, key_bias, LAYER) \
+    X("attention.self.value.weight", MATRIX, HIDDEN, HIDDEN, value, LAYER) \
+    X("attention.self.value.bias", VECTOR, ONE, HIDDEN, value_bias, LAYER) \
+    X("attention.output.dense.weight", MATRIX, HIDDEN, HIDDEN, attn_out, LAYER) \
+    X("attention.output.dense.bias", VECTOR, ONE, HIDDEN, attn_out_bias, LAYER) \
+    X("attention.output.LayerNorm.weight", VECTOR, ONE, HIDDEN, attn_ln_gamma, LAYER) \
+    X("attention.output.LayerNorm.bias", VECTOR, ONE, HIDDEN, attn_ln_beta, LAYER) \
+    X("intermediate.dense.weight", MATRIX, FFN, HIDDEN, ffn_in, LAYER) \
+    X("intermediate.dense.bias", VECTOR, ONE, FFN, ffn_in_bias, LAYER) \
+    X("output.dense.weight", MATRIX, HIDDEN, FFN, ffn_out, LAYER) \
+    X("output.dense.bias", VECTOR, ONE, HIDDEN, ffn_out_bias, LAYER) \
+    X("output.LayerNorm.weight", VECTOR, ONE, HIDDEN, ffn_ln_gamma, LAYER) \
+    X("output.LayerNorm.bias", VECTOR, ONE, HIDDEN, ffn_ln_beta, LAYER)
 
 #define WEIGHTS_MLM_HEAD_TENSORS(X) \
     X("cls.predictions.transform.dense.weight", MATRIX, HIDDEN, HIDDEN, mlm_transform, MLM) \

@@ -107,7 +107,9 @@ export const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
 // model's shape (a vector has rows 'one' and its length as cols). `field`: the c/model.h member
 // the loader binds it to. `use` (matrices): 'lookup' tables are read row by row, 'multiplied'
 // ones enter matrix products (it decides an int16 matrix's qmax). `needed`: 'core' (every
-// run), 'wordRows' (only the rows of a run's tokens), 'mlm' ([MASK] predictions only).
+// run), 'wordRows' (only the rows of a run's tokens), 'layer' (the runs that reach that layer:
+// a reader in parts runs and shows layer L once layers 1…L are in), 'mlm' ([MASK] predictions
+// only).
 
 const matrix = (name, rows, cols, field, use = 'multiplied') => ({ name, kind: 'matrix', dims: [rows, cols], field, use });
 const vector = (name, length, field) => ({ name, kind: 'f32', dims: ['one', length], field });
@@ -139,7 +141,7 @@ export const LAYER_TENSORS = [
   vector('output.dense.bias', 'hidden', 'ffn_out_bias'),
   vector('output.LayerNorm.weight', 'hidden', 'ffn_ln_gamma'),
   vector('output.LayerNorm.bias', 'hidden', 'ffn_ln_beta'),
-].map((t) => ({ needed: 'core', ...t }));
+].map((t) => ({ needed: 'layer', ...t }));
 
 /** The masked-LM head; absent from a file converted from a BertModel checkpoint. */
 export const MLM_HEAD_TENSORS = [

@@ -334,6 +334,7 @@ typedef struct {
     uint32_t count, next;
     weights_status status;
     uint8_t role;  /* weights_role of the arrays taken next */
+    uint8_t layer; /* and their layer, for WEIGHTS_ROLE_LAYER */
     weights_layout *layout;
 } table_cursor;
 
@@ -399,7 +400,7 @@ static void record_array(table_cursor *t, uint64_t offset, uint64_t bytes, uint8
 {
     weights_layout *l = t->layout;
     if (bytes > 0 && l->array_count < WEIGHTS_MAX_ARRAYS)
-        l->arrays[l->array_count++] = (weights_array){offset, bytes, qmax, content, t->role};
+        l->arrays[l->array_count++] = (weights_array){offset, bytes, qmax, content, t->role, t->layer};
 }
 
 static int by_offset(const void *a, const void *b)
@@ -500,6 +501,7 @@ static void take_plan(table_cursor *t, const plan_entry *plan, size_t count, voi
         else snprintf(name, sizeof name, "%s", p->name);
         void *field = (char *)target + p->field;
         t->role = p->role;
+        t->layer = layer >= 0 ? (uint8_t)layer : 0;
         if (p->matrix) take_matrix(t, name, dim_of(h, p->rows), dim_of(h, p->cols), field);
         else take_vector(t, name, dim_of(h, p->cols), field);
     }

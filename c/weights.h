@@ -31,14 +31,17 @@ enum {
 typedef enum { WEIGHTS_CONTENT_NONE, WEIGHTS_CONTENT_FLOATS, WEIGHTS_CONTENT_INT16 } weights_content;
 
 /* What an array is needed for: the file's own tables, every run, the rows of the tokens a run
- * reads, or [MASK] predictions. */
-typedef enum { WEIGHTS_ROLE_LAYOUT, WEIGHTS_ROLE_CORE, WEIGHTS_ROLE_WORD_ROWS, WEIGHTS_ROLE_MLM } weights_role;
+ * reads, the runs that reach one layer (weights_array.layer), or [MASK] predictions. */
+typedef enum {
+    WEIGHTS_ROLE_LAYOUT, WEIGHTS_ROLE_CORE, WEIGHTS_ROLE_WORD_ROWS, WEIGHTS_ROLE_LAYER, WEIGHTS_ROLE_MLM
+} weights_role;
 
 typedef struct {
     uint64_t offset, bytes;
     int32_t qmax;     /* WEIGHTS_CONTENT_INT16: the bound on |value| */
     uint8_t content;  /* weights_content: which values are checked where they lie */
     uint8_t role;     /* weights_role */
+    uint8_t layer;    /* WEIGHTS_ROLE_LAYER: the layer (from 0) */
 } weights_array;
 
 typedef struct {

@@ -118,8 +118,8 @@ function readWeights(buf) {
       assert.equal(t.q.length, t.rows * t.cols, `${name}: value count`);
       t.scales = new Float32Array(copy(scaleOffset, scaleBytes));
       assert.equal(t.scales.length, t.rows * (t.cols / t.group), `${name}: scale count`);
-      t.dataOffset = dataOffset;
     }
+    Object.assign(t, { dataOffset, scaleOffset });
     tensors.set(name, t);
   }
   const cardText = header.cardBytes ? buf.toString('utf8', header.cardOffset, header.cardOffset + header.cardBytes - 1) : '';
@@ -295,27 +295,31 @@ test('tiny checkpoint: the file reads back (header, checksums, parts, table); in
   }
 });
 
-test('the parts: the MLM head first, then the word embeddings in whole rows; the rest in the head', () => {
-  const config = { ...tinyConfig, vocab_size: 2000, hidden_size: 64, num_attention_heads: 1, intermediate_size: 64 };
+test('the parts: a part per layer, in order, then the MLM head, then the word embeddings in whole rows; the embeddings\' other arrays in the head', () => {
+  const config = { ...tinyConfig, vocab_size: 2000, hidden_size: 64, num_attention_heads: 1, intermediate_size: 64, num_hidden_layers: 2 };
   const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', ...Array.from({ length: 1995 }, (_, i) => `w${i}`)].join('\n') + '\n';
+  const inside = (t, p) => t.dataOffset >= p.offset && t.dataOffset < p.offset + p.bytes &&
+    (t.scaleOffset === 0 || (t.scaleOffset >= p.offset && t.scaleOffset < p.offset + p.bytes));
   for (const precision of ['int8', 'int16']) {
     const w = readWeights(convertBytes(writeCheckpoint({ config, vocab, tensors: tinyTensors(config) }), '--precision', precision));
     const word = w.tensors.get('bert.embeddings.word_embeddings.weight');
     const rowBytes = 64 * (precision === 'int8' ? 1 : 2);
-    const [mlm, ...wordParts] = w.parts;
-    assert.equal(mlm.offset, w.header.headBytes);
+    const [layer0, layer1, mlm, ...wordParts] = w.parts;
+    assert.equal(layer0.offset, w.header.headBytes, 'layer 1 right after the head');
+    for (const [name, t] of w.tensors) {
+      const layer = /^bert\.encoder\.layer\.(\d+)\./.exec(name)?.[1];
+      if (layer !== undefined) assert.ok(inside(t, [layer0, layer1][Number(layer)]), `${name} in the part of layer ${layer}`);
+      else if (name.startsWith('cls.')) assert.ok(inside(t, mlm), `${name} in the MLM part`);
+      else if (t !== word) assert.ok(t.dataOffset < w.header.headBytes && t.scaleOffset < w.header.headBytes, `${name} in the head`);
+    }
+    assert.ok(word.scaleOffset < w.header.headBytes, 'the word-embedding scales in the head');
     assert.equal(word.dataOffset, mlm.offset + mlm.bytes, 'the word-embedding values follow the MLM part');
     assert.ok(wordParts.length >= 2, `${precision}: ${wordParts.length} word-embedding parts`);
     for (const p of wordParts) {
       assert.equal(p.bytes % rowBytes, 0, 'whole rows');
-      assert.ok(p.bytes <= 65536, `a part of ${p.bytes} bytes`);
+      assert.ok(p.bytes <= 16384, `a part of ${p.bytes} bytes`);
     }
     assert.equal(wordParts.reduce((a, p) => a + p.bytes, 0), 2000 * rowBytes);
-    const dense = w.tensors.get('cls.predictions.transform.dense.weight');
-    assert.ok(dense.dataOffset >= mlm.offset && dense.dataOffset < mlm.offset + mlm.bytes, 'the MLM transform in part 0');
-    for (const [name, t] of matrices(w)) {
-      if (!name.startsWith('cls.') && t !== word) assert.ok(t.dataOffset < w.header.headBytes, `${name} in the head`);
-    }
   }
 });
 

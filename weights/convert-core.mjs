@@ -17,9 +17,12 @@ export { SPECIAL_TOKENS };
 export const INT8_QMAX = QMAX.int8;
 export const INT16_QMAX_MULTIPLIED = QMAX.int16Multiplied;
 export const INT16_QMAX_LOOKUP = QMAX.int16Lookup;
-// The word-embedding values are stored last, in parts of about this many bytes, each with its
-// own CRC, so that a reader can trust the rows a sentence needs before the rest arrives.
-export const PART_TARGET_BYTES = 65536;
+// The word-embedding values are stored last, in parts of about this many bytes (whole rows; at
+// most WORD_PARTS_MAX parts, larger ones for a large vocabulary or hidden size), each with its
+// own CRC, so that a reader can trust the rows a sentence needs before the rest arrives: a
+// sentence of ten words needs five or six such parts.
+export const PART_TARGET_BYTES = 16384;
+export const WORD_PARTS_MAX = 512;
 export const LIMITS = LIMIT;
 
 // The shortest input the engine runs: [CLS], one token, [SEP].
@@ -476,9 +479,10 @@ export function quantizeMatrix(t, data, precision) {
 }
 
 // ---------------------------------------------------------------- layout and bytes
-// head: header, vocabulary, model card, tensor table, part table, then every array except
-// those of the MLM head and the word-embedding values; then the parts: the MLM head, and the
-// word-embedding values in pieces of whole rows.
+// head: header, vocabulary, model card, tensor table, part table, then the embeddings' arrays
+// but the word-embedding values (everything a run needs before its first layer, with the rows
+// of its tokens); then the parts: one per layer, in order (a reader runs and shows layer L once
+// layers 1…L are in), the MLM head, and the word-embedding values in pieces of whole rows.
 
 const align = (n) => Math.ceil(n / ALIGN) * ALIGN;
 
@@ -486,13 +490,18 @@ function arraysOf(t) {
   return t.kind === 'f32' ? [['data', t.data]] : [['data', t.data], ['scales', t.scales]];
 }
 
+/** The layer a tensor belongs to (from 0), or -1. */
+const layerOf = (t) => (t.name.startsWith(LAYER_PREFIX) ? Number.parseInt(t.name.slice(LAYER_PREFIX.length), 10) : -1);
+
 function layoutFile(vocabBytes, cardBytes, tensors) {
   const word = tensors.find((t) => t.name === WORD_EMBEDDINGS);
   const rowBytes = word.data.byteLength / word.rows;
-  const rowsPerPart = Math.max(1, Math.floor(PART_TARGET_BYTES / rowBytes));
+  const rowsPerPart = Math.max(1, Math.floor(PART_TARGET_BYTES / rowBytes), Math.ceil(word.rows / WORD_PARTS_MAX));
   const wordParts = Math.ceil(word.rows / rowsPerPart);
   const mlm = tensors.filter((t) => t.mlm);
-  const partCount = (mlm.length ? 1 : 0) + wordParts;
+  const layers = [];
+  for (const t of tensors) if (layerOf(t) >= 0) (layers[layerOf(t)] ??= []).push(t);
+  const partCount = layers.length + (mlm.length ? 1 : 0) + wordParts;
   const L = { vocabOffset: HEADER_SIZE, vocabBytes, cardBytes };
   L.cardOffset = cardBytes ? align(HEADER_SIZE + vocabBytes) : 0;
   L.tableOffset = align((cardBytes ? L.cardOffset + cardBytes : HEADER_SIZE + vocabBytes));
@@ -502,14 +511,15 @@ function layoutFile(vocabBytes, cardBytes, tensors) {
   let cursor = align(L.partsOffset + partCount * PART_ENTRY_SIZE);
   const place = (t, key, array) => { t[`${key}Offset`] = cursor; cursor = align(cursor + array.byteLength); };
   for (const t of tensors) {
-    if (t.mlm) continue;
+    if (t.mlm || layerOf(t) >= 0) continue;
     for (const [key, array] of arraysOf(t)) if (!(t === word && key === 'data')) place(t, key, array);
   }
   L.headBytes = cursor;
   L.parts = [];
-  if (mlm.length) {
+  for (const group of [...layers, mlm]) {
+    if (!group.length) continue;
     const begin = cursor;
-    for (const t of mlm) for (const [key, array] of arraysOf(t)) place(t, key, array);
+    for (const t of group) for (const [key, array] of arraysOf(t)) place(t, key, array);
     L.parts.push({ offset: begin, bytes: cursor - begin });
   }
   word.dataOffset = cursor;

@@ -193,30 +193,51 @@ static void test_real_file_loads(const buffer *file, bert_model *m)
               "model card is a JSON object with a name: %.80s", m->card);
 }
 
-/* The converter's layout: the head holds every array but the MLM head's and the word-embedding
- * values; part 0 is the MLM head, the next parts cut the word-embedding values at whole rows. */
+/* Whether [at, at + bytes) lies inside part `index`. */
+static int inside_part(uint8_t *b, uint64_t index, uint64_t at, uint64_t bytes)
+{
+    const uint64_t begin = get_u64(part_entry(b, index)), end = begin + get_u32(part_entry(b, index) + 8);
+    return at >= begin && at + bytes <= end;
+}
+
+/* The converter's layout: the head holds the embeddings' arrays but the word-embedding values;
+ * part l holds layer l's arrays and nothing else, part `layers` the MLM head, and the next parts
+ * cut the word-embedding values at whole rows, about 16 KB each. */
 static void test_parts_layout(const buffer *file, const bert_model *m)
 {
     uint8_t *b = file->bytes;
     const uint64_t head = head_bytes_of(b), count = part_count_of(b);
-    const uint64_t row_bytes = (uint64_t)m->hidden * (uint64_t)(m->word_emb.bits / 8);
+    const uint64_t layers = (uint64_t)m->layers, row_bytes = (uint64_t)m->hidden * (uint64_t)(m->word_emb.bits / 8);
     const uint64_t word_offset = (uint64_t)((const uint8_t *)m->word_emb.q - b);
+    check(count >= layers + 2, "a part per layer, the MLM head's, the rows' (%llu parts)", (unsigned long long)count);
+    if (count < layers + 2) return;
+    check(get_u64(part_entry(b, 0)) == head, "part 0 starts at the end of the head");
+    int misplaced = 0;
+    for (int k = 3; k < matrix_count(m) - 1; k++) {
+        char name[96];
+        const qmatrix *q = matrix_at(m, k, name);
+        const uint64_t layer = (uint64_t)(k - 3) / 6, values = (uint64_t)q->rows * (uint64_t)q->cols * (uint64_t)(q->bits / 8);
+        misplaced += !inside_part(b, layer, (uint64_t)((const uint8_t *)q->q - b), values) ||
+                     !inside_part(b, layer, (uint64_t)((const uint8_t *)q->scale - b), (uint64_t)q->rows * 4);
+    }
+    for (int l = 0; l < m->layers; l++) {
+        const float *vectors[] = {m->layer[l].query_bias, m->layer[l].attn_ln_gamma, m->layer[l].ffn_ln_beta};
+        for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
+            misplaced += !inside_part(b, (uint64_t)l, (uint64_t)((const uint8_t *)vectors[i] - b), 4);
+    }
+    check(misplaced == 0, "part l holds layer l's matrices, scales and vectors (%d misplaced)", misplaced);
     const uint8_t *const mlm_arrays[] = {m->mlm_transform.q, (const uint8_t *)m->mlm_transform.scale,
         (const uint8_t *)m->mlm_transform_bias, (const uint8_t *)m->mlm_ln_gamma, (const uint8_t *)m->mlm_ln_beta,
         (const uint8_t *)m->mlm_bias};
-    check(count >= 2, "at least two parts (%llu)", (unsigned long long)count);
-    if (count < 2) return;
-    const uint64_t mlm_begin = get_u64(part_entry(b, 0)), mlm_end = mlm_begin + get_u32(part_entry(b, 0) + 8);
     int outside = 0;
-    for (size_t i = 0; i < sizeof mlm_arrays / sizeof mlm_arrays[0]; i++) {
-        const uint64_t at = (uint64_t)(mlm_arrays[i] - b);
-        outside += at < mlm_begin || at >= mlm_end;
-    }
-    check(mlm_begin == head && outside == 0, "part 0 starts at the end of the head and holds the MLM head");
+    for (size_t i = 0; i < sizeof mlm_arrays / sizeof mlm_arrays[0]; i++)
+        outside += !inside_part(b, layers, (uint64_t)(mlm_arrays[i] - b), 4);
+    check(outside == 0, "part %llu holds the MLM head", (unsigned long long)layers);
+    const uint64_t mlm_end = get_u64(part_entry(b, layers)) + get_u32(part_entry(b, layers) + 8);
     check(word_offset == mlm_end, "the word-embedding values follow the MLM part");
     int bad = 0;
     uint64_t covered = 0, largest = 0;
-    for (uint32_t i = 1; i < count; i++) {
+    for (uint64_t i = layers + 1; i < count; i++) {
         const uint64_t offset = get_u64(part_entry(b, i)), bytes = get_u32(part_entry(b, i) + 8);
         bad += (offset - word_offset) % row_bytes != 0 || bytes % row_bytes != 0 || offset != word_offset + covered;
         covered += bytes;
@@ -224,16 +245,17 @@ static void test_parts_layout(const buffer *file, const bert_model *m)
     }
     check(bad == 0 && covered == (uint64_t)m->vocab_size * row_bytes && word_offset + covered == file->size,
           "word-embedding parts: whole rows, back to back, to the end of the file (%d bad)", bad);
-    check(largest <= 65536 + row_bytes, "word-embedding parts of about 64 KB (largest %llu bytes)",
+    check(largest <= 16384 + row_bytes, "word-embedding parts of about 16 KB (largest %llu bytes)",
           (unsigned long long)largest);
     int in_head = 1;
-    for (int k = 1; k < matrix_count(m) - 1; k++) {
+    for (int k = 1; k < 3; k++) {
         char name[96];
         const qmatrix *q = matrix_at(m, k, name);
         in_head &= (uint64_t)((const uint8_t *)q->q - b) < head && (uint64_t)((const uint8_t *)q->scale - b) < head;
     }
     in_head &= (uint64_t)((const uint8_t *)m->word_emb.scale - b) < head;
-    check(in_head, "every other matrix and the word-embedding scales lie in the head");
+    in_head &= (uint64_t)((const uint8_t *)m->emb_ln_gamma - b) < head && (uint64_t)((const uint8_t *)m->emb_ln_beta - b) < head;
+    check(in_head, "the position and token-type tables, the embeddings' LayerNorm and the word-embedding scales lie in the head");
 }
 
 /* ------------------------------------------------------------------ comparing with the checkpoint */

@@ -23,7 +23,13 @@ struct attn_engine {
 
 static void parts_destroy(engine_parts *p);
 static int rows_ready(const attn_engine *e, const int32_t *ids, int n);
+static int layer_ready(const attn_engine *e, int layer);
 static int all_parts_ready(const attn_engine *e);
+
+/* The work of one attn_session_step, in multiply-adds (bert_run_options.step_macs): about a
+ * millisecond of wasm on a laptop, so a page can run a 512-token text a piece at a time between
+ * keystrokes. */
+enum { STEP_MACS = 1 << 24 };
 
 struct attn_session {
     const attn_engine *engine;
@@ -183,15 +189,27 @@ static int run_status(int bert_status) {
            : bert_status == BERT_ERR_NOT_FINITE ? ATTN_ERR_NOT_FINITE : ATTN_ERR_NO_MEMORY;
 }
 
-/* Runs the session's tokens from `first_layer` (0: from the embeddings). */
-static int run_from(attn_session *s, int first_layer) {
-    const bert_run_options options = {s->removed_count ? s->removed : NULL, first_layer, 0, 0};
-    const int status = run_status(bert_run(&s->state, s->ids, s->type_ids, s->n, &options));
+/* Steps the run begun until it is complete: ATTN_OK; ATTN_ERR_NOT_LOADED when the next layer's
+ * weights have not arrived (the layers done are kept: attn_session_step goes on later); any
+ * other status empties the session. */
+static int finish(attn_session *s) {
+    int status = ATTN_OK;
+    while (status == ATTN_OK && !bert_run_complete(&s->state)) status = attn_session_step(s);
+    return status;
+}
+
+/* Begins the session's tokens from `first_layer` (0: from the embeddings), in steps of
+ * `step_macs` (0: whole phases); ATTN_OK or a status (the session is then empty). */
+static int begin_from(attn_session *s, int first_layer, long long step_macs) {
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, first_layer, 0, 0, step_macs};
+    const int32_t *ids = first_layer == 0 ? s->ids : NULL;
+    const int status = run_status(bert_begin(&s->state, ids, s->type_ids, s->n, &options));
     if (status != ATTN_OK) forget_run(s);
     return status;
 }
 
-static int run(attn_session *s) {
+/* A new run of the session's tokens: its rows must have arrived. */
+static int begin(attn_session *s, long long step_macs) {
     const int n = s->n;
     bert_state_free(&s->masked);
     bert_state_free(&s->probe);
@@ -201,10 +219,30 @@ static int run(attn_session *s) {
         return ATTN_ERR_NOT_LOADED;
     }
     for (int t = 0; t < n; t++) s->kinds[t] = token_kind(s->engine, s->ids[t]);
-    return run_from(s, 0);
+    return begin_from(s, 0, step_macs);
 }
 
-int attn_session_run_text(attn_session *s, const char *text, size_t bytes) {
+/* A run made whole: begun in whole phases, then finished. */
+static int run(attn_session *s) {
+    const int status = begin(s, 0);
+    return status == ATTN_OK ? finish(s) : status;
+}
+
+int attn_session_step(attn_session *s) {
+    if (!s->n) return ATTN_ERR_ARGUMENT;
+    if (bert_run_complete(&s->state)) return ATTN_OK;
+    if (!layer_ready(s->engine, bert_next_layer(&s->state))) return ATTN_ERR_NOT_LOADED;
+    const int status = run_status(bert_step(&s->state));
+    if (status != ATTN_OK) forget_run(s);
+    return status;
+}
+
+int attn_session_layers_done(const attn_session *s) {
+    return s->n ? bert_next_layer(&s->state) : 0;
+}
+
+/* Tokenizes `text` into the session (forgetting its run): ATTN_OK or NO_MEMORY. */
+static int take_text(attn_session *s, const char *text, size_t bytes) {
     const bert_model *m = &s->engine->model;
     token_list list = {s->ids, s->starts, s->ends, 0, 0, 0};
     forget_run(s);
@@ -216,10 +254,11 @@ int attn_session_run_text(attn_session *s, const char *text, size_t bytes) {
     s->full_length = list.full_count;
     s->segment_count = 1;
     memset(s->type_ids, 0, (size_t)s->n * sizeof *s->type_ids);
-    return run(s);
+    return ATTN_OK;
 }
 
-int attn_session_run_pair(attn_session *s, const char *a, size_t a_bytes, const char *b, size_t b_bytes) {
+/* Tokenizes the pair `[CLS] a [SEP] b [SEP]` into the session: ATTN_OK, PAIR or NO_MEMORY. */
+static int take_pair(attn_session *s, const char *a, size_t a_bytes, const char *b, size_t b_bytes) {
     const bert_model *m = &s->engine->model;
     token_list list = {s->ids, s->starts, s->ends, 0, 0, 0};
     int first_count = 0;
@@ -233,7 +272,27 @@ int attn_session_run_pair(attn_session *s, const char *a, size_t a_bytes, const 
     s->full_length = list.full_count;
     s->segment_count = 2;
     for (int t = 0; t < s->n; t++) s->type_ids[t] = t >= first_count;
-    return run(s);
+    return ATTN_OK;
+}
+
+int attn_session_run_text(attn_session *s, const char *text, size_t bytes) {
+    const int status = take_text(s, text, bytes);
+    return status == ATTN_OK ? run(s) : status;
+}
+
+int attn_session_begin_text(attn_session *s, const char *text, size_t bytes) {
+    const int status = take_text(s, text, bytes);
+    return status == ATTN_OK ? begin(s, STEP_MACS) : status;
+}
+
+int attn_session_run_pair(attn_session *s, const char *a, size_t a_bytes, const char *b, size_t b_bytes) {
+    const int status = take_pair(s, a, a_bytes, b, b_bytes);
+    return status == ATTN_OK ? run(s) : status;
+}
+
+int attn_session_begin_pair(attn_session *s, const char *a, size_t a_bytes, const char *b, size_t b_bytes) {
+    const int status = take_pair(s, a, a_bytes, b, b_bytes);
+    return status == ATTN_OK ? begin(s, STEP_MACS) : status;
 }
 
 int attn_session_run_typed_ids(attn_session *s, const int32_t *ids, const int32_t *type_ids, int n) {
@@ -273,18 +332,23 @@ int attn_session_segment_count(const attn_session *s) { return s->segment_count;
 const float *attn_session_attention(const attn_session *s) { return s->n ? s->state.attention : NULL; }
 
 const float *attn_session_hidden(const attn_session *s, int layer) {
-    if (!s->n || layer < 0 || layer > s->engine->model.layers) return NULL;
+    if (!s->n || layer < 0 || layer > attn_session_layers_done(s)) return NULL;
     return s->state.layer_input + hidden_index(&s->state, layer, 0);
 }
 
+/* ATTN_OK when the run has layer, head and row, NOT_LOADED when the layer is not computed yet
+ * (a run in steps, or one waiting for weights), ARGUMENT otherwise. */
 static int valid(const attn_session *s, int layer, int head, int row) {
     const bert_model *m = &s->engine->model;
-    return s->n > 0 && layer >= 0 && layer < m->layers && head >= 0 && head < m->heads &&
-           row >= 0 && row < s->n;
+    const int ok = s->n > 0 && layer >= 0 && layer < m->layers && head >= 0 && head < m->heads &&
+                   row >= 0 && row < s->n;
+    if (!ok) return ATTN_ERR_ARGUMENT;
+    return layer < attn_session_layers_done(s) ? ATTN_OK : ATTN_ERR_NOT_LOADED;
 }
 
 int attn_session_row_stats(const attn_session *s, int layer, int head, int row, double *out) {
-    if (!valid(s, layer, head, row)) return ATTN_ERR_ARGUMENT;
+    const int status = valid(s, layer, head, row);
+    if (status != ATTN_OK) return status;
     const row_stats r =
         analyse_row(s->state.attention + attention_index(&s->state, layer, head, row), s->n);
     out[ATTN_ROW_STATS_SUM] = r.sum;
@@ -300,34 +364,40 @@ int attn_session_row_stats(const attn_session *s, int layer, int head, int row, 
 static int status_of(int result) { return result < 0 ? ATTN_ERR_ARGUMENT : ATTN_OK; }
 
 int attn_session_rollout(const attn_session *s, int last_layer, float *out) {
-    if (!valid(s, last_layer, 0, 0)) return ATTN_ERR_ARGUMENT;
+    const int status = valid(s, last_layer, 0, 0);
+    if (status != ATTN_OK) return status;
     return attention_rollout(&s->state, last_layer, out) < 0 ? ATTN_ERR_NO_MEMORY : ATTN_OK;
 }
 
 int attn_session_head_roles(const attn_session *s, int layer, int head, float *mass) {
-    if (!valid(s, layer, head, 0)) return -ATTN_ERR_ARGUMENT;
+    const int status = valid(s, layer, head, 0);
+    if (status != ATTN_OK) return -status;
     return head_roles(&s->state, layer, head, s->kinds, mass);
 }
 
 int attn_session_contributions(const attn_session *s, int layer, int head, int row, float *out) {
-    if (!valid(s, layer, head, row)) return ATTN_ERR_ARGUMENT;
+    const int status = valid(s, layer, head, row);
+    if (status != ATTN_OK) return status;
     return status_of(attention_contributions(&s->state, layer, head, row, out));
 }
 
 int attn_session_row_scaled(const attn_session *s, int layer, int head, int row,
                             int divide_by_sqrt_d, float *out) {
-    if (!valid(s, layer, head, row)) return ATTN_ERR_ARGUMENT;
+    const int status = valid(s, layer, head, row);
+    if (status != ATTN_OK) return status;
     return status_of(attention_row_scaled(&s->state, layer, head, row, divide_by_sqrt_d, out));
 }
 
 int attn_session_walkthrough(const attn_session *s, int layer, int token, float *out) {
-    if (!valid(s, layer, 0, token)) return ATTN_ERR_ARGUMENT;
+    const int status = valid(s, layer, 0, token);
+    if (status != ATTN_OK) return status;
     return status_of(layer_walkthrough(&s->state, layer, token, out));
 }
 
 int attn_session_mlm(const attn_session *s, int position, int k, int32_t *ids, float *probs) {
     if (!attn_engine_has_mlm(s->engine)) return ATTN_ERR_NO_MLM;
-    if (!valid(s, 0, 0, position)) return ATTN_ERR_ARGUMENT;
+    const int status = valid(s, s->engine->model.layers - 1, 0, position);  /* the run complete */
+    if (status != ATTN_OK) return status;
     if (!all_parts_ready(s->engine)) return ATTN_ERR_NOT_LOADED;
     if (k < 1 || k > s->engine->model.vocab_size) return ATTN_ERR_ARGUMENT;
     return run_status(bert_mlm_top_k(&s->state, position, k, ids, probs));
@@ -351,7 +421,12 @@ int attn_session_set_ablation(attn_session *s, const uint8_t *removed) {
     bert_state_free(&s->masked);
     bert_state_free(&s->probe);
     s->masked_target = -1;
-    return run_from(s, first_changed);
+    /* again from the lowest changed layer, or from the layer a run in steps has reached */
+    const int done = attn_session_layers_done(s);
+    const int status = begin_from(s, first_changed < done ? first_changed : done, 0);
+    if (status != ATTN_OK) return status;
+    const int finished = finish(s);
+    return finished == ATTN_ERR_NOT_LOADED ? ATTN_OK : finished;
 }
 
 int attn_session_removed_count(const attn_session *s) { return s->removed_count; }
@@ -387,7 +462,7 @@ static int base_run(attn_session *s, int target, int position, const bert_state 
     int32_t ids[BERT_MAX_TOKENS];
     memcpy(ids, s->ids, (size_t)s->n * sizeof *ids);
     ids[position] = tokenizer_special_id(s->engine->tok, "[MASK]");
-    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0};
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0, 0};
     s->masked_target = -1;
     const int status = run_status(bert_run(&s->masked, ids, s->type_ids, s->n, &options));
     if (status == ATTN_OK) s->masked_target = target;
@@ -403,12 +478,13 @@ static int probe_run(attn_session *s, const bert_state *base, int layer, int pos
     const size_t rows = (size_t)s->n * (size_t)m->hidden;
     memcpy(s->probe.layer_input + hidden_index(&s->probe, layer, 0),
            base->layer_input + hidden_index(base, layer, 0), rows * sizeof(float));
-    const bert_run_options options = {removed, layer, 1, position};
+    const bert_run_options options = {removed, layer, 1, position, 0};
     return run_status(bert_run(&s->probe, NULL, NULL, s->n, &options));  /* NULL ids: resume */
 }
 
 int attn_session_rollout_row(const attn_session *s, int last_layer, int row, float *out) {
-    if (!valid(s, last_layer, 0, row)) return ATTN_ERR_ARGUMENT;
+    const int status = valid(s, last_layer, 0, row);
+    if (status != ATTN_OK) return status;
     return attention_rollout_row(&s->state, last_layer, row, out) < 0 ? ATTN_ERR_NO_MEMORY : ATTN_OK;
 }
 
@@ -418,27 +494,40 @@ struct engine_parts {
     weights_layout layout;
     int32_t missing;         /* parts not ready */
     int32_t core_missing;    /* parts holding arrays every run reads, not ready */
+    int32_t layer_missing[BERT_MAX_LAYERS];  /* parts holding a layer's arrays, not ready */
     uint8_t *ready;          /* [part_count] */
     uint8_t *core;           /* [part_count]: 1 where an array every run reads lies */
+    uint16_t *layers;        /* [part_count]: bit l set where an array of layer l lies */
 };
 
-/* Marks every part an array of the `role` overlaps. */
-static void mark_parts(const weights_layout *l, uint8_t role, uint8_t *marks) {
+/* Calls mark(p, layer) for every part an array of the `role` overlaps. */
+static void mark_parts(engine_parts *parts, uint8_t role, void (*mark)(engine_parts *, int64_t, int)) {
+    const weights_layout *l = &parts->layout;
     for (int i = 0; i < l->array_count; i++) {
         const weights_array *a = &l->arrays[i];
         if (a->role != role || a->offset + a->bytes <= l->head_bytes) continue;
         int64_t p = weights_part_of_offset(l, a->offset > l->head_bytes ? a->offset : l->head_bytes);
         const int64_t last = weights_part_of_offset(l, a->offset + a->bytes - 1);
-        for (; p >= 0 && p <= last; p++) marks[p] = 1;
+        for (; p >= 0 && p <= last; p++) mark(parts, p, a->layer);
     }
+}
+
+static void mark_core(engine_parts *parts, int64_t p, int layer) {
+    (void)layer;
+    parts->core[p] = 1;
+}
+
+static void mark_layer(engine_parts *parts, int64_t p, int layer) {
+    parts->layers[p] |= (uint16_t)(1u << layer);
 }
 
 static engine_parts *parts_create(uint32_t count) {
     engine_parts *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->ready = calloc(count ? count : 1, 2);  /* ready, then core */
-    if (!p->ready) {
-        free(p);
+    p->layers = calloc(count ? count : 1, sizeof *p->layers);
+    if (!p->ready || !p->layers) {
+        parts_destroy(p);
         return NULL;
     }
     p->core = p->ready + count;
@@ -446,8 +535,18 @@ static engine_parts *parts_create(uint32_t count) {
 }
 
 static void parts_destroy(engine_parts *p) {
-    if (p) free(p->ready);
+    if (p) {
+        free(p->ready);
+        free(p->layers);
+    }
     free(p);
+}
+
+/* A part is in: what it held is one part nearer to ready. */
+static void part_counted(engine_parts *p, int32_t index) {
+    p->missing--;
+    p->core_missing -= p->core[index];
+    for (int l = 0; l < BERT_MAX_LAYERS; l++) p->layer_missing[l] -= (p->layers[index] >> l) & 1;
 }
 
 int attn_engine_create_partial(const uint8_t *bytes, size_t size, attn_engine **out) {
@@ -467,9 +566,13 @@ int attn_engine_create_partial(const uint8_t *bytes, size_t size, attn_engine **
     engine_parts *p = e->parts;
     p->layout = *layout;
     free(layout);
-    mark_parts(&p->layout, WEIGHTS_ROLE_CORE, p->core);
+    mark_parts(p, WEIGHTS_ROLE_CORE, mark_core);
+    mark_parts(p, WEIGHTS_ROLE_LAYER, mark_layer);
     p->missing = e->part_count = (int32_t)p->layout.part_count;
-    for (uint32_t i = 0; i < p->layout.part_count; i++) p->core_missing += p->core[i];
+    for (uint32_t i = 0; i < p->layout.part_count; i++) {
+        p->core_missing += p->core[i];
+        for (int l = 0; l < BERT_MAX_LAYERS; l++) p->layer_missing[l] += (p->layers[i] >> l) & 1;
+    }
     *out = e;
     return ATTN_OK;
 }
@@ -481,8 +584,7 @@ int attn_engine_part_arrived(attn_engine *e, int32_t index) {
     const weights_status ws = weights_check_part(&p->layout, (uint32_t)index);
     if (ws != WEIGHTS_OK) return (int)ws;
     p->ready[index] = 1;
-    p->missing--;
-    p->core_missing -= p->core[index];
+    part_counted(p, index);
     return ATTN_OK;
 }
 
@@ -546,6 +648,27 @@ static int all_parts_ready(const attn_engine *e) {
     return !e->parts || e->parts->missing == 0;
 }
 
+static int layer_ready(const attn_engine *e, int layer) {
+    return !e->parts || e->parts->layer_missing[layer] == 0;
+}
+
+int attn_engine_layers_ready(const attn_engine *e) {
+    int ready = 0;
+    while (ready < e->model.layers && layer_ready(e, ready)) ready++;
+    return ready;
+}
+
+int attn_engine_layer_parts(const attn_engine *e, int32_t layer, int32_t *first, int32_t *count) {
+    if (layer < 0 || layer >= e->model.layers) return ATTN_ERR_ARGUMENT;
+    *first = *count = 0;
+    for (int32_t i = 0; e->parts && i < e->part_count; i++) {
+        if (!((e->parts->layers[i] >> layer) & 1)) continue;
+        if (*count == 0) *first = i;
+        *count = i - *first + 1;
+    }
+    return ATTN_OK;
+}
+
 /* rows[0]: the base's final hidden state at `position`; rows[1 + entry]: the probe's with each
  * head of `layer` alone removed (entries 0 … heads − 1), then the whole layer (entry heads). */
 static int gather_rows(attn_session *s, const bert_state *base, int layer, int position, float *rows) {
@@ -596,7 +719,7 @@ int attn_session_importance(attn_session *s, int target, int layer, int32_t *ans
     const int count = attn_session_importance_targets(s, positions, NULL);
     if (count < 0) return -count;
     if (target < 0 || target >= count || layer < 0 || layer >= m->layers) return ATTN_ERR_ARGUMENT;
-    if (!all_parts_ready(s->engine)) return ATTN_ERR_NOT_LOADED;
+    if (!all_parts_ready(s->engine) || attn_session_layers_done(s) < m->layers) return ATTN_ERR_NOT_LOADED;
     const int position = positions[target];
     float *rows = malloc((size_t)(m->heads + 2) * (size_t)m->hidden * sizeof *rows);
     if (!rows) return ATTN_ERR_NO_MEMORY;

@@ -77,6 +77,24 @@ int attn_session_run_pair(attn_session *session, const char *a, size_t a_bytes,
 /* Runs given ids with their token types (each 0 … type_vocab − 1; NULL: 0 everywhere). */
 int attn_session_run_typed_ids(attn_session *session, const int32_t *ids, const int32_t *type_ids, int n);
 
+/* A run in steps, for a page that must answer keystrokes while a long text runs: begin_text
+ * (or begin_pair) tokenizes and embeds, as run_text does, and computes no layer; each
+ * attn_session_step then computes the next piece (a block of tokens of a layer's projections or
+ * of its output and FFN, or one head's attention: about 2^24 multiply-adds), ATTN_OK, until
+ * attn_session_layers_done gives the model's layer count. A layer is readable (row stats,
+ * analyses, hidden states) once it is done; before that those calls answer ATTN_ERR_NOT_LOADED.
+ * step answers ATTN_ERR_NOT_LOADED, and does nothing, while the next layer's weights have not
+ * arrived (an engine read in parts): the run goes on once they have. Any other failure empties
+ * the session. The numbers are those of a run made whole, bit for bit; a run_* call is a begin
+ * and every step at once (it answers NOT_LOADED and keeps the layers done when it stops at a
+ * layer whose weights are missing). Beginning another run abandons the one under way. */
+int attn_session_begin_text(attn_session *session, const char *text, size_t bytes);
+int attn_session_begin_pair(attn_session *session, const char *a, size_t a_bytes,
+                            const char *b, size_t b_bytes);
+int attn_session_step(attn_session *session);
+/* Layers of the current run computed, 0 … layers (0 without a run). */
+int attn_session_layers_done(const attn_session *session);
+
 int attn_session_length(const attn_session *session);        /* n of the last run, 0 before */
 int attn_session_truncated(const attn_session *session);     /* 1 when the text gave more than n */
 /* Tokens the whole text gives, counted up to ATTN_COUNT_LIMIT (which then means "at least"). */
@@ -90,9 +108,11 @@ int attn_session_segment(const attn_session *session, int token);
 /* Texts the last run read: 1 (run_text), 2 (run_pair), 0 (id runs, before a run, failed run). */
 int attn_session_segment_count(const attn_session *session);
 
-/* [layers][heads][n][n] softmax probabilities, row-major; valid until the next run. */
+/* [layers][heads][n][n] softmax probabilities, row-major; valid until the next run (the layers
+ * done: attn_session_layers_done). */
 const float *attn_session_attention(const attn_session *session);
-/* [n][hidden] input of `layer` (0 = embedding output, layers = final hidden state). */
+/* [n][hidden] input of `layer` (0 = embedding output, layers = final hidden state); NULL until
+ * the layers below it are done. */
 const float *attn_session_hidden(const attn_session *session, int layer);
 
 /* out[ATTN_ROW_STATS_COUNT] = sum, max, argmax, ratio to uniform (max·n), entropy (nats), effective
@@ -149,8 +169,9 @@ int attn_session_rollout_row(const attn_session *session, int last_layer, int ro
  * is checked whole (header, head checksum, vocabulary, card, tables, the arrays inside it) and
  * every tensor bound; the bytes of the parts are not read until attn_engine_part_arrived says
  * they are there. A run whose tokens' rows (or any array every run reads) lie in parts not yet
- * arrived returns ATTN_ERR_NOT_LOADED without reading them, and so does attn_session_mlm until
- * every part has arrived (the tied decoder reads every row). */
+ * arrived returns ATTN_ERR_NOT_LOADED without reading them; a run stops before a layer whose
+ * weights lie in parts not yet arrived (attn_session_step); attn_session_mlm waits for every
+ * part (the tied decoder reads every row). */
 int attn_engine_create_partial(const uint8_t *bytes, size_t size, attn_engine **out);
 /* Part `index` is in the buffer: checks its CRC and the values in it, then marks it ready.
  * ATTN_OK (also when it was ready already), a weights status (5: corrupted, 7: bad values;
@@ -164,6 +185,12 @@ int32_t attn_engine_parts_missing(const attn_engine *engine);
 /* Byte offset and length of part `index` in the file; ATTN_ERR_ARGUMENT when out of range or
  * for a whole-file engine (nothing to fetch). */
 int attn_engine_part_range(const attn_engine *engine, int32_t index, size_t *offset, size_t *bytes);
+/* Layers whose weights have all arrived, counted from the first (layers for a whole-file
+ * engine): a run can compute that many. */
+int attn_engine_layers_ready(const attn_engine *engine);
+/* Parts *first … *first + *count − 1 hold layer `layer`'s arrays (*count 0: they lie in the head,
+ * or the engine is a whole-file one); ATTN_ERR_ARGUMENT for a layer out of range. */
+int attn_engine_layer_parts(const attn_engine *engine, int32_t layer, int32_t *first, int32_t *count);
 /* The part holding the first byte of token `id`'s word-embedding row; -1 when the row lies in
  * the head or the engine is a whole-file one (nothing to fetch), -2 when the id is out of
  * range. A row never spans parts in a converted file (a reader that splits one needs both). */

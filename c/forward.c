@@ -111,37 +111,48 @@ static void remove_head(const bert_state *s, int layer, int head) {
     for (int i = 0; i < s->n; i++) memset(ctx + (size_t)i * (size_t)hidden, 0, (size_t)size * sizeof *ctx);
 }
 
-/* The FFN output goes to the scratch after the FFN's own activations, then is added into the
- * next layer's input. Every input of a kernel that rounds floats to integers (the products'
- * activations, softmax's exp) is checked to be finite first, so weights that overflow end the
- * run with BERT_ERR_NOT_FINITE instead of reaching a NaN-to-integer conversion. After the
- * attention, rows first_row … first_row + count − 1 alone are computed (all n, or the one row a
- * reading of one position needs). */
-static int encoder_layer(bert_state *s, int l, const uint8_t *removed_heads, int first_row, int count) {
+/* Every input of a kernel that rounds floats to integers (the products' activations, softmax's
+ * exp) is checked to be finite first, so weights that overflow end the run with
+ * BERT_ERR_NOT_FINITE instead of reaching a NaN-to-integer conversion. */
+
+/* Q, K and V of tokens first … first + count − 1 of layer l. */
+static int project(bert_state *s, int l, int first, int count) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
-    const int n = s->n, hidden = m->hidden;
-    const size_t rows = (size_t)n * (size_t)hidden;
-    const float *x = s->layer_input + hidden_index(s, l, 0);
-    const size_t base = hidden_index(s, l, 0);
-    float *ffn_hidden = s->scratch, *ffn_output = s->scratch + (size_t)n * (size_t)m->ffn;
-
+    const size_t at = hidden_index(s, l, first), rows = (size_t)count * (size_t)m->hidden;
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
-    float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
-    matmul_w8_or_w16_shared(x, n, 3, qkv, qkv_bias, qkv_out);
-    if (!all_finite(s->query + base, rows) || !all_finite(s->key + base, rows) || !all_finite(s->value + base, rows))
-        return BERT_ERR_NOT_FINITE;
-    for (int h = 0; h < m->heads; h++)
-        if (attend_head(s, l, h, s->attention + attention_index(s, l, h, 0)) != BERT_OK) return BERT_ERR_NOT_FINITE;
-    for (int h = 0; removed_heads && h < m->heads; h++)
-        if (removed_heads[l * m->heads + h]) remove_head(s, l, h);
-    if (!all_finite(s->context + base, rows)) return BERT_ERR_NOT_FINITE;
+    float *qkv_out[3] = {s->query + at, s->key + at, s->value + at};
+    matmul_w8_or_w16_shared(s->layer_input + at, count, 3, qkv, qkv_bias, qkv_out);
+    const int finite = all_finite(qkv_out[0], rows) && all_finite(qkv_out[1], rows) && all_finite(qkv_out[2], rows);
+    return finite ? BERT_OK : BERT_ERR_NOT_FINITE;
+}
 
-    const size_t kept = (size_t)count * (size_t)hidden, skip = (size_t)first_row * (size_t)hidden;
-    float *next = s->layer_input + hidden_index(s, l + 1, 0) + skip;
-    matmul_w8_or_w16(s->context + base + skip, count, &L->attn_out, L->attn_out_bias, next);
-    add_residual(next, x + skip, kept);  /* next = x + attention output */
+/* After the last head: the removed heads' context is zeroed, and the context checked. */
+static int finish_heads(bert_state *s, int l) {
+    const bert_model *m = s->model;
+    const uint8_t *removed = s->options.removed_heads;
+    for (int h = 0; removed && h < m->heads; h++)
+        if (removed[l * m->heads + h]) remove_head(s, l, h);
+    const size_t rows = (size_t)s->n * (size_t)m->hidden;
+    return all_finite(s->context + hidden_index(s, l, 0), rows) ? BERT_OK : BERT_ERR_NOT_FINITE;
+}
+
+/* Rows first … first + count − 1 of layer l's output: the attention output W_O, the residual,
+ * LayerNorm, the FFN, the residual, LayerNorm, into the next layer's input. Each row needs only
+ * its own context row, so the rows can go block by block. The FFN's activations and output go to
+ * the scratch. */
+static int layer_output(bert_state *s, int l, int first, int count) {
+    const bert_model *m = s->model;
+    const bert_layer *L = &m->layer[l];
+    const int hidden = m->hidden;
+    const size_t kept = (size_t)count * (size_t)hidden;
+    const float *x = s->layer_input + hidden_index(s, l, first);
+    float *next = s->layer_input + hidden_index(s, l + 1, first);
+    float *ffn_hidden = s->scratch, *ffn_output = s->scratch + (size_t)count * (size_t)m->ffn;
+
+    matmul_w8_or_w16(s->context + hidden_index(s, l, first), count, &L->attn_out, L->attn_out_bias, next);
+    add_residual(next, x, kept);  /* next = x + attention output */
     layer_norm(next, count, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
     if (!all_finite(next, kept)) return BERT_ERR_NOT_FINITE;
 
@@ -163,12 +174,32 @@ static int valid_tokens(const bert_model *m, const int32_t *ids, const int32_t *
     return 1;
 }
 
-int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, const bert_run_options *o) {
+/* Tokens per block of a phase whose work is `macs_per_token` per token: about step_macs of work,
+ * a multiple of 4 (the products' token tiles), at least 4; every token at once without a budget. */
+static int block_tokens(const bert_state *s, long long macs_per_token) {
+    const long long budget = s->options.step_macs;
+    if (budget <= 0) return s->n;
+    long long tokens = budget / macs_per_token;
+    tokens -= tokens % 4;
+    return tokens < 4 ? 4 : tokens > s->n ? s->n : (int)tokens;
+}
+
+/* The rows a layer's output computes: all, or the one row a reading of one position needs. */
+static void output_rows(const bert_state *s, int l, int *first, int *end) {
+    const bert_run_options *o = &s->options;
+    const int one_row = o->final_row_only && l == s->model->layers - 1;
+    *first = one_row ? o->final_row : 0;
+    *end = one_row ? o->final_row + 1 : s->n;
+}
+
+int bert_begin(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, const bert_run_options *o) {
+    static const bert_run_options defaults = {0};
     const bert_model *m = s->model;
-    const int first = o ? o->first_layer : 0;
-    const uint8_t *removed = o ? o->removed_heads : NULL;
-    const int one_row = o && o->final_row_only;
-    if (first < 0 || first > m->layers || (one_row && (o->final_row < 0 || o->final_row >= n))) return BERT_ERR;
+    const bert_run_options *options = o ? o : &defaults;
+    const int first = options->first_layer;
+    s->cursor = (bert_cursor){m->layers, BERT_PHASE_PROJECT, 0, 1};  /* nothing to step until begun */
+    if (first < 0 || first > m->layers || (options->final_row_only && (options->final_row < 0 || options->final_row >= n)))
+        return BERT_ERR;
     if (first > 0 || !ids) {
         if (n != s->n || n < 1 || n > s->capacity) return BERT_ERR;  /* resumes the stored run */
     } else {
@@ -177,12 +208,54 @@ int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, 
         embed(m, ids, type_ids, n, s->layer_input);
         if (!all_finite(s->layer_input, (size_t)n * (size_t)m->hidden)) return BERT_ERR_NOT_FINITE;
     }
-    for (int l = first; l < m->layers; l++) {
-        const int last_alone = one_row && l == m->layers - 1;
-        if (encoder_layer(s, l, removed, last_alone ? o->final_row : 0, last_alone ? 1 : n) != BERT_OK)
-            return BERT_ERR_NOT_FINITE;
-    }
+    s->options = *options;
+    s->cursor = (bert_cursor){first, BERT_PHASE_PROJECT, 0, 0};
     return BERT_OK;
+}
+
+int bert_step(bert_state *s) {
+    const bert_model *m = s->model;
+    bert_cursor *c = &s->cursor;
+    if (c->failed) return BERT_ERR;
+    if (c->layer >= m->layers) return BERT_OK;
+    const int l = c->layer, hidden = m->hidden;
+    int status, count, end;
+    switch (c->phase) {
+    case BERT_PHASE_PROJECT:
+        count = block_tokens(s, 3LL * hidden * hidden);
+        count = count < s->n - c->index ? count : s->n - c->index;
+        status = project(s, l, c->index, count);
+        c->index += count;
+        if (c->index >= s->n) c->phase = BERT_PHASE_HEADS, c->index = 0;
+        break;
+    case BERT_PHASE_HEADS:
+        status = attend_head(s, l, c->index, s->attention + attention_index(s, l, c->index, 0));
+        if (++c->index == m->heads) {
+            if (status == BERT_OK) status = finish_heads(s, l);
+            c->phase = BERT_PHASE_OUTPUT;
+            output_rows(s, l, &c->index, &end);
+        }
+        break;
+    default:
+        output_rows(s, l, &count, &end);
+        count = block_tokens(s, (long long)hidden * (hidden + 2LL * m->ffn));
+        count = count < end - c->index ? count : end - c->index;
+        status = layer_output(s, l, c->index, count);
+        c->index += count;
+        if (c->index >= end) c->layer++, c->phase = BERT_PHASE_PROJECT, c->index = 0;
+    }
+    if (status != BERT_OK) c->failed = 1;
+    return status;
+}
+
+int bert_next_layer(const bert_state *s) { return s->cursor.layer; }
+
+int bert_run_complete(const bert_state *s) { return !s->cursor.failed && s->cursor.layer >= s->model->layers; }
+
+int bert_run(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, const bert_run_options *o) {
+    int status = bert_begin(s, ids, type_ids, n, o);
+    while (status == BERT_OK && !bert_run_complete(s)) status = bert_step(s);
+    return status;
 }
 
 int bert_forward(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n) {

@@ -6,6 +6,34 @@
 #include <stdint.h>
 #include "model.h"
 
+/* Options of a run (NULL: every head, from the embeddings, whole phases). */
+typedef struct {
+    /* [layers][heads]; nonzero: that head's context vectors are zeroed before the layer's output
+     * projection W_O (its attention is still computed and kept); NULL: no head removed. Read at
+     * each layer's turn, so it must stay alive while the run goes on. */
+    const uint8_t *removed_heads;
+    /* 0 with ids: embed the tokens and run every layer. l > 0, or ids NULL: layer_input[l]
+     * already holds the input of layer l for the state's n tokens (an earlier run of this state,
+     * or copied in), and layers l … layers − 1 run from it; what lies below is left as it is. */
+    int first_layer;
+    /* 1: the last layer computes the output of row `final_row` alone (its attention rows all), for
+     * a reading of one position; the other rows of layer_input[layers] are then not written. */
+    int final_row_only, final_row;
+    /* The work of one step (bert_step), in multiply-adds: the projections and the layer output
+     * go by blocks of tokens of about this much work, the attention by heads; 0: each phase
+     * whole (one step per phase and head). The numbers do not depend on it. */
+    long long step_macs;
+} bert_run_options;
+
+/* Where a run stands: the layer being computed and its phase (the Q/K/V projections by blocks of
+ * tokens, then each head's attention, then the output projection, LayerNorm and FFN by blocks of
+ * tokens), `index` the next token block's first token or the next head. */
+enum { BERT_PHASE_PROJECT, BERT_PHASE_HEADS, BERT_PHASE_OUTPUT };
+typedef struct {
+    int layer, phase, index;
+    int failed;  /* a step failed: the run is over */
+} bert_cursor;
+
 /* Buffers of one run, sized for `capacity` tokens; grown on demand, reused between runs.
  * Per layer l: the layer input x_l, and its Q, K, V and the concatenated head outputs
  * (context, before W_O), so the analysis views can look inside a layer afterwards. */
@@ -17,6 +45,8 @@ typedef struct {
     float *layer_input;     /* [layers + 1][n][hidden]; [layers] is the final hidden state */
     float *query, *key, *value, *context;  /* [layers][n][hidden] */
     float *scratch;         /* [n][max(ffn, hidden) + hidden] */
+    bert_run_options options;  /* of the run begun */
+    bert_cursor cursor;
 } bert_state;
 
 void bert_state_init(bert_state *state, const bert_model *model);
@@ -29,26 +59,24 @@ enum {
     BERT_ERR_NOT_FINITE = -2,  /* a layer's attention or output holds a NaN or an infinity */
 };
 
-/* Options of a run (NULL: every head, from the embeddings). */
-typedef struct {
-    /* [layers][heads]; nonzero: that head's context vectors are zeroed before the layer's output
-     * projection W_O (its attention is still computed and kept); NULL: no head removed. */
-    const uint8_t *removed_heads;
-    /* 0 with ids: embed the tokens and run every layer. l > 0, or ids NULL: layer_input[l]
-     * already holds the input of layer l for the state's n tokens (an earlier run of this state,
-     * or copied in), and layers l … layers − 1 run from it; what lies below is left as it is. */
-    int first_layer;
-    /* 1: the last layer computes the output of row `final_row` alone (its attention rows all), for
-     * a reading of one position; the other rows of layer_input[layers] are then not written. */
-    int final_row_only, final_row;
-} bert_run_options;
-
 /* Runs the encoder on ids[n] with token types type_ids[n] (NULL: type 0 everywhere),
- * 1 ≤ n ≤ model->max_positions. Returns BERT_OK or a BERT_ERR code. When memory cannot be had
- * the state's buffers are left as they were (a failed run never leaves a buffer smaller than
- * the capacity says); buffers much larger than n needs are given back. */
+ * 1 ≤ n ≤ model->max_positions: bert_begin, then bert_step until the run is complete. Returns
+ * BERT_OK or a BERT_ERR code. When memory cannot be had the state's buffers are left as they
+ * were (a failed run never leaves a buffer smaller than the capacity says); buffers much larger
+ * than n needs are given back. */
 int bert_run(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n,
              const bert_run_options *options);
+/* A run in steps: bert_begin embeds the tokens (or takes the stored input of
+ * options->first_layer) and computes no layer; each bert_step computes the next piece of the
+ * run (see bert_cursor and step_macs) and returns BERT_OK or a BERT_ERR code, after which the
+ * run is over. A run made in steps gives the same numbers, bit for bit, as one made whole. */
+int bert_begin(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n,
+               const bert_run_options *options);
+int bert_step(bert_state *state);
+/* The layer the next step computes (model->layers once the run is complete): layers below it
+ * are done. */
+int bert_next_layer(const bert_state *state);
+int bert_run_complete(const bert_state *state);
 /* bert_run with every head, from the embeddings. */
 int bert_forward(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n);
 /* Makes room for n tokens (the buffers of bert_run), keeping nothing; 0 or -1 (state unchanged). */

@@ -24,7 +24,7 @@ test('the header gives the head and file sizes', () => {
   assert.equal(readWeightsHeader(Buffer.from('not a weights file at all'.repeat(8))), null);
 });
 
-test('a run waits for its rows, then equals the whole-file engine', async () => {
+test('a run waits for its rows and its layers, then equals the whole-file engine', async () => {
   const engine = await partial();
   const session = engine.createSession();
   assert.throws(() => session.runText(SENTENCE), (e) => e.code === STATUS.NOT_LOADED);
@@ -32,6 +32,12 @@ test('a run waits for its rows, then equals the whole-file engine', async () => 
   assert.ok(needed.length >= 1 && needed.length < engine.partCount() / 4, `${needed.length} parts`);
   for (const index of needed) engine.partArrived(index, bytesOf(engine, index));
   assert.deepEqual(engine.partsForIds(engine.tokenize(SENTENCE).ids), []);
+  assert.throws(() => session.runText(SENTENCE), (e) => e.code === STATUS.NOT_LOADED, 'no layer yet');
+  const { layers } = engine.shape;
+  assert.equal(engine.layersReady(), 0);
+  assert.deepEqual(engine.partsForLayers(layers), Array.from({ length: layers }, (_, l) => l), 'a part per layer, first');
+  for (const index of engine.partsForLayers(layers)) engine.partArrived(index, bytesOf(engine, index));
+  assert.equal(engine.layersReady(), layers);
   const run = session.runText(SENTENCE);
   const reference = whole.createSession();
   reference.runText(SENTENCE);
@@ -56,7 +62,56 @@ test('a corrupted or cut part is refused and named; the good bytes are taken aft
   assert.throws(() => engine.partArrived(index, bytesOf(engine, index).subarray(1)), /incomplete download/);
   engine.partArrived(index, bytesOf(engine, index));
   assert.equal(engine.partReady(index), true);
-  assert.equal(engine.describePart(0), `part 0 of ${engine.partCount()} (the masked-word prediction head)`);
+  assert.equal(engine.describePart(0), `part 0 of ${engine.partCount()} (layer 1)`);
+  assert.equal(engine.describePart(engine.shape.layers), `part ${engine.shape.layers} of ${engine.partCount()} (the masked-word prediction head)`);
+});
+
+test('a run in steps: layer 1 readable once its weights are in, the rest as they arrive; the whole run\'s numbers', async () => {
+  const engine = await partial();
+  for (const index of engine.partsForIds(engine.tokenize(SENTENCE).ids)) engine.partArrived(index, bytesOf(engine, index));
+  const session = engine.createSession();
+  const tokens = session.beginText(SENTENCE);
+  assert.equal(tokens.n, whole.tokenize(SENTENCE).n);
+  assert.deepEqual(session.step(), { layersDone: 0, complete: false, waiting: true });
+  assert.throws(() => session.rowStats(0, 0, 1), (e) => e.code === STATUS.NOT_LOADED);
+  const reference = whole.createSession();
+  reference.runText(SENTENCE);
+  const { layers } = engine.shape;
+  for (let layer = 0; layer < layers; layer++) {
+    for (const index of engine.layerParts(layer)) engine.partArrived(index, bytesOf(engine, index));
+    let progress;
+    do progress = session.step(); while (!progress.waiting && !progress.complete);
+    assert.equal(progress.layersDone, layer + 1);
+    assert.deepEqual(session.row(layer, 1, 2), reference.row(layer, 1, 2));
+    assert.deepEqual(session.rowStats(layer, 2, 3), reference.rowStats(layer, 2, 3));
+    if (layer + 1 < layers) {
+      assert.throws(() => session.row(layer + 1, 0, 0), (e) => e.code === STATUS.NOT_LOADED);
+      assert.throws(() => session.attention(), (e) => e.code === STATUS.NOT_LOADED);
+      assert.throws(() => session.hidden(layer + 2), (e) => e.code === STATUS.NOT_LOADED);
+    }
+  }
+  assert.ok(session.complete());
+  assert.deepEqual(session.attention(), reference.attention());
+  assert.deepEqual(session.hidden(), reference.hidden());
+});
+
+test('a long text in steps: many steps, the same floats as a run made whole; a newer text abandons it', async () => {
+  const text = Array.from({ length: 600 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat.'][i % 6]).join(' ');
+  const a = whole.createSession(), b = whole.createSession();
+  a.runText(text);
+  assert.equal(b.beginText(text).n, 512);
+  let steps = 0, progress;
+  do { progress = b.step(); steps++; } while (!progress.complete);
+  assert.ok(steps > 20 * whole.shape.layers, `${steps} steps`);
+  assert.deepEqual(b.attention(), a.attention());
+  assert.deepEqual(b.hidden(), a.hidden());
+  b.beginText(text);
+  b.step();
+  assert.equal(b.beginText(SENTENCE).n, whole.tokenize(SENTENCE).n);
+  do progress = b.step(); while (!progress.complete);
+  const short = whole.createSession();
+  short.runText(SENTENCE);
+  assert.deepEqual(b.attention(), short.attention());
 });
 
 test('[MASK] predictions once every part is in: the whole-file engine\'s', async () => {

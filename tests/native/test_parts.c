@@ -93,6 +93,121 @@ static int same_attention(const attn_engine *whole, const attn_engine *partial, 
     return same;
 }
 
+/* The row stats of `layer`'s head 0 at row 1 from a session, or the status that refused them. */
+static int row_status(const attn_session *s, int layer, double *stats)
+{
+    return attn_session_row_stats(s, layer, 0, 1, stats);
+}
+
+/* Every reading of layer `layer` of a session's run: ATTN_OK when all of them answer it, else the
+ * first other status (each call must give the same one). */
+static int every_reading(attn_session *s, int layer)
+{
+    float out[4 * 1024 + 512 * 512];
+    double stats[ATTN_ROW_STATS_COUNT];
+    const int n = attn_session_length(s);
+    const int roles = attn_session_head_roles(s, layer, 0, out);  /* role bits, or −status */
+    const int statuses[] = {
+        attn_session_row_stats(s, layer, 0, 1, stats),
+        attn_session_rollout(s, layer, out),
+        attn_session_rollout_row(s, layer, 1, out),
+        roles < 0 ? -roles : ATTN_OK,
+        attn_session_contributions(s, layer, 0, 1, out),
+        attn_session_row_scaled(s, layer, 0, 1, 1, out),
+        attn_session_walkthrough(s, layer, n - 1, out),
+    };
+    for (size_t i = 1; i < sizeof statuses / sizeof statuses[0]; i++)
+        if (statuses[i] != statuses[0]) return -1;
+    return statuses[0];
+}
+
+/* Layers arriving one at a time into an engine whose rows are in: a run in steps computes each
+ * layer once its weights are there and waits before the next (NOT_LOADED, the layers done kept
+ * and readable, the others not), then goes on without beginning again; in the end the whole-file
+ * engine's attention, bit for bit. */
+static void test_layers_arriving(const attn_engine *whole, attn_engine *e, buffer *b, const buffer *file)
+{
+    int32_t shape[8];
+    attn_engine_shape(e, shape);
+    const int layers = shape[2];
+    check(attn_engine_layers_ready(e) == 0, "no layer's weights yet: 0 layers ready");
+    attn_session *s = attn_session_create(e);
+    attn_session *w = attn_session_create(whole);
+    check(attn_session_run_text(w, SENTENCE, strlen(SENTENCE)) == ATTN_OK, "the whole-file engine runs");
+    check(attn_session_run_text(s, SENTENCE, strlen(SENTENCE)) == ATTN_ERR_NOT_LOADED && attn_session_length(s) > 0 &&
+              attn_session_layers_done(s) == 0,
+          "a run with no layer's weights: NOT_LOADED, its tokens kept, no layer done");
+    check(attn_session_begin_text(s, SENTENCE, strlen(SENTENCE)) == ATTN_OK, "a run in steps begins");
+    double stats[ATTN_ROW_STATS_COUNT], expected[ATTN_ROW_STATS_COUNT];
+    int waited = 1, readable = 1, unreadable = 1, counted = 1;
+    for (int l = 0; l < layers; l++) {
+        for (int i = 0; i < 3; i++) waited &= attn_session_step(s) == ATTN_ERR_NOT_LOADED;
+        waited &= attn_session_layers_done(s) == l;
+        int32_t first = 0, parts = 0;
+        attn_engine_layer_parts(e, l, &first, &parts);
+        for (int32_t p = first; p < first + parts; p++) {
+            copy_part(b, file, e, p);
+            attn_engine_part_arrived(e, p);
+        }
+        counted &= attn_engine_layers_ready(e) == l + 1;
+        int status = ATTN_OK, steps = 0;
+        while (status == ATTN_OK && attn_session_layers_done(s) == l) status = attn_session_step(s), steps++;
+        counted &= steps > 1;  /* a layer is several steps */
+        waited &= status == ATTN_OK || (status == ATTN_ERR_NOT_LOADED && l == layers - 1);
+        for (int k = 0; k <= l; k++) {
+            readable &= row_status(s, k, stats) == ATTN_OK && row_status(w, k, expected) == ATTN_OK &&
+                        memcmp(stats, expected, sizeof stats) == 0;
+        }
+        readable &= every_reading(s, l) == ATTN_OK;
+        if (l + 1 < layers) {
+            unreadable &= row_status(s, l + 1, stats) == ATTN_ERR_NOT_LOADED && every_reading(s, l + 1) == ATTN_ERR_NOT_LOADED;
+            unreadable &= attn_session_hidden(s, l + 2) == NULL && attn_session_hidden(s, l + 1) != NULL;
+        }
+    }
+    check(counted, "each layer's part makes one more layer ready, and a layer is computed in several steps");
+    check(waited, "a step before the next layer's weights: NOT_LOADED, nothing done; after them: the layer");
+    check(readable, "every layer done reads as the whole-file engine's");
+    check(unreadable, "a layer not done yet: NOT_LOADED, its hidden state NULL");
+    const size_t n = (size_t)attn_session_length(s);
+    check(attn_session_layers_done(s) == layers && attn_session_step(s) == ATTN_OK &&
+              memcmp(attn_session_attention(s), attn_session_attention(w),
+                     (size_t)layers * (size_t)shape[3] * n * n * sizeof(float)) == 0 &&
+              memcmp(attn_session_hidden(s, layers), attn_session_hidden(w, layers), n * (size_t)shape[1] * sizeof(float)) == 0,
+          "the run in steps, complete: the whole-file engine's attention and final hidden state, bit for bit");
+    attn_session_destroy(s);
+    attn_session_destroy(w);
+}
+
+/* A 512-token text in steps on the whole-file engine: many steps (blocks of tokens), and the
+ * same floats as the run made whole. */
+static void test_long_run_in_steps(const attn_engine *whole)
+{
+    static char text[8192];
+    text[0] = '\0';
+    for (int i = 0; i < 600; i++) strcat(text, i % 7 == 6 ? "mat. " : "the cat ");
+    int32_t shape[8];
+    attn_engine_shape(whole, shape);
+    attn_session *a = attn_session_create(whole), *b = attn_session_create(whole);
+    int status = attn_session_run_text(a, text, strlen(text));
+    check(status == ATTN_OK && attn_session_length(a) == 512 && attn_session_layers_done(a) == shape[2],
+          "a long text run whole: 512 tokens, every layer");
+    status = attn_session_begin_text(b, text, strlen(text));
+    int steps = 0;
+    while (status == ATTN_OK && attn_session_layers_done(b) < shape[2]) status = attn_session_step(b), steps++;
+    const size_t n = (size_t)attn_session_length(b);
+    check(status == ATTN_OK && steps > 20 * shape[2] && n == 512 &&
+              memcmp(attn_session_attention(a), attn_session_attention(b), (size_t)shape[2] * (size_t)shape[3] * n * n * 4) == 0 &&
+              memcmp(attn_session_hidden(a, shape[2]), attn_session_hidden(b, shape[2]), n * (size_t)shape[1] * 4) == 0,
+          "the same text in %d steps: the same attention and final hidden state, bit for bit", steps);
+    check(attn_session_step(b) == ATTN_OK && attn_session_layers_done(b) == shape[2], "a step after the end: nothing to do");
+    attn_session *empty = attn_session_create(whole);
+    check(attn_session_step(empty) == ATTN_ERR_ARGUMENT && attn_session_layers_done(empty) == 0,
+          "a step without a run: ATTN_ERR_ARGUMENT");
+    attn_session_destroy(empty);
+    attn_session_destroy(a);
+    attn_session_destroy(b);
+}
+
 static int run_status(const attn_engine *e, const char *text)
 {
     attn_session *s = attn_session_create(e);
@@ -146,7 +261,18 @@ static void test_part_table(attn_engine *e, const buffer *file)
     int32_t shape[8];
     attn_engine_shape(e, shape);
     const int32_t first = attn_engine_part_of_token(e, 0), last = attn_engine_part_of_token(e, shape[0] - 1);
-    check(first == 1 && last == count - 1, "token 0 in part 1, the last token in the last part (%d, %d)", first, last);
+    check(first == shape[2] + 1 && last == count - 1,
+          "token 0 in the part after the layers' and the MLM head's, the last token in the last part (%d, %d)", first, last);
+    int layers_placed = 1;
+    for (int32_t l = 0; l < shape[2]; l++) {
+        int32_t from = -1, parts = -1;
+        layers_placed &= attn_engine_layer_parts(e, l, &from, &parts) == ATTN_OK && from == l && parts == 1;
+    }
+    check(layers_placed, "layer l's weights in part l, alone");
+    int32_t from = 0, parts = 0;
+    check(attn_engine_layer_parts(e, -1, &from, &parts) == ATTN_ERR_ARGUMENT &&
+              attn_engine_layer_parts(e, shape[2], &from, &parts) == ATTN_ERR_ARGUMENT,
+          "a layer out of range: ATTN_ERR_ARGUMENT");
     check(attn_engine_part_of_token(e, -1) == -2 && attn_engine_part_of_token(e, shape[0]) == -2,
           "token id out of range: -2");
     int ordered = 1;
@@ -191,7 +317,7 @@ static void test_parts_in_random_order(const attn_engine *whole, const buffer *f
     check(run_status(e, SENTENCE) == ATTN_ERR_NOT_LOADED, "one of the sentence's parts still missing: refused");
     copy_part(&b, file, e, last_needed);
     check(attn_engine_part_arrived(e, last_needed) == ATTN_OK, "the last needed part arrives");
-    check(same_attention(whole, e, SENTENCE), "the sentence's parts alone: the whole-file engine's attention");
+    test_layers_arriving(whole, e, &b, file);
     int32_t top = -1;
 
     /* The rest, shuffled (a fixed linear congruential sequence). */
@@ -248,11 +374,10 @@ static void test_corrupted_part(const attn_engine *whole, const buffer *file)
     const int32_t part = attn_engine_part_of_token(e, tokens.ids[1]);
     size_t offset = 0, bytes = 0;
     attn_engine_part_range(e, part, &offset, &bytes);
-    for (int32_t p = 0; p < attn_engine_part_count(e); p++) copy_part(&b, file, e, p);
-    for (int t = 0; t < tokens.n; t++) {
-        const int32_t p = attn_engine_part_of_token(e, tokens.ids[t]);
+    const int32_t last = attn_engine_part_count(e) - 1;
+    for (int32_t p = 0; p <= last; p++) copy_part(&b, file, e, p);
+    for (int32_t p = 0; p < last; p++)  /* every other part but the last */
         if (p != part) attn_engine_part_arrived(e, p);
-    }
     b.bytes[offset + bytes / 2] ^= 0x10;
     check(attn_engine_part_arrived(e, part) == 5 && !attn_engine_part_ready(e, part),
           "a flipped byte in part %d: status 5 (corrupted), not ready", part);
@@ -267,32 +392,35 @@ static void test_corrupted_part(const attn_engine *whole, const buffer *file)
     free(b.bytes);
 }
 
-/* A value check in a part: a NaN in the MLM output bias (part 0), with the part's CRC and the
- * head checksum made right, so only the value check can tell. */
+/* A value check in a part: a NaN in the MLM output bias, with the part's CRC and the head
+ * checksum made right, so only the value check can tell. */
 static void test_bad_values_in_part(const buffer *file)
 {
     buffer b = aligned_buffer(file->size);
     memcpy(b.bytes, file->bytes, file->size);
-    const uint8_t *entry = b.bytes + get_u64(b.bytes + AT_PARTS_OFFSET);
-    const uint64_t offset = get_u64(entry), bytes = get_u32(entry + 8);
     const uint64_t bias = data_offset_of(&b, "cls.predictions.bias");
-    check(bias >= offset && bias < offset + bytes, "cls.predictions.bias lies in part 0");
-    if (bias < offset || bias >= offset + bytes) {
+    const uint32_t count = get_u32(b.bytes + AT_PART_COUNT);
+    uint32_t part = 0;
+    uint8_t *entry = b.bytes + get_u64(b.bytes + AT_PARTS_OFFSET);
+    while (part + 1 < count && get_u64(entry + PART_ENTRY) <= bias) part++, entry += PART_ENTRY;
+    const uint64_t offset = get_u64(entry), bytes = get_u32(entry + 8);
+    check(bias >= offset && bias < offset + bytes && part > 0, "cls.predictions.bias lies in part %u", part);
+    if (bias < offset || bias >= offset + bytes || part == 0) {
         free(b.bytes);
         return;
     }
     put_u32(b.bytes + bias + 4, 0x7fc00000u);
-    put_u32(b.bytes + get_u64(b.bytes + AT_PARTS_OFFSET) + 12, weights_crc32(b.bytes + offset, (size_t)bytes));
+    put_u32(entry + 12, weights_crc32(b.bytes + offset, (size_t)bytes));
     reseal_head(&b);
     attn_engine *e = NULL;
-    check(attn_engine_create(b.bytes, b.size, &e) == 7, "whole file with a NaN in part 0: status 7");
+    check(attn_engine_create(b.bytes, b.size, &e) == 7, "whole file with a NaN in the MLM part: status 7");
     attn_engine_destroy(e);
     e = NULL;
     check(attn_engine_create_partial(b.bytes, b.size, &e) == ATTN_OK, "partial engine: the head alone is fine");
     if (e) {
-        check(attn_engine_part_arrived(e, 0) == 7 && !attn_engine_part_ready(e, 0),
-              "part 0 with a NaN, CRC right: status 7 (bad values), not ready");
-        check(attn_engine_part_arrived(e, 1) == ATTN_OK, "part 1 unaffected");
+        check(attn_engine_part_arrived(e, (int32_t)part) == 7 && !attn_engine_part_ready(e, (int32_t)part),
+              "the MLM part with a NaN, CRC right: status 7 (bad values), not ready");
+        check(attn_engine_part_arrived(e, 0) == ATTN_OK, "part 0 unaffected");
     }
     attn_engine_destroy(e);
     free(b.bytes);
@@ -326,6 +454,7 @@ int main(int argc, char **argv)
     check(status == ATTN_OK, "whole file loads: %s", attn_status_message(status));
     if (whole) {
         test_whole_file_engine(whole, &file);
+        test_long_run_in_steps(whole);
         test_parts_in_random_order(whole, &file);
         test_corrupted_part(whole, &file);
         test_bad_values_in_part(&file);

@@ -204,6 +204,26 @@ export class Engine {
   /** The part holding token `id`'s embedding row, -1 when nothing has to be fetched for it. */
   partOfToken(id) { return this.x.attn_engine_part_of_token(this.pointer, id); }
 
+  /** Layers whose weights have all arrived, from the first (every layer for a whole file). */
+  layersReady() { return this.x.attn_engine_layers_ready(this.pointer); }
+
+  /** The parts holding layer `layer`'s weights (from 0), ascending; [] when they are in the head. */
+  layerParts(layer) {
+    return this.heap.withBuffer(8, (p) => check(this, this.x.attn_engine_layer_parts(this.pointer, layer, p, p + 4)), (p) => {
+      const [first, count] = this.heap.i32(p, 2);
+      return Array.from({ length: count }, (_, i) => first + i);
+    });
+  }
+
+  /** The parts not yet arrived that layers 0 … `count` − 1 need, ascending. */
+  partsForLayers(count) {
+    const parts = new Set();
+    for (let l = 0; l < Math.min(count, this.shape.layers); l++) {
+      for (const part of this.layerParts(l)) if (!this.partReady(part)) parts.add(part);
+    }
+    return [...parts].sort((a, b) => a - b);
+  }
+
   /** {offset, bytes} of part `index` in the file (partial engines only). */
   partRange(index) {
     return this.heap.withBuffer(8, (p) => check(this, this.x.attn_engine_part_range(this.pointer, index, p, p + 4)),
@@ -220,8 +240,15 @@ export class Engine {
     return [...parts].sort((a, b) => a - b);
   }
 
-  /** What part `index` holds: {index, count, rows: [first, last] word-embedding rows, or null for the MLM head}. */
+  /**
+   * What part `index` holds: {index, count, layer, rows}: layer (from 0) when it holds a layer's
+   * weights, else null; rows [first, last] of the word embeddings, or null (a layer, the MLM head).
+   */
   partContents(index) {
+    const count = this.partCount();
+    for (let layer = 0; layer < this.shape.layers; layer++) {
+      if (this.layerParts(layer).includes(index)) return { index, count, layer, rows: null };
+    }
     const vocab = this.shape.vocab;
     const firstAtOrAfter = (part) => {
       let low = 0, high = vocab;
@@ -233,13 +260,13 @@ export class Engine {
     };
     const first = firstAtOrAfter(index), end = firstAtOrAfter(index + 1);
     return first < end && this.partOfToken(first) === index
-      ? { index, count: this.partCount(), rows: [first, end - 1] } : { index, count: this.partCount(), rows: null };
+      ? { index, count, layer: null, rows: [first, end - 1] } : { index, count, layer: null, rows: null };
   }
 
-  /** What part `index` holds, for messages: "part 7 of 121 (word embeddings rows 1536–1791)". */
+  /** What part `index` holds, for messages: "part 7 of 482 (word embeddings rows 192–255)", "(layer 2)". */
   describePart(index) {
-    const { count, rows } = this.partContents(index);
-    const what = rows ? `word embeddings rows ${rows[0]}\u2013${rows[1]}` : 'the masked-word prediction head';
+    const { count, layer, rows } = this.partContents(index);
+    const what = layer !== null ? `layer ${layer + 1}` : rows ? `word embeddings rows ${rows[0]}\u2013${rows[1]}` : 'the masked-word prediction head';
     return `part ${index} of ${count} (${what})`;
   }
 
@@ -308,12 +335,50 @@ export class Session {
 
   /** Tokenizes and runs `text`; returns the tokens of the run. */
   runText(text) {
+    return this.finishRun(this.withText(text, (p, length) => this.x.attn_session_run_text(this.pointer, p, length)));
+  }
+
+  /**
+   * A run in steps (c/attn.h attn_session_begin_text): tokenizes and embeds `text`, computes no
+   * layer, and returns the tokens; then step() computes the next piece of the run at a time. A
+   * layer can be read once it is done (layersDone()); reading one that is not throws EngineError
+   * NOT_LOADED. Throws NOT_LOADED (session empty) when the text's rows have not arrived.
+   */
+  beginText(text) {
+    return this.finishRun(this.withText(text, (p, length) => this.x.attn_session_begin_text(this.pointer, p, length)));
+  }
+
+  /**
+   * Computes the next piece of the run begun (about 2^24 multiply-adds: a block of tokens of a
+   * layer, or one head). Returns {layersDone, complete, waiting}: waiting is true when the next
+   * layer's weights have not arrived (nothing was computed; step again once they have). Throws
+   * EngineError when the run fails (the session is then empty).
+   */
+  step() {
+    const status = this.x.attn_session_step(this.pointer);
+    const layersDone = this.layersDone();
+    if (status === STATUS.NOT_LOADED) return { layersDone, complete: false, waiting: true };
+    if (status !== 0) {
+      this.runMemo = new Map();
+      this.n = this.x.attn_session_length(this.pointer);
+    }
+    check(this.engine, status);
+    return { layersDone, complete: layersDone === this.engine.shape.layers, waiting: false };
+  }
+
+  /** Layers of the current run computed (0 … layers). */
+  layersDone() { return this.x.attn_session_layers_done(this.pointer); }
+
+  /** Whether the run has every layer. */
+  complete() { return this.n > 0 && this.layersDone() === this.engine.shape.layers; }
+
+  /** Calls run(pointer, length) with the UTF-8 bytes of `text` in wasm memory; its status. */
+  withText(text, run) {
     const bytes = new TextEncoder().encode(text);
-    const status = this.heap.withBuffer(bytes.length + 1, (p) => {
+    return this.heap.withBuffer(bytes.length + 1, (p) => {
       this.heap.u8(p, bytes.length).set(bytes);
       return p;
-    }, (p) => this.x.attn_session_run_text(this.pointer, p, bytes.length));
-    return this.finishRun(status);
+    }, (p) => run(p, bytes.length));
   }
 
   /**
@@ -379,15 +444,17 @@ export class Session {
     };
   }
 
-  /** All heads' probabilities, [layers][heads][n][n], as a copy. */
+  /** All heads' probabilities, [layers][heads][n][n], as a copy (the run complete). */
   attention() {
     const { layers, heads } = this.engine.shape;
     const n = this.n;
+    if (n && !this.complete()) throw new EngineError(STATUS.NOT_LOADED, this.engine.statusMessage(STATUS.NOT_LOADED));
     return this.heap.f32(this.x.attn_session_attention(this.pointer), layers * heads * n * n).slice();
   }
 
   row(layer, head, row) {
     this.checkHead(layer, head, row);
+    if (layer >= this.layersDone()) throw new EngineError(STATUS.NOT_LOADED, this.engine.statusMessage(STATUS.NOT_LOADED));
     const { heads } = this.engine.shape;
     const n = this.n;
     const start = ((layer * heads + head) * n + row) * n * 4;
@@ -404,7 +471,8 @@ export class Session {
   /** Final (layer = layers) or intermediate hidden states, [n][hidden], as a copy. */
   hidden(layer = this.engine.shape.layers) {
     const p = this.x.attn_session_hidden(this.pointer, layer);
-    if (!p) throw new EngineError(STATUS.ARGUMENT, this.engine.statusMessage(STATUS.ARGUMENT));
+    const code = Number.isInteger(layer) && layer >= 0 && layer <= this.engine.shape.layers && this.n ? STATUS.NOT_LOADED : STATUS.ARGUMENT;
+    if (!p) throw new EngineError(code, this.engine.statusMessage(code));
     return this.heap.f32(p, this.n * this.engine.shape.hidden).slice();
   }
 

@@ -7,8 +7,8 @@
 //   (web/dist/bert-mini.int8.bin, the default weights, is an input: written by `make weights`,
 //   committed once, fetched by the page over http in parts: the head, then the word-embedding parts)
 //   web/dist/bert-mini.weights.head.js  the head of the same file as base64, for file://
-//   web/dist/bert-mini.weights.part-NNN.js  its parts, PARTS_PER_SCRIPT (web/src/loader.mjs) a
-//                                       script, loaded on demand from file://
+//   web/dist/bert-mini.weights.part-NNN.js  its parts (a layer's alone, rows a few a script:
+//                                       weights/asset-scripts.mjs), loaded on demand from file://
 // The output depends only on the inputs (no dates, no absolute paths), so CI can rebuild
 // and `git diff --exit-code web/dist`.
 
@@ -16,7 +16,6 @@ import { readFileSync, writeFileSync, existsSync, mkdirSync, readdirSync, rmSync
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { PARTS_PER_SCRIPT } from '../web/src/loader.mjs';
 import { assetScript, weightScripts } from '../weights/asset-scripts.mjs';
 
 const GENERATOR = 'tools/build-web.mjs';
@@ -56,7 +55,7 @@ function writeIfChanged(file, contents) {
 /** The head and the part scripts of the weights (weights/asset-scripts.mjs). */
 function writeWeightScripts(weights) {
   const wanted = new Set();
-  const scripts = weightScripts(weights, { stem: 'bert-mini', binName: 'bert-mini.int8.bin', partsPerScript: PARTS_PER_SCRIPT, generator: GENERATOR });
+  const scripts = weightScripts(weights, { stem: 'bert-mini', binName: 'bert-mini.int8.bin', generator: GENERATOR });
   for (const { name, text } of scripts) {
     wanted.add(name);
     writeIfChanged(path.join(DIST, name), text);

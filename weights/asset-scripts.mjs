@@ -1,9 +1,11 @@
 // The classic scripts a page opened from file:// loads a weights file through (browsers refuse
-// fetch() there): the head of the file, then its parts, a few per script, each as base64
+// fetch() there): the head of the file, then its parts, small ones a few per script, each as base64
 // (web/src/loader.mjs reads them; weights/FORMAT.md gives the head and the parts). Written by
 // tools/build-web.mjs for the default model and by `node weights/convert.mjs … --scripts` for
 // any other, and named here once (the page's message when a .bin cannot be read from disk,
 // load.binFromDisk in web/src/i18n, names the head script by headScriptName).
+
+import { HEADER_FIELDS, PART_ENTRY_SIZE, PART_FIELDS, readRecord } from '../c/spec.mjs';
 
 /** The head script of a weights file: course/model.bin → course/model.weights.head.js. */
 export const headScriptName = (binName) => `${binName.replace(/\.bin$/, '')}.weights.head.js`;
@@ -25,25 +27,50 @@ export function assetScript(name, bytes, generator) {
 }
 
 /**
- * The head and part scripts of a weights file: [{ name, text }], the head first; `stem` names
- * them (stem.weights.head.js, stem.weights.part-NNN.js), partsPerScript parts a script.
+ * Part scripts hold consecutive parts up to this many bytes together, or one larger part (a
+ * layer's weights) alone: a page opened from file:// then reads little more than the rows of the
+ * sentence's words before its first row.
  */
-export function weightScripts(weights, { stem, binName, partsPerScript, generator }) {
-  const view = new DataView(weights.buffer, weights.byteOffset, weights.length);
-  const headBytes = Number(view.getBigUint64(96, true));
-  const partCount = view.getUint32(108, true);
-  const partsOffset = Number(view.getBigUint64(112, true));
-  const part = (i) => ({
-    offset: Number(view.getBigUint64(partsOffset + 16 * i, true)), bytes: view.getUint32(partsOffset + 16 * i + 8, true),
-  });
-  const scripts = [{ name: `${stem}.weights.head.js`, text: assetScript(`the head of ${binName}`, weights.subarray(0, headBytes), generator) }];
-  for (let first = 0; first < partCount; first += partsPerScript) {
-    const lastIndex = Math.min(first + partsPerScript, partCount) - 1;
-    const last = part(lastIndex);
-    scripts.push({
-      name: `${stem}.weights.part-${String(first / partsPerScript).padStart(3, '0')}.js`,
-      text: assetScript(`parts ${first}\u2013${lastIndex} of ${binName}`, weights.subarray(part(first).offset, last.offset + last.bytes), generator),
-    });
+export const SCRIPT_TARGET_BYTES = 32768;
+
+/** The part scripts of a file, [[first, last], …] part indices in order, from its parts' byte lengths. */
+export function scriptGroups(partBytes) {
+  const groups = [];
+  let first = 0, bytes = 0;
+  for (let i = 0; i < partBytes.length; i++) {
+    if (i > first && bytes + partBytes[i] > SCRIPT_TARGET_BYTES) {
+      groups.push([first, i - 1]);
+      first = i;
+      bytes = 0;
+    }
+    bytes += partBytes[i];
   }
+  if (partBytes.length) groups.push([first, partBytes.length - 1]);
+  return groups;
+}
+
+/** The name of part script `group` (its index in scriptGroups) next to head script `headName`. */
+export const partScriptName = (headName, group) =>
+  headName.replace(/\.head\.js(?=[?#]|$)/, `.part-${String(group).padStart(3, '0')}.js`);
+
+/**
+ * The head and part scripts of a weights file: [{ name, text }], the head first; `stem` names
+ * them (stem.weights.head.js, stem.weights.part-NNN.js, grouped by scriptGroups).
+ */
+export function weightScripts(weights, { stem, binName, generator }) {
+  const view = new DataView(weights.buffer, weights.byteOffset, weights.length);
+  const { headBytes, partCount, partsOffset } = readRecord(view, 0, HEADER_FIELDS);
+  const part = (i) => readRecord(view, partsOffset + PART_ENTRY_SIZE * i, PART_FIELDS);
+  const headName = `${stem}.weights.head.js`;
+  const scripts = [{ name: headName, text: assetScript(`the head of ${binName}`, weights.subarray(0, headBytes), generator) }];
+  const groups = scriptGroups(Array.from({ length: partCount }, (_, i) => part(i).bytes));
+  groups.forEach(([first, lastIndex], group) => {
+    const last = part(lastIndex);
+    const which = first === lastIndex ? `part ${first}` : `parts ${first}\u2013${lastIndex}`;
+    scripts.push({
+      name: partScriptName(headName, group),
+      text: assetScript(`${which} of ${binName}`, weights.subarray(part(first).offset, last.offset + last.bytes), generator),
+    });
+  });
   return scripts;
 }

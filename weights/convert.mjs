@@ -25,7 +25,6 @@ import {
 } from './convert-core.mjs';
 import { searchPrecision, HELD_OUT_FACTOR } from './precision-search.mjs';
 import { weightScripts } from './asset-scripts.mjs';
-import { PARTS_PER_SCRIPT } from '../web/src/loader.mjs';
 
 export { floatsOf, tensorPlan };
 export const DEFAULT_TARGET = 1e-3;
@@ -222,7 +221,7 @@ function checkWritable(outPath, outDir) {
 function writeScripts(bytes, outPath) {
   const binName = path.basename(outPath);
   const stem = binName.replace(/\.bin$/, '');
-  const scripts = weightScripts(bytes, { stem, binName, partsPerScript: PARTS_PER_SCRIPT, generator: 'weights/convert.mjs --scripts' });
+  const scripts = weightScripts(bytes, { stem, binName, generator: 'weights/convert.mjs --scripts' });
   for (const { name, text } of scripts) {
     try { fs.writeFileSync(path.join(path.dirname(outPath), name), text); } catch (e) { fail(`cannot write ${name}: ${e.message}`); }
   }

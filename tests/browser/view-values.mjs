@@ -367,6 +367,8 @@ export function viewValueChecks({ check, explorer, pageState, selectView, andRed
   async function checkMlm(page, label, text) {
     const fixture = reference.mlmFixture(text);
     if (!check(`${label}: "${text}" has an MLM fixture`, !!fixture)) return;
+    // [MASK] predictions need every part of the weights: the view says it waits until they are in
+    await explorer(page).locator('.mlm-row').first().waitFor({ state: 'attached', timeout: 60000 });
     const columns = await explorer(page).locator('.mlm-row').evaluateAll((all) => all.map((g) => ({
       position: Number(g.dataset.token), top: g.dataset.top,
       bars: [...g.querySelectorAll('rect.bar')].map((r) => ({ value: Number(r.dataset.value), token: r.querySelector('title').textContent.replace(/ \(token \d+\):.*$/, '') })),

@@ -7,6 +7,7 @@ import {
   ENTRY_FIELDS, ENTRY_SIZE, HEADER_FIELDS, HEADER_SIZE, KINDS, PART_ENTRY_SIZE, PART_FIELDS, STATUSES,
 } from '../../c/spec.mjs';
 import { crc32 } from '../../weights/crc32.mjs';
+import { scriptGroups } from '../../weights/asset-scripts.mjs';
 
 export { crc32 };
 
@@ -157,15 +158,14 @@ export function partOfToken(buf, id) {
 }
 
 /**
- * The file as the page reads it from file://: the head, then the parts `perScript` a script
- * (tools/build-web.mjs): { head, scripts: [{ group, bytes }] }.
+ * The file as the page reads it from file://: the head, then the parts grouped into scripts as
+ * the page groups them (weights/asset-scripts.mjs scriptGroups): { head, scripts: [{ group,
+ * first, last, bytes }] }, first and last the part indices a script holds.
  */
-export function splitForScripts(buf, perScript) {
+export function splitForScripts(buf) {
   const parts = partsOf(buf);
-  const scripts = [];
-  for (let first = 0; first < parts.length; first += perScript) {
-    const last = parts[Math.min(first + perScript, parts.length) - 1];
-    scripts.push({ group: first / perScript, bytes: buf.subarray(parts[first].offset, last.offset + last.bytes) });
-  }
+  const scripts = scriptGroups(parts.map((p) => p.bytes)).map(([first, last], group) => ({
+    group, first, last, bytes: buf.subarray(parts[first].offset, parts[last].offset + parts[last].bytes),
+  }));
   return { head: buf.subarray(0, u64(buf, AT.headBytes)), scripts };
 }

@@ -102,21 +102,49 @@ export function fitText(text, width, size = 12.5, weight = 400) {
   return chars.join('') + '\u2026';
 }
 
+/** The token labels of rows from … to − 1 are drawn by the function it returns. */
 function drawTokenLabels(parent, { tokens, labels, top, rowHeight, labelWidth, selected, indexText }) {
   const group = svg('g', { class: 'token-labels' });
   const indexWidth = textWidth(indexText ? indexText(tokens.length - 1) : String(tokens.length - 1), 11) + 8;
-  tokens.forEach((token, i) => {
-    const y = top + i * rowHeight + rowHeight / 2;
-    group.append(svg('text', { x: FIGURE_PAD, y, class: 'tok-index', 'dominant-baseline': 'central', text: indexText ? indexText(i) : String(i) }));
-    const special = isSpecialToken(token) ? ' tok-special' : '';
-    const chosen = i === selected ? ' tok-chosen' : '';
-    const label = fitText(labels ? labels[i] : token, labelWidth - indexWidth - 10, 12.5, i === selected ? 750 : 400);
-    group.append(svg('text', {
-      x: FIGURE_PAD + labelWidth - 10, y, 'text-anchor': 'end', 'dominant-baseline': 'central',
-      class: `tok${special}${chosen}`, text: label,
-    }));
-  });
   parent.append(group);
+  return (from, to) => {
+    for (let i = from; i < to; i++) {
+      const token = tokens[i];
+      const y = top + i * rowHeight + rowHeight / 2;
+      group.append(svg('text', { x: FIGURE_PAD, y, class: 'tok-index', 'dominant-baseline': 'central', text: indexText ? indexText(i) : String(i) }));
+      const special = isSpecialToken(token) ? ' tok-special' : '';
+      const chosen = i === selected ? ' tok-chosen' : '';
+      const label = fitText(labels ? labels[i] : token, labelWidth - indexWidth - 10, 12.5, i === selected ? 750 : 400);
+      group.append(svg('text', {
+        x: FIGURE_PAD + labelWidth - 10, y, 'text-anchor': 'end', 'dominant-baseline': 'central',
+        class: `tok${special}${chosen}`, text: label,
+      }));
+    }
+  };
+}
+
+/**
+ * Rows of a long figure are drawn in blocks of ROW_BLOCK, as they come into sight
+ * (figure.drawRows, called by the explorer as its box scrolls), so that a 512-token figure costs
+ * the page about a screen of rows at a time; figures of fewer than LAZY_ROWS_FROM rows are drawn
+ * whole. drawAllRows() completes a figure (to save it).
+ */
+const ROW_BLOCK = 48;
+export const LAZY_ROWS_FROM = 96;
+
+function lazyRows(root, n, draw) {
+  const drawn = new Uint8Array(Math.ceil(n / ROW_BLOCK));
+  root.drawRows = (from, to) => {
+    const last = Math.min(drawn.length, Math.ceil(Math.min(n, to) / ROW_BLOCK));
+    for (let b = Math.max(0, Math.floor(from / ROW_BLOCK)); b < last; b++) {
+      if (drawn[b]) continue;
+      drawn[b] = 1;
+      draw(b * ROW_BLOCK, Math.min(n, (b + 1) * ROW_BLOCK));
+    }
+  };
+  root.drawAllRows = () => root.drawRows(0, n);
+  if (n < LAZY_ROWS_FROM) root.drawAllRows();
+  else root.dataset.lazyRows = String(n);
 }
 
 /** The heading and stat lines of a column, wrapped to its width. */
@@ -146,20 +174,8 @@ function drawProbabilityColumn(group, column, geometry) {
   group.append(svg('rect', {
     x, y: top, width: barWidth, height: n * rowHeight, class: 'plot-bg',
   }));
-  column.values.forEach((value, i) => {
-    const y = top + i * rowHeight;
-    const barHeight = Math.max(1, rowHeight - (rowHeight > 8 ? 6 : 1));
-    group.append(svg('rect', {
-      x, y: y + (rowHeight - barHeight) / 2, width: Math.max(0.5, scale(value)), height: barHeight,
-      fill: column.colour, class: 'bar', dataset: { token: String(i), value: String(value) },
-    }, [svg('title', { text: t('chart.barTitle', { token: column.tokens[i], index: i, value: column.format(value) }) })]));
-    if (showValues) {
-      group.append(svg('text', {
-        x: x + width, y: y + rowHeight / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
-        class: 'val', text: column.format(value, i),
-      }));
-    }
-  });
+  const rows = svg('g');
+  group.append(rows);
   if (column.uniform) {
     const ux = x + scale(column.uniform);
     group.append(svg('line', {
@@ -170,6 +186,23 @@ function drawProbabilityColumn(group, column, geometry) {
     }));
   }
   drawAxis(group, { x, width: barWidth, y: top + n * rowHeight, scaleMax, t });
+  return (from, to) => {
+    for (let i = from; i < to; i++) {
+      const value = column.values[i];
+      const y = top + i * rowHeight;
+      const barHeight = Math.max(1, rowHeight - (rowHeight > 8 ? 6 : 1));
+      rows.append(svg('rect', {
+        x, y: y + (rowHeight - barHeight) / 2, width: Math.max(0.5, scale(value)), height: barHeight,
+        fill: column.colour, class: 'bar', dataset: { token: String(i), value: String(value) },
+      }, [svg('title', { text: t('chart.barTitle', { token: column.tokens[i], index: i, value: column.format(value) }) })]));
+      if (showValues) {
+        rows.append(svg('text', {
+          x: x + width, y: y + rowHeight / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
+          class: 'val', text: column.format(value, i),
+        }));
+      }
+    }
+  };
 }
 
 /**
@@ -185,26 +218,8 @@ function drawSignedColumn(group, column, geometry) {
   const middle = x + barWidth / 2;
   const scale = (v) => (Math.max(-limit, Math.min(limit, v)) / limit) * (barWidth / 2);
   group.append(svg('rect', { x, y: top, width: barWidth, height: n * rowHeight, class: 'plot-bg' }));
-  column.values.forEach((value, i) => {
-    const y = top + i * rowHeight;
-    const barHeight = Math.max(1, rowHeight - (rowHeight > 8 ? 6 : 1));
-    const none = !Number.isFinite(value) || Math.abs(value) < threshold;
-    const length = none ? 0 : scale(value);
-    if (!none) {
-      group.append(svg('rect', {
-        x: length < 0 ? middle + length : middle, y: y + (rowHeight - barHeight) / 2,
-        width: Math.max(0.5, Math.abs(length)), height: barHeight,
-        fill: diverging(value < 0 ? -0.85 : 0.85, theme), class: 'bar',
-        dataset: { token: String(i), value: String(value) },
-      }, [svg('title', { text: t('chart.barTitle', { token: column.tokens[i], index: i, value: column.format(value) }) })]));
-    }
-    if (showValues) {
-      group.append(svg('text', {
-        x: x + width, y: y + rowHeight / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
-        class: none ? 'val val-none' : 'val', text: Number.isFinite(value) ? (none ? '=' : column.format(value, i)) : '\u2013',
-      }));
-    }
-  });
+  const rows = svg('g');
+  group.append(rows);
   group.append(svg('line', { x1: middle, x2: middle, y1: top - 4, y2: top + n * rowHeight + 4, class: 'zero-line' }));
   const axisY = top + n * rowHeight;
   const ticks = [[x, -limit, 'start'], [middle, 0, 'middle'], [x + barWidth, limit, 'end']];
@@ -212,6 +227,29 @@ function drawSignedColumn(group, column, geometry) {
     group.append(svg('line', { x1: tx, x2: tx, y1: axisY, y2: axisY + 4, class: 'axis-line' }));
     group.append(svg('text', { x: tx, y: axisY + 16, 'text-anchor': anchor, class: 'axis', text: (label > 0 ? '+' : '') + t.number(label, Number.isInteger(label) ? 0 : 1) }));
   }
+  return (from, to) => {
+    for (let i = from; i < to; i++) {
+      const value = column.values[i];
+      const y = top + i * rowHeight;
+      const barHeight = Math.max(1, rowHeight - (rowHeight > 8 ? 6 : 1));
+      const none = !Number.isFinite(value) || Math.abs(value) < threshold;
+      const length = none ? 0 : scale(value);
+      if (!none) {
+        rows.append(svg('rect', {
+          x: length < 0 ? middle + length : middle, y: y + (rowHeight - barHeight) / 2,
+          width: Math.max(0.5, Math.abs(length)), height: barHeight,
+          fill: diverging(value < 0 ? -0.85 : 0.85, theme), class: 'bar',
+          dataset: { token: String(i), value: String(value) },
+        }, [svg('title', { text: t('chart.barTitle', { token: column.tokens[i], index: i, value: column.format(value) }) })]));
+      }
+      if (showValues) {
+        rows.append(svg('text', {
+          x: x + width, y: y + rowHeight / 2, 'text-anchor': 'end', 'dominant-baseline': 'central',
+          class: none ? 'val val-none' : 'val', text: Number.isFinite(value) ? (none ? '=' : column.format(value, i)) : '\u2013',
+        }));
+      }
+    }
+  };
 }
 
 function drawAxis(group, { x, width, y, scaleMax, t }) {
@@ -253,7 +291,7 @@ export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, 
   const headingRows = Math.max(...columns.map((c) => headingLines(c, columnWidth).length));
   const headingY = y + 8;
   const top = headingY + 4 + headingRows * 16;
-  drawTokenLabels(body, { tokens, labels, top, rowHeight, labelWidth, selected, indexText });
+  const rowDrawers = [drawTokenLabels(body, { tokens, labels, top, rowHeight, labelWidth, selected, indexText })];
   columns.forEach((column, k) => {
     const x = FIGURE_PAD + labelWidth + k * (columnWidth + gap);
     const group = svg('g', { class: `bar-column ${column.className || ''}`.trim(), dataset: column.data || {} });
@@ -261,8 +299,7 @@ export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, 
     columnHeading(group, column, x, headingY, columnWidth);
     const geometry = { x, width: columnWidth, top, rowHeight, n, showValues, theme, t };
     const full = { format: t.probability, tokens, ...column };
-    if (column.kind === 'signed') drawSignedColumn(group, full, geometry);
-    else drawProbabilityColumn(group, full, geometry);
+    rowDrawers.push(column.kind === 'signed' ? drawSignedColumn(group, full, geometry) : drawProbabilityColumn(group, full, geometry));
     body.append(group);
   });
   if (selected !== null && selected !== undefined && selected < n) {
@@ -277,6 +314,7 @@ export function tokenBarFigure({ width, theme, title, subtitle, tokens, labels, 
   root.append(svg('rect', { x: 0, y: 0, width, height, class: 'fig-bg' }), body);
   root.dataset.rowTop = String(top);
   root.dataset.rowHeight = String(rowHeight);
+  lazyRows(root, n, (from, to) => { for (const draw of rowDrawers) draw(from, to); });
   return root;
 }
 

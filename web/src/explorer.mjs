@@ -7,8 +7,9 @@
 import { html, replaceChildrenOf } from './dom.mjs';
 import { STATUS } from './engine.mjs';
 import { readControls, readHashControls, controlNames, initialState, cleanSentence } from './view-state.mjs';
-import { VIEWS, viewById } from './views/index.mjs';
+import { VIEWS, viewById, layersShown } from './views/index.mjs';
 import { headName, fileSafe } from './format.mjs';
+import { messageFigure } from './figures.mjs';
 import { saveSvg, savePng } from './export.mjs';
 import { translator, languageFor } from './i18n/index.mjs';
 import { loading } from './explorer/loading.mjs';
@@ -20,6 +21,10 @@ import { releaseModel } from './explorer/models.mjs';
 import { languageWatcher } from './explorer/language.mjs';
 
 const LONG_FIGURE_TOKENS = 40;
+const ROWS_AROUND = 24;  // rows drawn beyond those in sight, so a short scroll finds them there
+
+/** The parts of a figure that draw their rows as they come into sight: itself, or figures stacked in it. */
+const lazyFigures = (figure) => [figure, ...figure.querySelectorAll('svg')].filter((f) => f.dataset.lazyRows !== undefined && f.drawRows);
 const CONTROL_MODES = ['full', 'compact', 'none'];
 const english = translator('en');
 let firstRowMarked = false;
@@ -135,6 +140,7 @@ export class AttentionExplorer extends HTMLElement {
 
   onResize() {
     const width = Math.floor(this.parts.panel.clientWidth);
+    this.panelWidth = width;  // read here, where layout is clean: a redraw does not force one
     if (!width || Math.abs(width - this.figureWidth) < 2) return;
     if (this.resizeQueued) return;
     this.resizeQueued = true;
@@ -148,23 +154,25 @@ export class AttentionExplorer extends HTMLElement {
     this.parts.root.classList.toggle('theme-dark', theme === 'dark');
     this.parts.root.classList.toggle('theme-light', theme !== 'dark');
     this.applyControlsMode();
-    this.figureWidth = Math.max(240, Math.floor(this.parts.panel.clientWidth || 640));
+    this.figureWidth = Math.max(240, Math.floor(this.panelWidth || this.parts.panel.clientWidth || 640));
     const state = this.state;
     if (state.rolloutLayer === null) state.rolloutLayer = this.engine.shape.layers - 1;
     const view = viewById(state.view) ?? VIEWS[0];
+    if (view.needsCompare && !this.compareRun) {
+      if (!this.runJob) this.runNow();  // sentence B runs with A, then the view is drawn
+      return;
+    }
+    if (!this.layersDone(view)) return;
     const context = {
       engine: this.engine, session: this.session, run: this.run, state, width: this.figureWidth, theme, t,
       compare: view.needsCompare ? { session: this.compareSession, run: this.compareRun } : null,
     };
     let result;
     try {
-      if (view.needsCompare && !this.compareRun) {
-        this.runCompare();
-        context.compare = { session: this.compareSession, run: this.compareRun };
-      }
       result = view.render(context);
     } catch (error) {
-      if (error.code === STATUS.NOT_LOADED && this.engine.loading) this.waitForWeights(this.compareText());
+      if (error.code === STATUS.NOT_LOADED && this.runJob) this.runJob.drawn = false;  // drawn when the run has it
+      else if (error.code === STATUS.NOT_LOADED && this.engine.loading) this.waitForWeights(this.compareText());
       else this.showViewError(error);
       return;
     }
@@ -185,6 +193,34 @@ export class AttentionExplorer extends HTMLElement {
       html('strong', { text: t.quote(this.run.tokens[state.token]) }), t('which.token', { index: state.token }),
     );
     this.markDrawn();
+  }
+
+  /**
+   * Whether the runs the view reads have the layers it shows. If not, the run under way draws it
+   * when they are done; while a layer's weights are still arriving, the figure says so.
+   */
+  layersDone(view) {
+    const needed = layersShown(this.state, this.engine.shape);
+    const sessions = view.needsCompare ? [this.session, this.compareSession] : [this.session];
+    if (sessions.every((session) => session && session.layersDone() >= needed)) return true;
+    const job = this.runJob;
+    if (job) job.drawn = false;
+    if (job && job.waiting !== null) this.showLayersWaiting(job.waiting);
+    return false;
+  }
+
+  /** The figure while the weights of layer `layer` (from 0) arrive: how far they are. */
+  showLayersWaiting(layer) {
+    const t = this.t, engine = this.engine;
+    const { layers } = engine.shape;
+    const figure = messageFigure({
+      width: this.figureWidth, title: t('wait.layerTitle', { layer: layer + 1 }),
+      lines: [t('wait.layer', { ready: engine.layersReady(), layers, loaded: t.megabytes(engine.weightBytesLoaded()), size: t.megabytes(engine.fileSize) })],
+    });
+    figure.dataset.waiting = 'layer';
+    this.currentFigure = null;
+    replaceChildrenOf(this.parts.figureBox, figure);
+    this.parts.notes.replaceChildren();
   }
 
   /**
@@ -238,8 +274,38 @@ export class AttentionExplorer extends HTMLElement {
     );
   }
 
-  /** Long figures scroll inside their box: keep the chosen token's row in sight. */
+  /** Long figures scroll inside their box: keep the chosen token's row in sight, once the frame
+   * lays the figure out (reading its size now would lay out the whole page at once); then the
+   * rows in sight of a figure that draws them as they come (charts.mjs lazyRows), and more as
+   * the box scrolls. */
   scrollChosenIntoView(figure) {
+    requestAnimationFrame(() => {
+      if (!figure.isConnected) return;
+      this.scrollToChosen(figure);
+      this.drawRowsInSight(figure);
+    });
+    const box = this.parts.figureBox;
+    box.onscroll = lazyFigures(figure).length ? () => {
+      if (this.rowsQueued) return;
+      this.rowsQueued = true;
+      requestAnimationFrame(() => { this.rowsQueued = false; if (figure.isConnected) this.drawRowsInSight(figure); });
+    } : null;
+  }
+
+  drawRowsInSight(figure) {
+    const lazy = lazyFigures(figure);
+    if (!lazy.length) return;
+    const box = this.parts.figureBox;
+    const scale = figure.getBoundingClientRect().width / Number(figure.getAttribute('width')) || 1;
+    const top = box.scrollTop / scale, bottom = (box.scrollTop + box.clientHeight) / scale;
+    for (const part of lazy) {
+      const offset = part === figure ? 0 : Number(part.getAttribute('y') || 0);
+      const rowTop = offset + Number(part.dataset.rowTop), rowHeight = Number(part.dataset.rowHeight);
+      part.drawRows(Math.floor((top - rowTop) / rowHeight) - ROWS_AROUND, Math.ceil((bottom - rowTop) / rowHeight) + ROWS_AROUND);
+    }
+  }
+
+  scrollToChosen(figure) {
     const box = this.parts.figureBox;
     const top = Number(figure.dataset.rowTop), rowHeight = Number(figure.dataset.rowHeight);
     if (!(rowHeight > 0) || figure.dataset.keepTop || box.scrollHeight <= box.clientHeight) { box.scrollTop = 0; return; }
@@ -253,6 +319,7 @@ export class AttentionExplorer extends HTMLElement {
       firstRowMarked = true;
       performance.mark('attn-first-row', { detail: { weightBytes: this.engine?.weightBytesLoaded?.() ?? null } });
     }
+    this.engine?.loading?.startBackground();  // the rest of the weights, now that a figure is up
     if (this.inputStart !== null) {
       performance.measure('attn-keystroke', { start: this.inputStart, end: performance.now() });
       this.inputStart = null;
@@ -268,6 +335,7 @@ export class AttentionExplorer extends HTMLElement {
 
   async exportFigure(format) {
     if (!this.currentFigure) return;
+    for (const part of lazyFigures(this.currentFigure)) part.drawAllRows();
     const s = this.state;
     const name = `attention-${s.view}-layer${s.layer + 1}-head${s.head + 1}-token${s.token}-${fileSafe(this.run.tokens[s.token])}`;
     if (format === 'svg') saveSvg(this.currentFigure, name);

@@ -1,16 +1,18 @@
 // Loads the wasm engine and the weights once per page, however many explorers there are.
-// The weights are read in parts (weights/FORMAT.md): the head first (everything but the
-// word-embedding rows and the masked-word head), then the parts holding the sentence's rows,
-// then the rest at idle priority. Over http(s) the parts are range requests on the one file
-// next to the script (dist/bert-mini.int8.bin); a server that ignores Range sends the whole
-// file, which is then used whole. From file:// nothing is fetched (browsers refuse it): the
-// wasm and the weights come from classic scripts that hold them as base64 (dist/attn.wasm.js,
-// dist/bert-mini.weights.head.js and dist/bert-mini.weights.part-NNN.js, PARTS_PER_SCRIPT
-// parts each), loaded on demand; over http they are the fallback.
+// The weights are read in parts (weights/FORMAT.md): the head first (the vocabulary and the
+// embeddings but their rows), then the parts holding the sentence's rows and the layers the
+// view shows (layer 1 first: a run computes each layer as its part arrives), then, once a
+// figure is drawn, the rest at idle priority: the other layers in order, the masked-word head,
+// the other rows. Over http(s) the parts are range requests on the one file next to the script
+// (dist/bert-mini.int8.bin); a server that ignores Range sends the whole file, which is then
+// used whole. From file:// nothing is fetched (browsers refuse it): the wasm and the weights come
+// from classic scripts that hold them as base64 (dist/attn.wasm.js,
+// dist/bert-mini.weights.head.js and dist/bert-mini.weights.part-NNN.js, grouped by
+// weights/asset-scripts.mjs scriptGroups), loaded on demand; over http they are the fallback.
 
 import { createEngine, createPartialEngine, readWeightsHeader, EngineError, STATUS } from './engine.mjs';
 import { megabytes } from './format.mjs';
-import { headScriptName } from '../../weights/asset-scripts.mjs';
+import { headScriptName, partScriptName, scriptGroups } from '../../weights/asset-scripts.mjs';
 
 /* global ATTN_ASSET_BYTES */
 // Byte sizes of the default assets, for progress; tools/build-web.mjs compiles them in.
@@ -23,14 +25,8 @@ export const DEFAULT_ASSETS = {
   weightsScript: 'bert-mini.weights.head.js',
 };
 
-/** Parts of the weights file per part script (tools/build-web.mjs writes them so). */
-export const PARTS_PER_SCRIPT = 8;
-
-/** The part script holding part `index`, next to the head script `headUrl`. */
-export function partScriptUrl(headUrl, index) {
-  const group = String(Math.floor(index / PARTS_PER_SCRIPT)).padStart(3, '0');
-  return headUrl.replace(/\.head\.js(?=[?#]|$)/, `.part-${group}.js`);
-}
+/** The most bytes one range request fetches for parts read while the page is idle. */
+const IDLE_RANGE_BYTES = 512 * 1024;
 
 /** A failure while loading, with the part that failed ('wasm', 'weights' or 'engine'). */
 export class LoadError extends Error {
@@ -306,7 +302,7 @@ function partFetcher(url, fileSize) {
   };
 }
 
-/** The head from its classic script, and the parts from theirs (PARTS_PER_SCRIPT each). */
+/** The head from its classic script, and the parts from theirs (weights/asset-scripts.mjs scriptGroups). */
 async function scriptHead(scriptUrl, report) {
   report({ part: 'weights', message: 'loading model weights', loaded: 0, total: 0 });
   let head;
@@ -318,13 +314,14 @@ async function scriptHead(scriptUrl, report) {
   const header = readWeightsHeader(head);
   const isHead = /\.head\.js(?=[?#]|$)/.test(scriptUrl) && header?.headBytes === head.length;
   if (!isHead) return { whole: head };  // a whole file in one script: the engine checks it whole
-  return { head, fileSize: header.fileSize, partScripts: scriptUrl };
+  return { head, fileSize: header.fileSize, partScripts: scriptUrl, headScriptBytes: Math.ceil(head.length / 3) * 4 };
 }
 
 /**
- * Fetches the parts of a partial engine: those a text needs first, the rest at idle
- * priority. `engine.loading` is this object; a run the engine refuses with NOT_LOADED waits
- * for `ensureText(text)`, [MASK] predictions for `ensureAll()`.
+ * Fetches the parts of a partial engine: those a text and the layers it is shown at need first,
+ * then, once startBackground() is called (after the first figure), the rest at idle priority.
+ * `engine.loading` is this object; a run that waits for its rows waits for `ensureText(text)`, a
+ * run that waits for a layer for `ensureLayers(count)`, [MASK] predictions for `ensureAll()`.
  */
 class PartLoader {
   constructor(engine, source) {
@@ -333,13 +330,18 @@ class PartLoader {
     this.inFlight = new Map();  // part index → promise
     this.failures = new Map();  // part index → LoadError
     this.listeners = new Set();
-    this.bytesLoaded = source.head.length;
+    this.bytesLoaded = source.head.length;      // bytes of the file in the engine
+    this.scriptBytesLoaded = source.headScriptBytes ?? 0;  // base64 text read from file://
+    this.scriptGroups = null;
   }
 
+  /** The bytes read to have the weights that have arrived: the file's, or the scripts' base64 from file://. */
+  bytesRead() { return this.source.partScripts ? this.scriptBytesLoaded : this.bytesLoaded; }
+
   /**
-   * Calls listener({missing, total, error, background}) on every arrival or failure; returns
-   * the function that removes it. `background` is true for a failure of a part fetched while
-   * the page was idle, which no run has asked for yet: nothing the reader sees needs it.
+   * Calls listener({missing, total, layersReady, error, background}) on every arrival or failure;
+   * returns the function that removes it. `background` is true for a failure of a part fetched
+   * while the page was idle, which no run has asked for yet: nothing the reader sees needs it.
    */
   onChange(listener) {
     this.listeners.add(listener);
@@ -347,7 +349,7 @@ class PartLoader {
   }
 
   changed(error = null, background = false) {
-    const state = { missing: this.engine.partsMissing(), total: this.engine.partCount(), error, background };
+    const state = { missing: this.engine.partsMissing(), total: this.engine.partCount(), layersReady: this.engine.layersReady(), error, background };
     for (const listener of [...this.listeners]) listener(state);
   }
 
@@ -356,32 +358,40 @@ class PartLoader {
 
   /** Resolves once every part the text's tokens need has arrived; rejects with a LoadError. */
   ensureText(text) {
-    const load = this.ensure(this.engine.partsForIds(this.engine.tokenize(text).ids), 'high');
-    if (!this.streaming) {
-      this.streaming = true;
-      load.finally(() => this.streamRest()).catch(() => {});
-    }
-    return load;
+    return this.ensure(this.engine.partsForIds(this.engine.tokenize(text).ids), 'high');
+  }
+
+  /** Resolves once the weights of layers 0 … count − 1 have arrived. */
+  ensureLayers(count) {
+    return this.ensure(this.engine.partsForLayers(count), 'high');
   }
 
   /** Resolves once every part has arrived (the masked-word predictions need them all). */
   ensureAll() {
-    const all = [];
-    for (let i = 0; i < this.engine.partCount(); i++) if (!this.engine.partReady(i)) all.push(i);
-    return this.ensure(all, 'low');
+    return this.ensure(this.missingParts(), 'low');
   }
 
-  /** The remaining parts, a script or request at a time, when the page is idle. */
-  streamRest() {
+  missingParts() {
+    const missing = [];
+    for (let i = 0; i < this.engine.partCount(); i++) if (!this.engine.partReady(i)) missing.push(i);
+    return missing;
+  }
+
+  /**
+   * The remaining parts, one request or script at a time when the page is idle: the layers not
+   * yet in, in order, then the rest in file order. Called once a figure is drawn, so that nothing
+   * competes with what the first figure needs.
+   */
+  startBackground() {
+    if (this.streaming) return;
+    this.streaming = true;
     const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(fn, 50));
     const next = () => {
-      let index = 0;
-      while (index < this.engine.partCount() && (this.engine.partReady(index) || this.failures.has(index))) index++;
-      if (index >= this.engine.partCount()) return;
-      const batch = [];
-      for (let i = index; i < this.engine.partCount() && batch.length < PARTS_PER_SCRIPT; i++) {
-        if (!this.engine.partReady(i) && !this.failures.has(i)) batch.push(i);
-      }
+      const wanted = (i) => !this.engine.partReady(i) && !this.failures.has(i);
+      const layers = this.engine.partsForLayers(this.engine.shape.layers).filter(wanted);
+      const rest = this.missingParts().filter(wanted);
+      const batch = this.groups(layers.length ? layers : rest, 'idle')[0];
+      if (!batch) return;
       this.ensure(batch, 'idle').then(() => idle(next), () => idle(next));
     };
     idle(next);
@@ -392,7 +402,7 @@ class PartLoader {
   async ensure(parts, priority) {
     const waits = [];
     for (const i of parts) if (!this.inFlight.has(i)) this.failures.delete(i);
-    for (const run of this.groups(parts.filter((i) => !this.engine.partReady(i)))) {
+    for (const run of this.groups(parts.filter((i) => !this.engine.partReady(i)), priority)) {
       const pending = run.filter((i) => !this.inFlight.has(i));
       if (pending.length) {
         const load = this.load(pending, priority);
@@ -403,16 +413,32 @@ class PartLoader {
     await Promise.all(waits);
   }
 
-  /** Runs of adjacent parts, PARTS_PER_SCRIPT at most (so progress shows as they arrive);
-   * from scripts, the parts of one script together. */
-  groups(parts) {
+  /** The part script (index into scriptGroups) holding part `index`. */
+  scriptGroupOf(index) {
+    if (!this.scriptGroups) {
+      const bytes = Array.from({ length: this.engine.partCount() }, (_, i) => this.engine.partRange(i).bytes);
+      this.scriptGroups = scriptGroups(bytes);
+    }
+    let low = 0, high = this.scriptGroups.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (this.scriptGroups[mid][0] <= index) low = mid; else high = mid - 1;
+    }
+    return low;
+  }
+
+  /** Runs of parts fetched together: from scripts, the parts of one script; over http, adjacent
+   * parts (while idle, up to IDLE_RANGE_BYTES a request, so that progress shows as they arrive). */
+  groups(parts, priority) {
     const runs = [];
+    let bytes = 0;
     for (const i of parts) {
       const last = runs.at(-1);
+      const size = this.engine.partRange(i).bytes;
       const together = last && (this.source.partScripts
-        ? Math.floor(last.at(-1) / PARTS_PER_SCRIPT) === Math.floor(i / PARTS_PER_SCRIPT)
-        : last.at(-1) === i - 1 && last.length < PARTS_PER_SCRIPT);
-      if (together) last.push(i); else runs.push([i]);
+        ? this.scriptGroupOf(last.at(-1)) === this.scriptGroupOf(i)
+        : last.at(-1) === i - 1 && (priority !== 'idle' || bytes + size <= IDLE_RANGE_BYTES));
+      if (together) { last.push(i); bytes += size; } else { runs.push([i]); bytes = size; }
     }
     return runs;
   }
@@ -458,8 +484,8 @@ class PartLoader {
       const fetchPriority = priority === 'idle' ? 'low' : priority;
       return { bytes: await this.source.fetchParts(first.offset, end - first.offset, fetchPriority), base: first.offset, parts: run };
     }
-    const group = Math.floor(run[0] / PARTS_PER_SCRIPT) * PARTS_PER_SCRIPT;
-    const url = partScriptUrl(this.source.partScripts, group);
+    const group = this.scriptGroupOf(run[0]);
+    const url = partScriptName(this.source.partScripts, group);
     let text;
     try {
       text = await loadAssetScript(url);
@@ -467,9 +493,10 @@ class PartLoader {
       scriptLoads.delete(url);  // a later need tries again
       throw new Error(error.message);
     }
-    const parts = [];
-    for (let i = group; i < Math.min(group + PARTS_PER_SCRIPT, this.engine.partCount()); i++) parts.push(i);
-    return { bytes: decodeBase64(text), base: this.engine.partRange(group).offset, parts };
+    this.scriptBytesLoaded += text.length;
+    const [from, to] = this.scriptGroups[group];
+    const parts = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    return { bytes: decodeBase64(text), base: this.engine.partRange(from).offset, parts };
   }
 }
 
@@ -498,7 +525,7 @@ async function startEngine(sources, report) {
     }
     const engine = await createPartialEngine({ wasm: module, head: weights.head, fileSize: weights.fileSize });
     engine.loading = new PartLoader(engine, weights);
-    engine.weightBytesLoaded = () => engine.loading.bytesLoaded;
+    engine.weightBytesLoaded = () => engine.loading.bytesRead();
     performance.mark('attn-engine-ready');
     return engine;
   } catch (error) {

@@ -5,7 +5,7 @@ import { html, replaceChildrenOf } from '../dom.mjs';
 import { loadEngine } from '../loader.mjs';
 import { STATUS } from '../engine.mjs';
 import { convertedModel, releaseModel } from './models.mjs';
-import { viewById } from '../views/index.mjs';
+import { viewById, layersShown } from '../views/index.mjs';
 
 /** The status table's name of an engine code ('CHECKSUM' for 5), or null. */
 export function statusName(code) {
@@ -20,7 +20,8 @@ export function statusText(t, code) {
 
 /** "part 7 of 121 (word embeddings rows 1536–1791)" in the reader's language. */
 export function partText(t, engine, index) {
-  const { count, rows } = engine.partContents(index);
+  const { count, layer, rows } = engine.partContents(index);
+  if (layer !== null) return t('part.layer', { index, count, layer: layer + 1 });
   return rows ? t('part.rows', { index, count, first: rows[0], last: rows[1] }) : t('part.mlmHead', { index, count });
 }
 
@@ -93,14 +94,17 @@ export const loading = {
   onWeightsArrived({ missing, error, background }) {
     if (error) { if (!background || Number.isInteger(error.code)) this.showFirstError(error); return; }
     if (!this.run || !this.isConnected) return;
+    if (this.runJob?.waiting != null) { if (!this.runJob.drawn) this.renderView(); return; }  // its progress
     if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
     if (viewById(this.state.view)?.redrawsAsWeightsArrive && (missing === 0 || missing % 8 === 0)) this.renderView();
   },
 
-  /** A run that needs rows of the weights not yet arrived: they are fetched first. */
+  /** A run that needs rows of the weights not yet arrived: they are fetched first, with the
+   * layers the view shows (a run needs both; fetched together, they arrive together). */
   waitForWeights(text = this.state.sentence) {
     const sentence = this.state.sentence;
-    this.engine.loading.ensureText(text).then(() => {
+    const loading = this.engine.loading;
+    Promise.all([loading.ensureText(text), loading.ensureLayers(layersShown(this.state, this.engine.shape))]).then(() => {
       if (this.state.sentence === sentence && this.isConnected) this.runNow();
     }, (error) => this.showFirstError(error));
   },

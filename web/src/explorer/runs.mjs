@@ -1,15 +1,30 @@
 // Run scheduling: a run per keystroke when runs are fast, one per frame when they are not,
 // one after a pause in typing for long texts; the chosen token kept across runs; sentence B.
+// A run goes in steps (c/attn.h attn_session_step), a slice of SLICE_MS at a time between
+// which the page answers input, so a 512-token text never blocks typing; a newer text abandons
+// the run under way. The view is drawn as soon as the layers it shows are done (layer 1 first),
+// and a layer whose weights have not arrived is waited for (its part fetched first).
 // Methods of <attention-explorer> (see explorer.mjs).
 
 import { STATUS } from '../engine.mjs';
 import { resolveTokenSpec, tokenSpecOf, findSameToken } from '../view-state.mjs';
-import { viewById } from '../views/index.mjs';
+import { viewById, layersShown } from '../views/index.mjs';
 import { changeOneWord } from '../format.mjs';
 
 const HEAVY_RUN_MS = 45;       // runs slower than this wait for a pause in typing
 const HEAVY_TOKENS = 96;       // so do runs on longer texts
 const TYPING_PAUSE_MS = 220;
+const SLICE_MS = 12;           // steps of a run between two chances for the page to answer input
+
+/** Calls fn as a new task, after pending input and rendering (not a microtask; no 4 ms clamp). */
+const channel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
+const queued = [];
+if (channel) channel.port1.onmessage = () => queued.shift()?.();
+export function nextTask(fn) {
+  if (!channel) { setTimeout(fn, 0); return; }
+  queued.push(fn);
+  channel.port2.postMessage(null);
+}
 
 /** Calls fn once on the next animation frame (or after 50 ms if frames are not running). */
 export function nextFrame(fn) {
@@ -55,40 +70,101 @@ export const runs = {
     return (this.run?.n ?? 0) > HEAVY_TOKENS || fastest > HEAVY_RUN_MS;
   },
 
+  /** Begins a run of the sentence (and of sentence B when the view compares), then steps it. */
   runNow() {
     if (!this.session) return;
+    clearTimeout(this.pauseTimer);
     this.frameBusy = true;
     nextFrame(() => { this.frameBusy = false; });
     this.parts.busy.hidden = true;
-    const started = performance.now();
+    const job = this.runJob = { started: performance.now(), sessions: [this.session], drawn: false, waiting: null };
     try {
+      this.run = this.session.beginText(this.state.sentence);
       this.syncRemovedHeads(this.session);
-      this.run = this.session.runText(this.state.sentence);
     } catch (error) {
+      this.runJob = null;
       if (error.code === STATUS.NOT_LOADED && this.engine.loading) this.waitForWeights();
       else this.runFailed(error);
       return;
     }
-    this.lastRunMs = performance.now() - started;
-    this.runTimes = [...(this.runTimes || []).slice(-1), this.lastRunMs];
-    performance.measure('attn-run', { start: started, end: started + this.lastRunMs });
     this.chooseToken();
     if (viewById(this.state.view)?.needsCompare) {
       try {
-        this.runCompare();
+        this.beginCompare();
+        job.sessions.push(this.compareSession);
       } catch (error) {
-        if (error.code === STATUS.NOT_LOADED && this.engine.loading) { this.waitForWeights(this.compareText()); return; }
-        this.compareRun = null;  // sentence A ran: its tokens are shown, the view says why B is missing
-        this.updateTokens();
-        this.showViewError(error);
-        return;
+        if (error.code === STATUS.NOT_LOADED && this.engine.loading) { this.runJob = null; this.waitForWeights(this.compareText()); return; }
+        this.compareRun = null;  // sentence A runs: its tokens are shown, the view says why B is missing
+        job.compareError = error;
       }
     }
-    const drawing = performance.now();
     this.updateTokens();
+    this.advanceRun(job);
+  },
+
+  /**
+   * Steps the run for a slice, then lets the page answer input before the next slice. Draws the
+   * view as soon as its layers are done; waits for a layer whose weights are missing.
+   */
+  advanceRun(job) {
+    if (job !== this.runJob || !this.session) return;
+    const deadline = performance.now() + SLICE_MS;
+    let progress = null, current = null;
+    try {
+      for (const session of job.sessions) {
+        current = session;
+        while (!session.complete()) {
+          progress = session.step();
+          if (progress.waiting) { this.waitForLayer(job, progress.layersDone); return; }
+          if (performance.now() > deadline) {
+            this.drawWhenReady(job);
+            nextTask(() => this.advanceRun(job));
+            return;
+          }
+        }
+      }
+    } catch (error) {
+      this.runJob = null;
+      if (current === this.session) { this.runFailed(error); return; }
+      this.compareRun = null;  // sentence A ran: its tokens are shown, the view says why B is missing
+      this.showViewError(error);
+      return;
+    }
+    this.runJob = null;
+    this.lastRunMs = performance.now() - job.started;
+    this.runTimes = [...(this.runTimes || []).slice(-1), this.lastRunMs];
+    performance.measure('attn-run', { start: job.started, end: job.started + this.lastRunMs });
+    if (job.drawnEarly) job.drawn = false;  // drawn while later layers computed: its notes read them now
+    this.drawWhenReady(job);
+    this.updateMaskPredictions();
+  },
+
+  /** The view, once the run has the layers it shows (every session of the job). */
+  drawWhenReady(job) {
+    if (job.drawn) return;
+    const needed = layersShown(this.state, this.engine.shape);
+    if (job.sessions.some((session) => session.layersDone() < needed)) return;
+    job.drawn = true;
+    job.drawnEarly = job === this.runJob && job.sessions.some((session) => !session.complete());
+    if (job.compareError) { this.showViewError(job.compareError); return; }
+    const drawing = performance.now();
     this.renderView();
     this.updateHash();
     performance.measure('attn-draw', { start: drawing, end: performance.now() });
+  },
+
+  /** The run stops before layer `layer` (from 0), whose weights have not arrived: they are fetched
+   * (with those of the layers the view shows), the view says so meanwhile, and the run goes on. */
+  waitForLayer(job, layer) {
+    job.waiting = layer;
+    this.drawWhenReady(job);
+    if (!job.drawn) this.renderView();  // says what it waits for
+    const needed = Math.max(layer + 1, layersShown(this.state, this.engine.shape));
+    this.engine.loading.ensureLayers(needed).then(() => {
+      if (job !== this.runJob || !this.isConnected) return;
+      job.waiting = null;
+      this.advanceRun(job);
+    }, (error) => { if (job === this.runJob) this.showFirstError(error); });
   },
 
   /**
@@ -159,11 +235,12 @@ export const runs = {
     return this.state.compareSentence ?? changeOneWord(this.state.sentence);
   },
 
-  runCompare() {
+  /** Begins sentence B's run in its own session (stepped with sentence A's). */
+  beginCompare() {
     if (!this.compareSession) this.compareSession = this.engine.createSession();
     const text = this.compareText();
+    this.compareRun = this.compareSession.beginText(text);
     this.syncRemovedHeads(this.compareSession);
-    this.compareRun = this.compareSession.runText(text);
     this.syncViewControls();
   },
 };

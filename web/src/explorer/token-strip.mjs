@@ -9,11 +9,10 @@ export const tokenStrip = {
   updateTokens() {
     const run = this.run;
     const t = this.t;
-    const key = `${t.lang}:${run.ids.join(',')}`;
+    const key = `${t.lang}:${run.ids.join(',')}:${run.offsets.join(',')}`;
     if (key !== this.tokenKey) {
       this.tokenKey = key;
-      const codePoints = [...this.state.sentence];
-      replaceChildrenOf(this.parts.tokens, run.tokens.map((token, i) => this.tokenChip(token, i, run.offsets[i], codePoints)));
+      this.updateChips(run);
     }
     this.markSelectedToken();
     const { truncated, fullLength, n } = run;
@@ -22,6 +21,23 @@ export const tokenStrip = {
     this.parts.truncation.hidden = !truncated;
     this.parts.truncation.textContent = truncated ? t('tokens.truncated', { n, full: fullLength }) : '';
     this.updateMaskPredictions();
+  },
+
+  /** One chip per token: a chip whose token and offsets are unchanged is kept as it is (typing in
+   * a long text changes a few chips, and the strip is not laid out again from scratch). */
+  updateChips(run) {
+    const strip = this.parts.tokens;
+    const codePoints = [...this.state.sentence];
+    const chips = strip.children;
+    for (let i = 0; i < run.n; i++) {
+      const [start, end] = run.offsets[i];
+      const chipKey = `${run.tokens[i]}\u0000${start},${end}\u0000${codePoints.slice(start, end).join('')}`;
+      if (chips[i]?.dataset.key === chipKey) continue;
+      const chip = this.tokenChip(run.tokens[i], i, run.offsets[i], codePoints);
+      chip.dataset.key = chipKey;
+      if (chips[i]) chips[i].replaceWith(chip); else strip.append(chip);
+    }
+    while (chips.length > run.n) strip.lastElementChild.remove();
   },
 
   tokenChip(token, index, [start, end], codePoints) {
@@ -59,6 +75,11 @@ export const tokenStrip = {
     const box = this.parts.maskPredictions;
     box.hidden = masks.length === 0;
     if (!masks.length) { box.replaceChildren(); return; }
+    if (!this.session.complete()) {  // a run under way: its predictions come when it ends
+      if (!this.runJob?.waiting) box.hidden = true;
+      else replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsWaitText(t, this.engine) }));
+      return;
+    }
     if (!this.engine.hasMlm()) { replaceChildrenOf(box, html('p', { class: 'mask-caveat', text: t('mlm.noHead') })); return; }
     if (this.engine.loading && this.engine.partsMissing() > 0) {
       replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsWaitText(t, this.engine) }));

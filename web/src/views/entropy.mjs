@@ -21,6 +21,7 @@ function describeCells(table, name, readings) {
 
 export const entropyView = {
   id: 'entropy',
+  layersShown: (state, shape) => shape.layers,
   labelKey: 'view.entropy',
   render(ctx) {
     const { session, engine, run, state, width, theme, t } = ctx;

@@ -9,7 +9,8 @@ import { note } from './common.mjs';
 /** Warns when the most confident head for this token (highest ratio) is positional. */
 export function positionalWarning(ctx) {
   const { session, engine, state, run, t } = ctx;
-  const { layers, heads } = engine.shape;
+  const { heads } = engine.shape;
+  const layers = session.layersDone();  // a view drawn early, while later layers compute: the ones done
   let best = null;
   for (let l = 0; l < layers; l++) {
     for (let h = 0; h < heads; h++) {
@@ -37,6 +38,7 @@ function roleSummary(t, cells, total) {
 
 export const gridView = {
   id: 'all-heads',
+  layersShown: (state, shape) => shape.layers,
   aliases: ['grid'],
   labelKey: 'view.grid',
   focus: '.head-cell.selected',

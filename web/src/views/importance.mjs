@@ -167,6 +167,7 @@ function progressFigure({ width, t, progress }) {
 
 export const importanceView = {
   id: 'head-importance',
+  layersShown: (state, shape) => shape.layers,
   aliases: ['importance'],
   labelKey: 'view.importance',
   state: { off: [] },

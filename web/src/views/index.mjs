@@ -10,6 +10,8 @@
 //   readout        true when it writes the line under the figure
 //   redrawsAsWeightsArrive  true when it shows the progress of the weights still loading
 //   needsCompare   true when it reads sentence B's run
+//   layersShown(state, shape)  how many layers, from the first, it reads (default: up to the
+//                  chosen layer); it is drawn once a run has them, while the others compute
 //   render(ctx)    → {figure, notes, wire?(figure, ui)}
 // The element, the hash, the keyboard handling and the tests iterate this list: adding a view
 // is adding its module and its line here (or registerView from a page's script).
@@ -47,6 +49,13 @@ export function findView(name) {
 }
 
 export const viewById = (id) => VIEWS.find((v) => v.id === id);
+
+/** The layers the current view reads, from the first: a run draws it once they are done. */
+export function layersShown(state, shape) {
+  const view = viewById(state.view) ?? VIEWS[0];
+  const count = view.layersShown ? view.layersShown(state, shape) : state.layer + 1;
+  return Math.max(1, Math.min(shape.layers, count));
+}
 
 /**
  * Adds a view after the built-in ones (before the explorers that show it are created). Its

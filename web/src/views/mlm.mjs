@@ -21,6 +21,7 @@ export function weightsWaitText(t, engine) {
 
 export const mlmView = {
   id: 'mask',
+  layersShown: (state, shape) => shape.layers,
   aliases: ['mlm'],
   redrawsAsWeightsArrive: true,
   labelKey: 'view.mlm',

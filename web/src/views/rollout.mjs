@@ -24,6 +24,7 @@ const rolloutControl = {
 
 export const rolloutView = {
   id: 'rollout',
+  layersShown: (state, shape) => (state.rolloutLayer ?? shape.layers - 1) + 1,
   labelKey: 'view.rollout',
   controls: [rolloutControl, scaleControl],
   render(ctx) {

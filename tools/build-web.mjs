@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { assetScript, weightScripts } from '../weights/asset-scripts.mjs';
+import { HEADER_FIELDS, PART_FIELDS, readRecord } from '../c/spec.mjs';
 
 const GENERATOR = 'tools/build-web.mjs';
 
@@ -72,7 +73,13 @@ if (!existsSync(WEIGHTS)) fail('web/dist/bert-mini.int8.bin is missing: run `mak
 mkdirSync(DIST, { recursive: true });
 const wasm = readFileSync(WASM);
 const weights = readFileSync(WEIGHTS);
-for (const file of await bundle({ 'attn.wasm': wasm.length, 'bert-mini.int8.bin': weights.length })) {
+// The default weights' first bytes to fetch over http: the head and the part of layer 1 (part 0),
+// in one request (web/src/loader.mjs fetchHead checks the header before using them).
+const header = new DataView(weights.buffer, weights.byteOffset, weights.length);
+const { partsOffset } = readRecord(header, 0, HEADER_FIELDS);
+const part0 = readRecord(header, partsOffset, PART_FIELDS);
+const sizes = { 'attn.wasm': wasm.length, 'bert-mini.int8.bin': weights.length, weightsFirst: part0.offset + part0.bytes };
+for (const file of await bundle(sizes)) {
   writeIfChanged(file.path, file.contents);
 }
 writeIfChanged(path.join(DIST, 'attn.wasm.js'), assetScript('attn.wasm', wasm, GENERATOR));

@@ -4,8 +4,8 @@
 // file:// and over http (web/index.html); the Row view's bars, Σ and ratio, the Matrix view's
 // cells and seven other views' numbers against the float64 analyses of fixture sentences (the
 // Chromium suite's checks, view-values.mjs); the README's copy-the-files recipe over http and
-// from file://; web/embed.html under its Content-Security-Policy; every view's layout at 390 px
-// (layout.mjs); screenshots of index.html at 390 and 1280 px (test-output/screenshots/firefox-*.png).
+// from file://; web/embed.html under its Content-Security-Policy; every view's layout at every
+// column width from 320 to 1280 px (layout.mjs); screenshots of index.html at 390 and 1280 px (test-output/screenshots/firefox-*.png).
 // Firefox runs in a fresh profile whose proxy is a local sink: a request for anything but
 // file:// and the local server, the page's or Firefox's own (updates, telemetry, remote
 // settings, …), reaches the sink and fails the run. Pass test names to run a subset
@@ -160,6 +160,20 @@ async function andRedraw(page, action, index = 0) {
   await action();
   await page.waitForFunction((i, b) => Number(document.querySelectorAll('attention-explorer')[i].dataset.drawn || 0) > b,
     { timeout: 30000, polling: 20 }, index, before);
+  await nextFrames(page);
+}
+
+/** Two animation frames: a long figure draws the rows in sight in the first one. */
+const nextFrames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+
+/** Waits until the explorer's run of its current sentence is complete and drawn. */
+async function waitRunDrawn(page, index = 0) {
+  await page.waitForFunction((i) => {
+    const e = document.querySelectorAll('attention-explorer')[i];
+    return e.run && !e.runJob && !e.frameQueued && e.parts.busy.hidden && e.session?.complete() &&
+      e.parts.sentence.value === e.state.sentence && e.shadowRoot.querySelector('.figure-box svg, .figure-box .error');
+  }, { timeout: 60000, polling: 20 }, index);
+  await nextFrames(page);
 }
 
 async function pageState(page, index = 0) {
@@ -175,7 +189,9 @@ async function selectView(page, view, index = 0) {
 
 async function typeSentence(page, text) {
   const box = explorer(page).locator('textarea').first();
-  await andRedraw(page, async () => { await box.fill(''); await box.fill(text); });
+  await box.fill('');
+  await box.fill(text);
+  await waitRunDrawn(page);
 }
 
 async function gotoHash(page, params) {
@@ -305,33 +321,38 @@ const VIEW_IDS = VIEWS.map((view) => view.id);
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
 /**
- * Every view at 390 px for 3, 12 and 512 tokens: no two text boxes of a figure intersect, none
- * is cut by the figure or its box, nothing scrolls sideways. The 12-token views are
- * photographed (firefox-phone-NN-view.png).
+ * Every view at every width a course column takes (320 to 1280 px) for 3, 12 and 512 tokens: no
+ * two text boxes of a figure intersect, none is cut by the figure or its box, nothing scrolls
+ * sideways. The 12-token views at 390 px are photographed (firefox-phone-NN-view.png).
  */
+const LAYOUT_WIDTHS = [320, 390, 560, 620, 700, 900, 1280];
+
 async function testLayout() {
   const page = await newPage();
-  await page.setViewport({ width: 390, height: 844 });
-  await page.goto(url(FILE, 'index.html') + '#view=row');
-  await waitDrawn(page);
-  for (const [label, sentence] of [['3 tokens', 'Hello'], ['12 tokens', 'The cat sat on the mat because it was tired.'], ['512 tokens', LONG_TEXT]]) {
-    await typeSentence(page, sentence);
-    const failures = [];
-    for (const view of VIEW_IDS) {
-      await selectView(page, view);
-      if (view === 'why-sqrt-d' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
-        await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+  for (const width of LAYOUT_WIDTHS) {
+    await page.setViewport({ width, height: 844 });
+    await page.goto('about:blank');
+    await page.goto(url(FILE, 'index.html') + '#view=row');
+    await waitDrawn(page);
+    for (const [label, sentence] of [['3 tokens', 'Hello'], ['12 tokens', 'The cat sat on the mat because it was tired.'], ['512 tokens', LONG_TEXT]]) {
+      await typeSentence(page, sentence);
+      const failures = [];
+      for (const view of VIEW_IDS) {
+        await selectView(page, view);
+        if (view === 'why-sqrt-d' && !(await explorer(page).locator('.whatif-toggle').isChecked())) {
+          await andRedraw(page, () => explorer(page).locator('.whatif-toggle').check());
+        }
+        const problems = await page.evaluate(layoutProblemsInPage, 0, { box: 'ink' });
+        if (problems.length) failures.push(`${view}: ${problems.slice(0, 3).join('; ')}`);
+        if (label === '12 tokens' && width === 390) {
+          await explorer(page).screenshot({ path: path.join(SHOTS, `firefox-phone-${String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0')}-${view}.png`) });
+        }
       }
-      const problems = await page.evaluate(layoutProblemsInPage, 0, { box: 'ink' });
-      if (problems.length) failures.push(`${view}: ${problems.slice(0, 3).join('; ')}`);
-      if (label === '12 tokens') {
-        await explorer(page).screenshot({ path: path.join(SHOTS, `firefox-phone-${String(VIEW_IDS.indexOf(view) + 1).padStart(2, '0')}-${view}.png`) });
-      }
+      check(`layout ${width} px, ${label}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
     }
-    check(`layout 390 px, ${label}: ${VIEW_IDS.length} views, no overlapping or cut text`, failures.length === 0, failures.join(' | '));
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(`layout ${width} px: the page does not scroll sideways`, overflow <= 0, `${overflow}px`);
   }
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  check('layout 390 px: the page does not scroll sideways', overflow <= 0, `${overflow}px`);
   check('layout: no page errors', page.problems.length === 0, page.problems.join('; '));
   await closePage(page);
 }

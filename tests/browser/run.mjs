@@ -120,7 +120,11 @@ async function andRedraw(page, action, index = 0) {
   const before = await drawnCount(page, index);
   await action();
   await page.waitForFunction(([i, b]) => Number(document.querySelectorAll('attention-explorer')[i].dataset.drawn || 0) > b, [index, before], { timeout: 30000 });
+  await nextFrames(page);
 }
+
+/** Two animation frames: a long figure draws the rows in sight in the first one. */
+const nextFrames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
 function explorer(page, index = 0) {
   return page.locator('attention-explorer').nth(index);
@@ -192,6 +196,7 @@ async function waitRunDrawn(page, index = 0) {
     return e.run && !e.runJob && !e.frameQueued && e.parts.busy.hidden && e.session?.complete() &&
       e.parts.sentence.value === e.state.sentence && e.shadowRoot.querySelector('.figure-box svg, .figure-box .error');
   }, index, { timeout: 60000 });
+  await nextFrames(page);
 }
 
 async function testFileIndex() {
@@ -712,6 +717,51 @@ async function keystrokeTimes(keys) {
   return { times, n };
 }
 
+/**
+ * Typing at the end of a 512-token text (the Row view): the longest task of the page's main
+ * thread meanwhile (Chromium's trace: every task, the run's slices, the drawing, style, layout and
+ * paint), and the time from a key to the redraw it gives. A burst of keys 60 ms apart (a fast
+ * typist), then keys one at a time, each waiting for its redraw.
+ */
+async function longTypingTimes() {
+  const page = await newPage();
+  await gotoHash(page, { sentence: LONG_TEXT, view: 'row', layer: 1, head: 1, token: 5 });
+  await waitRunDrawn(page);
+  const box = explorer(page).locator('textarea').first();
+  await box.focus();
+  await page.keyboard.press('Control+End');
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  await cdp.send('Tracing.start', { categories: 'toplevel,devtools.timeline', transferMode: 'ReportEvents' });
+  for (const key of ' and the dog ran off') { await page.keyboard.type(key); await page.waitForTimeout(60); }
+  await waitRunDrawn(page);
+  await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
+  const keyTimes = [];
+  for (const key of ' now') {
+    await page.keyboard.type(key);
+    await page.waitForFunction(() => performance.getEntriesByName('attn-keystroke').length > 0, null, { timeout: 30000 });
+    keyTimes.push(await page.evaluate(() => performance.getEntriesByName('attn-keystroke')[0].duration));
+    await waitRunDrawn(page);
+    await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
+  }
+  const n = (await pageState(page)).n;
+  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.end');
+  await done;
+  await page.context().close();
+  // the page's main thread: the renderer main thread with the most task time
+  const names = new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
+  const threads = new Map();
+  for (const e of events) {
+    const key = `${e.pid}:${e.tid}`;
+    if (e.ph !== 'X' || e.name !== 'ThreadControllerImpl::RunTask' || names.get(key) !== 'CrRendererMain') continue;
+    threads.set(key, [...(threads.get(key) ?? []), e.dur / 1000]);
+  }
+  const tasks = [...threads.values()].sort((a, b) => b.reduce((x, y) => x + y, 0) - a.reduce((x, y) => x + y, 0))[0] ?? [];
+  return { n, keyTimes, tasks: tasks.sort((a, b) => b - a) };
+}
+
 async function testTiming() {
   const file = await firstRowTimes(FILE, 5);
   const web = await firstRowTimes(HTTP, 5);
@@ -719,6 +769,7 @@ async function testTiming() {
   noRanges.add('/web/dist/bert-mini.int8.bin');  // a server that ignores Range: the page reads the file whole
   const whole = await firstRowTimes(HTTP, 2, { throttle: THROTTLED }).finally(() => noRanges.delete('/web/dist/bert-mini.int8.bin'));
   const keys = await keystrokeTimes(24);
+  const long = await longTypingTimes();
   const rolloutMs = await rolloutTiming();
   const importanceMs = await importanceTiming();
   check(`timing: ${file.times.length} file:// loads, ${web.times.length} http loads, ${keys.times.length} keystrokes (${keys.n}-token sentence) measured`,
@@ -726,6 +777,9 @@ async function testTiming() {
   console.log(`timing detail: file:// first row ${file.times.map(Math.round).join(', ')} ms (last load: ${JSON.stringify(file.parts)})`);
   console.log(`timing detail: http first row ${web.times.map(Math.round).join(', ')} ms (last load: ${JSON.stringify(web.parts)})`);
   console.log(`timing detail: keystrokes ${keys.times.map((t) => t.toFixed(1)).join(', ')} ms`);
+  check(`timing: typing at the end of a ${long.n}-token text: ${long.tasks.length} main-thread tasks traced, ${long.keyTimes.length} keys to their redraw`,
+    long.n === 512 && long.tasks.length > 100 && long.keyTimes.length === 4);
+  console.log(`timing detail: typing at 512 tokens, the longest main-thread tasks ${long.tasks.slice(0, 8).map((t) => t.toFixed(1)).join(', ')} ms; keys to their redraw ${long.keyTimes.map((t) => t.toFixed(1)).join(', ')} ms (a long text runs after a pause in typing)`);
   console.log(`timing detail: throttled http (20 Mbit/s, 40 ms) first row ${slow.times.map(Math.round).join(', ')} ms, ${slow.fetchedBytes} bytes fetched before it (page, script, wasm, weights) (last load: ${JSON.stringify(slow.parts)})`);
   const fileSize = statSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin')).size;
   check(`timing: the first row read part of the weights (file:// ${file.weightBytes}, http ${web.weightBytes} of ${fileSize} bytes)`,
@@ -737,7 +791,8 @@ async function testTiming() {
   console.log(`timing detail: the goal for a course site (first row within 4 MB of weights and 2 s at 20 Mbit/s) is ${goal ? 'met' : 'not met'}`);
   console.log(`timing (throttled http): first_row_bytes=${slow.weightBytes} first_row_ms=${Math.round(median(slow.times))}`);
   console.log(`timing (http): first_row_bytes=${web.weightBytes} first_row_ms=${Math.round(median(web.times))} keystroke_ms=${median(keys.times).toFixed(1)}`);
-  console.log(`timing: first_row_bytes=${file.weightBytes} first_row_ms=${Math.round(median(file.times))} keystroke_ms=${median(keys.times).toFixed(1)} rollout_512_ms=${rolloutMs.toFixed(1)} importance_ms=${importanceMs.toFixed(1)}`);
+  console.log(`timing: first_row_bytes=${file.weightBytes} first_row_ms=${Math.round(median(file.times))} keystroke_ms=${median(keys.times).toFixed(1)} ` +
+    `keystroke_512_ms=${median(long.keyTimes).toFixed(1)} longest_task_512_ms=${long.tasks[0].toFixed(1)} rollout_512_ms=${rolloutMs.toFixed(1)} importance_ms=${importanceMs.toFixed(1)}`);
 }
 
 

@@ -8,14 +8,18 @@
  *   u8      flags: bit 0 also run the rest of the input as text (its first 96 bytes unless
  *           bit 3 is set: long texts cost long runs); bit 1 call rollout (n <= 128); bit 2
  *           row_scaled without the division by sqrt(d); bit 4 run the text also as a sentence
- *           pair, split in the middle (A = first half, B = second half)
+ *           pair, split in the middle (A = first half, B = second half); bit 5 run the text in
+ *           steps (attn_session_begin_text, then attn_session_step), reading a layer between
+ *           steps, and compare it with the same text run whole
  *   u16 × n ids: v ≥ 0xFFF0 picks an out-of-range id (negative, vocab, INT32_MIN/MAX), else
  *           v mod vocab; once the input runs out, ids continue from a generator
  *   then    layer, head (i8), row, position (i16), k (u16), and the text (rest of input)
  * After every successful run the attention must be finite, in [0, 1], and every row must
  * sum to 1 within 1e-4; every analysis call must either succeed or return ATTN_ERR_ARGUMENT
  * exactly when one of its indices is out of range. A pair run must give [CLS] A [SEP] B [SEP]:
- * token type 0 up to and including the first [SEP], 1 after it, the last token [SEP]. */
+ * token type 0 up to and including the first [SEP], 1 after it, the last token [SEP]. Between the
+ * steps of a run, a layer not done yet must answer ATTN_ERR_NOT_LOADED and a layer done ATTN_OK;
+ * the run done in steps must hold the same floats, bit for bit, as the run made whole. */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include <math.h>
 
@@ -27,17 +31,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 enum {
     MAX_REQUEST = 600, SHORT_REQUEST = 24, LONG_REQUEST_MARK = 0xF000, ROLLOUT_MAX_N = 128,
     SHORT_TEXT = 96, FLAG_TEXT = 1, FLAG_ROLLOUT = 2, FLAG_UNSCALED = 4, FLAG_LONG_TEXT = 8, FLAG_PAIR = 16,
+    FLAG_STEPS = 32, MAX_STEPS = 100000,
 };
 
 static attn_engine *engine;
 static attn_session *session;
+static attn_session *whole;  /* texts run in steps are run whole here too, to compare */
 static int32_t shape[8];  /* vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     engine = fuzz_real_engine();
     session = attn_session_create(engine);
-    if (!session) abort();
+    whole = attn_session_create(engine);
+    if (!session || !whole) abort();
     attn_engine_shape(engine, shape);
     return 0;
 }
@@ -134,6 +141,30 @@ static void run_text(const uint8_t *text, size_t size) {
     check_attention(session);
 }
 
+/* The text begun, then stepped to the end: before each step, layer `probe` (any value) reads as
+ * done, not done yet, or out of range; the result equals the same text run whole. */
+static void run_text_in_steps(const uint8_t *text, size_t size, int probe) {
+    FUZZ_REQUIRE(attn_session_begin_text(session, (const char *)text, size) == ATTN_OK);
+    double stats[7];
+    int steps = 0;
+    while (attn_session_layers_done(session) < shape[2]) {
+        const int done = attn_session_layers_done(session);
+        const int status = attn_session_row_stats(session, probe, 0, 0, stats);
+        FUZZ_REQUIRE(in_range(probe, shape[2]) ? status == (probe < done ? ATTN_OK : ATTN_ERR_NOT_LOADED)
+                                               : status == ATTN_ERR_ARGUMENT);
+        FUZZ_REQUIRE(attn_session_step(session) == ATTN_OK && ++steps < MAX_STEPS);
+    }
+    FUZZ_REQUIRE(attn_session_step(session) == ATTN_OK && attn_session_layers_done(session) == shape[2]);
+    FUZZ_REQUIRE(attn_session_run_text(whole, (const char *)text, size) == ATTN_OK);
+    const size_t n = (size_t)attn_session_length(session);
+    FUZZ_REQUIRE(n == (size_t)attn_session_length(whole));
+    FUZZ_REQUIRE(memcmp(attn_session_attention(session), attn_session_attention(whole),
+                        (size_t)shape[2] * (size_t)shape[3] * n * n * sizeof(float)) == 0);
+    FUZZ_REQUIRE(memcmp(attn_session_hidden(session, shape[2]), attn_session_hidden(whole, shape[2]),
+                        n * (size_t)shape[1] * sizeof(float)) == 0);
+    check_attention(session);
+}
+
 /* Types 0 through the first [SEP], 1 from there to the closing [SEP]. */
 static void check_pair_layout(const attn_session *s) {
     const int n = attn_session_length(s);
@@ -170,7 +201,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (flags & FLAG_TEXT) {
         const size_t text_size = size - r.at;
         const size_t used = (flags & FLAG_LONG_TEXT) || text_size < SHORT_TEXT ? text_size : SHORT_TEXT;
-        run_text(data + r.at, used);
+        if (flags & FLAG_STEPS) run_text_in_steps(data + r.at, used, (int8_t)(size > 3 ? data[3] : 0) % 8);
+        else run_text(data + r.at, used);
         if (flags & FLAG_PAIR) run_pair(data + r.at, used);
         fuzz_reader rest = {data, size, 3};
         run_analyses(&rest, flags);

@@ -229,39 +229,48 @@ async function wholeFile(url, response, report) {
 }
 
 /**
- * The head of the weights over http: {head, fileSize, fetchParts}; or {whole} when the file
- * cannot be read in parts (a server that ignores Range, or a file that is not a well-formed
+ * The head of the weights over http: {head, fileSize, fetchParts, early}; or {whole} when the
+ * file cannot be read in parts (a server that ignores Range, or a file that is not a well-formed
  * weights file: the engine then names what is wrong); or null when it is not there (then the
- * scripts are tried).
+ * scripts are tried). `known` ({fileSize, first}, the default weights' sizes compiled in by
+ * tools/build-web.mjs): the head and the first layer's part come in one request, the bytes
+ * [0, first); `early` holds what came after the head. Without it, or when the file is not the one
+ * expected, the header comes first, then the rest of the head.
  */
-async function fetchHead(url, report) {
+async function fetchHead(url, report, known = null) {
   let first;
   try {
-    first = await fetchRange(url, 0, 128);
+    first = await fetchRange(url, 0, known ? known.first : 128);
   } catch {
     return null;
   }
   if (first.response.status === 404) return null;
   const header = readWeightsHeader(first.bytes);
   if (!header || first.total !== header.fileSize) return wholeFile(url, first.response, report);
-  report({ part: 'weights', message: 'loading model weights', loaded: 128, total: header.headBytes });
-  const rest = await fetchRange(url, 128, header.headBytes).catch(() => ({ bytes: null }));
-  if (!rest.bytes) return wholeFile(url, null, report);
   const head = new Uint8Array(header.headBytes);
+  if (first.bytes.length >= header.headBytes) {
+    head.set(first.bytes.subarray(0, header.headBytes));
+    const early = { offset: header.headBytes, bytes: first.bytes.subarray(header.headBytes) };
+    return { head, fileSize: header.fileSize, fetchParts: partFetcher(url, header.fileSize, early.bytes.length > 0), early };
+  }
+  report({ part: 'weights', message: 'loading model weights', loaded: first.bytes.length, total: header.headBytes });
+  const rest = await fetchRange(url, first.bytes.length, header.headBytes).catch(() => ({ bytes: null }));
+  if (!rest.bytes) return wholeFile(url, null, report);
   head.set(first.bytes);
-  head.set(rest.bytes, 128);
-  return { head, fileSize: header.fileSize, fetchParts: partFetcher(url, header.fileSize) };
+  head.set(rest.bytes, first.bytes.length);
+  return { head, fileSize: header.fileSize, fetchParts: partFetcher(url, header.fileSize, false) };
 }
 
 /**
  * fetchParts(offset, bytes, priority) for a file read by range requests. A failed request is
  * tried again (network errors, 5xx); a server that answers a range request with the whole file
  * (200) is taken at its word once: that one body is read, every later part is cut from it, and
- * no further request is made.
+ * no further request is made. Until a range beyond the head has come back as asked
+ * (`rangesConfirmed`: the head and layer 1 in one request), the first part request goes alone
+ * and the others wait for its answer, so that such a server sends the whole file once.
  */
-function partFetcher(url, fileSize) {
+function partFetcher(url, fileSize, rangesConfirmed) {
   let wholeFile = null;  // promise of the whole file's bytes, once a server ignored a range
-  let probe = null;      // the first part request: the others wait to learn whether ranges work
   const fromWhole = async (offset, bytes) => {
     const all = await wholeFile;
     if (!all || all.length !== fileSize) throw new Error(`the server sent ${all ? all.length : 0} bytes where the file has ${fileSize}`);
@@ -292,6 +301,8 @@ function partFetcher(url, fileSize) {
       throw new Error(`could not be fetched (${error.message})`);
     }
   };
+  if (rangesConfirmed) return fetchPart;
+  let probe = null;  // the first part request: the others wait to learn whether ranges work there
   return async (offset, bytes, priority) => {
     if (!probe) {
       probe = fetchPart(offset, bytes, priority);
@@ -351,6 +362,20 @@ class PartLoader {
   changed(error = null, background = false) {
     const state = { missing: this.engine.partsMissing(), total: this.engine.partCount(), layersReady: this.engine.layersReady(), error, background };
     for (const listener of [...this.listeners]) listener(state);
+  }
+
+  /** Bytes of the file that came with the head ({offset, bytes}): the parts wholly inside them arrive. */
+  arrivedEarly({ offset, bytes }) {
+    for (let i = 0; i < this.engine.partCount(); i++) {
+      const part = this.engine.partRange(i);
+      if (part.offset < offset || part.offset + part.bytes > offset + bytes.length) continue;
+      try {
+        this.engine.partArrived(i, bytes.subarray(part.offset - offset, part.offset - offset + part.bytes));
+        this.bytesLoaded += part.bytes;
+      } catch (error) {
+        this.failures.set(i, new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: i }]));
+      }
+    }
   }
 
   /** Parts that failed to arrive (after their retries). */
@@ -526,6 +551,7 @@ async function startEngine(sources, report) {
     const engine = await createPartialEngine({ wasm: module, head: weights.head, fileSize: weights.fileSize });
     engine.loading = new PartLoader(engine, weights);
     engine.weightBytesLoaded = () => engine.loading.bytesRead();
+    if (weights.early) engine.loading.arrivedEarly(weights.early);
     performance.mark('attn-engine-ready');
     return engine;
   } catch (error) {
@@ -537,7 +563,8 @@ async function startEngine(sources, report) {
 async function loadWeights(sources, report) {
   const { binaryUrl, scriptUrl } = sources.weights;
   if (binaryUrl && canFetch(binaryUrl)) {
-    const fetched = await fetchHead(binaryUrl, report);
+    const known = sources.defaultWeights && ASSET_BYTES.weightsFirst ? { first: ASSET_BYTES.weightsFirst } : null;
+    const fetched = await fetchHead(binaryUrl, report, known);
     if (fetched) return fetched;
   }
   if (!scriptUrl) {

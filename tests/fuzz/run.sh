@@ -3,7 +3,8 @@
 #   fuzz: <target> execs=<n> crashes=<n>
 #   tests/fuzz/run.sh [TARGET...]        (default: fuzz_tokenizer fuzz_weights fuzz_run)
 # Environment: FUZZ_SECONDS (default 60) per target; FUZZ_BUILD (default build/fuzz), where
-# the binaries are (make fuzz builds them). Run from the repository root.
+# the binaries are (make fuzz builds them); FUZZ_JOBS (default: the cores) targets at a time,
+# each on its own core for its whole time. Run from the repository root.
 # Each target starts from its committed seeds (tests/fuzz/corpus/<target>/) plus what earlier
 # runs kept (build/fuzz/corpus/<target>/, not committed). A crash, leak, timeout or
 # out-of-memory input is moved to tests/fuzz/regressions/<target>/, where
@@ -33,22 +34,17 @@ executions() {
   echo "${n:-0}"
 }
 
-failed=0
-for target in "${targets[@]}"; do
-  binary=$build/$target
-  if [ ! -x "$binary" ]; then
-    echo "fuzz: $target: no binary $binary (run make fuzz)" >&2
-    exit 2
-  fi
-  corpus=$build/corpus/$target artifacts=$build/artifacts/$target
-  regressions=tests/fuzz/regressions/$target log=$build/$target.log
+# One target for its time; its line and status in $build/$target.result.
+fuzz_one() {
+  local target=$1 binary=$build/$1
+  local corpus=$build/corpus/$target artifacts=$build/artifacts/$target
+  local regressions=tests/fuzz/regressions/$target log=$build/$target.log
   mkdir -p "$corpus" "$artifacts" "$regressions"
   rm -f "$artifacts"/*
   "$binary" -max_total_time="$seconds" -max_len="$(max_len "$target")" -timeout=60 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" \
     "$corpus" "tests/fuzz/corpus/$target" >"$log" 2>&1
-  status=$?
-  crashes=0
+  local status=$? crashes=0
   for found in "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
     [ -e "$found" ] || continue
     mv "$found" "$regressions/"
@@ -56,11 +52,32 @@ for target in "${targets[@]}"; do
     crashes=$((crashes + 1))
   done
   [ "$status" = 0 ] || [ "$crashes" -gt 0 ] || crashes=1  # died without an artifact
-  echo "fuzz: $target execs=$(executions "$log") crashes=$crashes"
+  echo "fuzz: $target execs=$(executions "$log") crashes=$crashes" >"$build/$target.result"
   if [ "$crashes" -gt 0 ]; then
-    failed=1
     grep -m1 -A12 -E 'ERROR|invariant failed|Test unit written' "$log" >&2
     echo "  full log: $log" >&2
   fi
+}
+
+for target in "${targets[@]}"; do
+  if [ ! -x "$build/$target" ]; then
+    echo "fuzz: $target: no binary $build/$target (run make fuzz)" >&2
+    exit 2
+  fi
+done
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+running=0
+for target in "${targets[@]}"; do
+  rm -f "$build/$target.result"
+  fuzz_one "$target" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+failed=0
+for target in "${targets[@]}"; do
+  line=$(cat "$build/$target.result" 2>/dev/null || echo "fuzz: $target execs=0 crashes=1 (no result)")
+  echo "$line"
+  case $line in *crashes=0) ;; *) failed=1 ;; esac
 done
 exit "$failed"

@@ -15,6 +15,7 @@ import { calibrationIds, calibrationBudget, movesAttention, HELD_OUT_FACTOR } fr
 import { CALIBRATION_SENTENCES, tokenizeAscii } from '../weights/calibration.mjs';
 import { createEngine } from '../web/src/engine.mjs';
 import { writeFloatCheckpoint, BERT_VOCAB } from './lib/float-checkpoints.mjs';
+import { compactConfig, randomTensors } from './lib/checkpoints.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
 
 const skip = fs.existsSync(BERT_VOCAB) ? false : `${BERT_VOCAB} is missing (the real BERT vocabulary)`;
@@ -63,6 +64,21 @@ test('movesAttention: only what acts after the last softmax is left out of the r
   }
   for (const m of ['query', 'key', 'value']) assert.equal(movesAttention(`bert.encoder.layer.3.attention.self.${m}.weight`, 4), true, m);
   assert.equal(movesAttention('bert.embeddings.word_embeddings.weight', 4), true);
+});
+
+test("random checkpoints at a trained BERT's scales: each layer's Q, K, V, attention output and FFN-in halved, the rest as 'sharp'", () => {
+  const config = compactConfig({ layers: 2, hidden: 128 });
+  const sharp = randomTensors(config, 3).tensors;
+  const trained = randomTensors(config, 3, { scales: 'trained' }).tensors;
+  const halved = /layer\.\d+\.(attention\.self\.(query|key|value)|attention\.output\.dense|intermediate\.dense)\.weight$/;
+  let count = 0;
+  for (const [name, values] of sharp) {
+    const share = halved.test(name) ? 0.5 : 1;
+    count += share < 1;
+    assert.ok(trained.get(name).every((v, i) => v === values[i] * share), `${name} × ${share}`);
+  }
+  assert.equal(count, 2 * 5);
+  assert.throws(() => randomTensors(config, 3, { scales: 'blunt' }), /scales: expected sharp or trained/);
 });
 
 test('the calibration budget: 600 tokens of bert-mini, fewer (never under 160) on larger models, every kind of sentence', () => {

@@ -11,9 +11,12 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { convert } from '../weights/convert.mjs';
 import { referenceForward, maxAttentionDelta, loadCheckpoint } from '../weights/reference.mjs';
-import { calibrationIds, calibrationBudget, movesAttention, HELD_OUT_FACTOR } from '../weights/precision-search.mjs';
+import {
+  calibrationIds, calibrationBudget, firstLayerMoved, movesAttention, PlanJudge, RankingFiles, HELD_OUT_FACTOR,
+} from '../weights/precision-search.mjs';
+import { parseConfig } from '../weights/convert-core.mjs';
 import { CALIBRATION_SENTENCES, tokenizeAscii } from '../weights/calibration.mjs';
-import { createEngine } from '../web/src/engine.mjs';
+import { createEngine, Engine } from '../web/src/engine.mjs';
 import { writeFloatCheckpoint, BERT_VOCAB } from './lib/float-checkpoints.mjs';
 import { compactConfig, randomTensors } from './lib/checkpoints.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
@@ -55,6 +58,16 @@ async function engineDelta(bytes, model, idsList) {
   engine.destroy();
   return worst;
 }
+
+test('firstLayerMoved: the embeddings move layer 0, a layer its own Q, K, V and the next its output and FFN; the rest nothing', () => {
+  assert.equal(firstLayerMoved('bert.embeddings.position_embeddings.weight', 4), 0);
+  for (const m of ['query', 'key', 'value']) assert.equal(firstLayerMoved(`bert.encoder.layer.2.attention.self.${m}.weight`, 4), 2, m);
+  for (const m of ['attention.output.dense', 'intermediate.dense', 'output.dense']) {
+    assert.equal(firstLayerMoved(`bert.encoder.layer.2.${m}.weight`, 4), 3, m);
+    assert.equal(firstLayerMoved(`bert.encoder.layer.3.${m}.weight`, 4), null, m);
+  }
+  assert.equal(firstLayerMoved('cls.predictions.transform.dense.weight', 4), null);
+});
 
 test('movesAttention: only what acts after the last softmax is left out of the ranking', () => {
   assert.equal(movesAttention('cls.predictions.transform.dense.weight', 4), false);
@@ -128,4 +141,63 @@ test('a target no choice reaches: every candidate int16 and a plain warning with
   assert.match(run.stderr, /WARNING: over the target 1e-7: no choice of precisions reaches it/);
   assert.doesNotMatch(run.stderr, /within the target/);
   assert.doesNotMatch(run.stderr, /^ranking /m, 'no ranking when even all-int16 misses');
+});
+
+// The converter's files of `dir` with every matrix int16 but those whose name holds one of `int8`.
+function fileWithInt8(dir, int8) {
+  return convert({ ...quiet, predict: false, checkpointDir: dir, precision: 'int16', precisionFor: int8.map((substring) => ({ substring, precision: 'int8' })) }).bytes;
+}
+
+function rankingSetup(dir) {
+  const shape = parseConfig(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).shape;
+  const vocabLines = fs.readFileSync(path.join(dir, 'vocab.txt'), 'utf8').split('\n').slice(0, shape.vocab);
+  const model = loadCheckpoint(dir);
+  const idsList = calibrationIds(vocabLines, shape.maxPositions, 60);
+  const files = { int8: fileWithInt8(dir, ['weight']), int16: fileWithInt8(dir, []) };
+  const references = idsList.map((ids) => referenceForward(model, ids).attention);
+  return { shape, vocabLines, idsList, ranking: new RankingFiles(shape, vocabLines, files, idsList), judge: new PlanJudge({ Engine, wasm }, idsList, references) };
+}
+
+test('a ranking file: the first layers of the whole file and the ranking tokens\' rows; the engine\'s attention there is the whole file\'s, bit for bit', { skip }, async () => {
+  const dir = path.dirname(BERT_VOCAB);  // bert-mini-mlm: rows with scales of their own
+  const { shape, vocabLines, idsList, ranking } = rankingSetup(dir);
+  const int8 = ['layer.0.attention.self.query', 'layer.0.intermediate', 'word_embeddings'];
+  const precisionOf = (name) => (int8.some((s) => name.includes(s)) ? 'int8' : 'int16');
+  const wholeBytes = fileWithInt8(dir, int8);
+  const whole = await createEngine({ wasm, weights: wholeBytes });
+  const bytes = ranking.file(precisionOf, 1);
+  assert.ok(bytes.length < wholeBytes.length / 5, `${bytes.length} bytes, the whole file ${wholeBytes.length}`);
+  const part = await createEngine({ wasm, weights: bytes });
+  assert.equal(part.shape.layers, 1);
+  const specials = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'].map((token) => vocabLines.indexOf(token));
+  assert.equal(part.shape.vocab, new Set([...idsList.flat(), ...specials]).size, 'the tokens and the special tokens');
+  const [wholeSession, partSession] = [whole.createSession(), part.createSession()];
+  idsList.forEach((ids, i) => {
+    wholeSession.runIds(ids);
+    partSession.runIds(ranking.idsList[i]);
+    const size = shape.heads * ids.length ** 2;
+    assert.deepEqual(partSession.attention(), wholeSession.attention().subarray(0, size), `sentence ${i}`);
+  });
+  for (const e of [whole, part]) e.destroy();
+});
+
+test('one run ranks every query (and every key): a query matrix at int8 moves its own layer\'s attention, hardly any later one', { skip }, () => {
+  const dir = path.join(tempRoot, 'trained-4x128');
+  writeFloatCheckpoint(dir, { layers: 4, hidden: 128, positions: 128, seed: 7, scales: 'trained' });
+  const { shape, ranking, judge } = rankingSetup(dir);
+  for (const kind of ['query', 'key']) {
+    const names = Array.from({ length: shape.layers }, (_, l) => `bert.encoder.layer.${l}.attention.self.${kind}.weight`);
+    const file = (int8) => ranking.file((name) => (int8.includes(name) ? 'int8' : 'int16'), shape.layers);
+    const together = judge.layerDeltas(file(names), ranking.idsList);
+    const none = judge.layerDeltas(file([]), ranking.idsList);
+    names.forEach((name, layer) => {
+      const alone = judge.layerDeltas(file([name]), ranking.idsList);
+      assert.ok(alone[layer] > 2 * none[layer], `${name}: ${alone[layer]} moves its layer (${none[layer]} with none int8)`);
+      for (let later = layer + 1; later < shape.layers; later++) {
+        assert.ok(alone[later] < alone[layer] / 2, `${name}: layer ${later} ${alone[later]}, its own ${alone[layer]}`);
+      }
+      const ratio = together[layer] / alone[layer];
+      assert.ok(ratio > 0.8 && ratio < 1.25, `${name}: ${together[layer]} with every ${kind} int8, ${alone[layer]} alone`);
+    });
+  }
 });

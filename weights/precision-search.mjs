@@ -8,16 +8,23 @@
 // 1. The reference's attention on the calibration sentences, once, kept in memory.
 // 2. Every candidate int8, then every candidate int16: done if the first is within the aim;
 //    if the second is not, no choice reaches the target and the search says so.
-// 3. Ranking: each candidate alone at int8 (every other int16) on the ranking sentences (the
-//    first part of the calibration text): the error it causes by itself.
+// 3. Ranking, on the ranking sentences (the first part of the calibration text): the error each
+//    candidate causes alone at int8, every other int16, in the attention of the layers it moves
+//    first (firstLayerMoved). A query or key matrix moves its own layer's attention and hardly
+//    any later one (weights/README.md), so one run with every query int8 ranks all queries, one
+//    more all keys. Each other candidate has a run of its own on a ranking file: the layers up to
+//    the one after its first, only the ranking tokens' word-embedding rows (RankingFiles).
 // 4. Bisection on the length of the ranked list's prefix promoted to int16 (the rest int8),
-//    judged on the whole calibration text, then that plan measured on all of it.
+//    judged on the whole calibration text with the converter's own files, starting above the
+//    candidates whose figure alone is over the aim; the plan chosen is measured on all of it.
 //
 // The aim on the calibration text is target / HELD_OUT_FACTOR: other text sees errors up to that
 // factor larger (measured on held-out sentences: weights/README.md), and the printed prediction
 // is the calibration figure times that factor.
 import { referenceForward, maxAttentionDelta } from './reference.mjs';
 import { CALIBRATION_SENTENCES, tokenizeAscii } from './calibration.mjs';
+import { buildFile, tensorPlan, WORD_EMBEDDINGS } from './convert-core.mjs';
+import { ENTRY, ENTRY_SIZE, HEADER, KINDS, SPECIAL_TOKENS, readField } from '../c/spec.mjs';
 
 // At most this many calibration tokens, and about this many multiply-accumulates of float64
 // reference per calibration pass (600 tokens of bert-mini), but never fewer than
@@ -25,8 +32,10 @@ import { CALIBRATION_SENTENCES, tokenizeAscii } from './calibration.mjs';
 export const CALIBRATION_TOKENS = 600;
 export const CALIBRATION_MACS = 2e9;
 export const MIN_CALIBRATION_TOKENS = 160;
-// The ranking pass runs once per candidate, on this share of the calibration tokens.
+// The ranking runs on this share of the calibration tokens.
 export const RANKING_SHARE = 1 / 3;
+// A ranking file holds the layers up to this many after the first one a candidate moves.
+export const RANKING_LAYERS_AFTER = 1;
 // Held-out sentences (the parity fixtures of bert-mini-mlm and bert-mini-int8, the parity
 // checkpoint sentences on random sharp checkpoints) measured at most this multiple of the
 // calibration text's max |Δ| for the same weights file (weights/README.md).
@@ -65,7 +74,7 @@ export function calibrationIds(vocabLines, maxPositions, budget = CALIBRATION_TO
 }
 
 // One wasm instance for the whole search; each plan's weights file is loaded into it, run on
-// the calibration ids and destroyed (its memory is reused by the next plan).
+// token ids and destroyed (its memory is reused by the next plan).
 export class PlanJudge {
   constructor({ Engine, wasm }, idsList, references) {
     const instance = new WebAssembly.Instance(wasm, { env: { emscripten_notify_memory_growth() {} } });
@@ -83,21 +92,113 @@ export class PlanJudge {
    * `stopAbove`, returns as soon as one sentence exceeds it (the value is then a lower bound).
    */
   measure(bytes, { count = this.idsList.length, stopAbove = Infinity } = {}) {
+    let worst = 0;
+    this.run(bytes, this.idsList.slice(0, count), (attention, i) => {
+      worst = Math.max(worst, maxAttentionDelta(attention, this.references[i]));
+      return worst <= stopAbove;
+    });
+    return worst;
+  }
+
+  /**
+   * Each layer's attention max |Δ| from the reference ([layers] of the file), over `idsList`
+   * (ids of the file's vocabulary: the ranking files' own) standing for the first sentences.
+   */
+  layerDeltas(bytes, idsList) {
+    let worst = null;
+    this.run(bytes, idsList, (attention, i, shape) => {
+      worst ??= new Float64Array(shape.layers);
+      const reference = this.references[i], size = attention.length / shape.layers;
+      for (let layer = 0; layer < shape.layers; layer++) {
+        const part = (array) => array.subarray(layer * size, (layer + 1) * size);
+        worst[layer] = Math.max(worst[layer], maxAttentionDelta(part(attention), part(reference)));
+      }
+      return true;
+    });
+    return worst;
+  }
+
+  // Loads `bytes`, runs each ids of `idsList` and gives its attention to each(attention, index,
+  // shape) until that returns false.
+  run(bytes, idsList, each) {
     this.runs++;
     const engine = new this.Engine(this.exports, this.memory, bytes);
     const session = engine.createSession();
-    let worst = 0;
     try {
-      for (let i = 0; i < count && worst <= stopAbove; i++) {
-        session.runIds(this.idsList[i]);
-        worst = Math.max(worst, maxAttentionDelta(session.attention(), this.references[i]));
+      for (let i = 0; i < idsList.length; i++) {
+        session.runIds(idsList[i]);
+        if (!each(session.attention(), i, engine.shape)) break;
       }
     } finally {
       session.destroy();
       engine.destroy();
     }
-    return worst;
   }
+}
+
+// Smaller weights files for the ranking, made of the arrays of the all-int8 and all-int16 files
+// as the converter wrote them (nothing quantized again): the layers up to a depth, no masked-word
+// head, and a vocabulary of the ranking sentences' tokens and the special tokens only, with those
+// rows of the word embeddings (the sentences' ids mapped onto it). On those sentences the engine
+// reads the same bytes for every layer it runs as in the whole file, so its attention there is
+// the whole file's, layer for layer.
+export class RankingFiles {
+  constructor(shape, vocabLines, { int8, int16 }, idsList) {
+    const plan = tensorPlan(shape, { mlm: false });
+    this.tables = { int8: tableOf(int8, plan), int16: tableOf(int16, plan) };
+    const specials = SPECIAL_TOKENS.map((token) => vocabLines.indexOf(token)).filter((id) => id >= 0);
+    this.rows = [...new Set([...idsList.flat(), ...specials])].sort((a, b) => a - b);
+    const rowOf = new Map(this.rows.map((id, row) => [id, row]));
+    this.idsList = idsList.map((ids) => ids.map((id) => rowOf.get(id)));
+    this.vocab = new TextEncoder().encode(`${this.rows.map((id) => vocabLines[id]).join('\n')}\n`);
+    this.shape = { ...shape, vocab: this.rows.length };
+  }
+
+  /** The file of the first `layers` layers, each matrix at precisionOf(name). */
+  file(precisionOf, layers) {
+    const shape = { ...this.shape, layers };
+    const tensors = tensorPlan(shape, { mlm: false }).map((t) => {
+      const source = this.tables[t.kind === 'matrix' && precisionOf(t.name) === 'int8' ? 'int8' : 'int16'].get(t.name);
+      return t.name === WORD_EMBEDDINGS ? { ...t, ...wordRows(source, this.rows) } : { ...t, ...source };
+    });
+    return buildFile(shape, this.vocab, '', tensors);
+  }
+}
+
+const PRECISION_OF_KIND = Object.fromEntries(Object.entries(KINDS).map(([name, code]) => [code, name]));
+const ARRAY_OF = { int8: Int8Array, int16: Int16Array, f32: Float32Array };
+
+// name → { data, scales, precision, group, qmax } of a weights file's tensors (views on its bytes).
+function tableOf(bytes, plan) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const table = readField(view, 0, HEADER.tableOffset);
+  const entries = new Map();
+  for (let i = 0; i < readField(view, 0, HEADER.tensorCount); i++) {
+    const at = table + i * ENTRY_SIZE, field = (name) => readField(view, at, ENTRY[name]);
+    const name = new TextDecoder().decode(field('name')).replace(/\0+$/, '');
+    const precision = PRECISION_OF_KIND[field('kind')];
+    const array = (Type, offset, length) => new Type(bytes.buffer, bytes.byteOffset + offset, length / Type.BYTES_PER_ELEMENT);
+    const entry = { data: array(ARRAY_OF[precision], field('dataOffset'), field('dataBytes')) };
+    if (precision !== 'f32') {
+      Object.assign(entry, { scales: array(Float32Array, field('scaleOffset'), field('scaleBytes')), precision,
+        group: field('group'), qmax: field('qmax') });
+    }
+    entries.set(name, entry);
+  }
+  for (const t of plan) if (!entries.has(t.name)) throw new Error(`ranking files: the weights file has no ${t.name}`);
+  return entries;
+}
+
+// The word-embedding rows `rows` (one scale per row) of a table entry.
+function wordRows(entry, rows) {
+  const cols = entry.data.length / entry.scales.length;
+  const data = new entry.data.constructor(rows.length * cols);
+  const scales = new Float32Array(rows.length);
+  rows.forEach((id, row) => {
+    data.set(entry.data.subarray(id * cols, (id + 1) * cols), row * cols);
+    scales[row] = entry.scales[id];
+  });
+  return { ...entry, data, scales };
 }
 
 const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
@@ -126,19 +227,20 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
   if (!cached) referenceCache?.set(idsList, references);
   log(`float64 reference on the calibration text: ${cached ? 'kept from an earlier run, ' : ''}${seconds(started)}`);
   const judge = new PlanJudge(engine, idsList, references);
-  const fileFor = (choice) => planFile((name) => choice.get(name) ?? fixed.get(name) ?? 'int8');
-  const measure = (choice, options) => judge.measure(fileFor(choice), options);
+  const precisionIn = (choice) => (name) => choice.get(name) ?? fixed.get(name) ?? 'int8';
   const allAt = (precision) => new Map(candidates.map((n) => [n, precision]));
   const result = (choice, calibration, reachable) => {
     log(`${candidates.length ? 'search' : 'measured'}: ${judge.runs} engine run${judge.runs === 1 ? '' : 's'}, ${seconds(started)}`);
     return { choice, calibration, predicted: calibration * HELD_OUT_FACTOR, reachable, runs: judge.runs };
   };
 
-  const allInt8 = measure(allAt('int8'));
+  const int8File = planFile(precisionIn(allAt('int8')));
+  const allInt8 = judge.measure(int8File);
   log(`${candidates.length ? 'every candidate int8' : 'the file as chosen'}: calibration max |Δ| ${exp(allInt8)} (${seconds(started)})`);
   if (candidates.length === 0) return result(allAt('int8'), allInt8, null);  // nothing to choose
   if (allInt8 <= aim) return result(allAt('int8'), allInt8, true);
-  const allInt16 = measure(allAt('int16'));
+  const int16File = planFile(precisionIn(allAt('int16')));
+  const allInt16 = judge.measure(int16File);
   log(`every candidate int16: calibration max |Δ| ${exp(allInt16)} (${seconds(started)})`);
   if (allInt16 > aim) {
     const closest = allInt16 <= allInt8 ? 'int16' : 'int8';
@@ -147,26 +249,19 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
     return result(allAt(closest), Math.min(allInt8, allInt16), false);
   }
 
-  const rankingCount = rankingSentences(idsList);
-  const sensitivity = new Map();
-  const ranked = candidates.filter((name) => movesAttention(name, shape.layers));
-  for (const name of candidates) if (!ranked.includes(name)) sensitivity.set(name, 0);
-  if (ranked.length < candidates.length) {
-    log(`${candidates.length - ranked.length} candidates act after the last softmax (the last layer's attention output and FFN `
-      + 'matrices, the MLM head): they cannot move attention and are ranked last');
-  }
-  ranked.forEach((name, i) => {
-    const onlyThis = allAt('int16').set(name, 'int8');
-    sensitivity.set(name, measure(onlyThis, { count: rankingCount }));
-    log(`ranking ${i + 1}/${ranked.length}: ${name} alone int8: ${exp(sensitivity.get(name))} (${seconds(started)})`);
-  });
+  const sensitivity = rank({ shape, vocabLines, candidates, files: { int8: int8File, int16: int16File }, judge, idsList, precisionIn, allAt, log, started });
   const order = [...candidates].sort((a, b) => sensitivity.get(b) - sensitivity.get(a) || (a < b ? -1 : 1));
   const prefixChoice = (k) => new Map(order.map((n, i) => [n, i < k ? 'int16' : 'int8']));
   const measured = new Map([[order.length, allInt16]]);  // whole-text figures of prefixes within the aim
-  let lo = 0, hi = order.length;  // prefix lo misses the aim; prefix hi meets it
+  // Prefix lo misses the aim; prefix hi meets it. A candidate whose figure alone is over the aim
+  // (with every other one int16) does not come within it beside other int8 ones: the prefix
+  // that leaves the last of them int8 is taken to miss.
+  const over = order.filter((n) => sensitivity.get(n) > aim).length;
+  let lo = Math.max(0, over - 1), hi = order.length;
+  log(`bisection: ${over} candidates are over ${exp(aim)} alone; between the ${lo} and the ${hi} most sensitive int16`);
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    const delta = measure(prefixChoice(mid), { stopAbove: aim });
+    const delta = judge.measure(planFile(precisionIn(prefixChoice(mid))), { stopAbove: aim });
     if (delta <= aim) measured.set(mid, delta);
     log(`bisection: the ${mid} most sensitive int16: ${delta <= aim ? `${exp(delta)}, within` : `over ${exp(aim)}`} (${seconds(started)})`);
     if (delta <= aim) hi = mid; else lo = mid;
@@ -174,13 +269,69 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
   return result(prefixChoice(hi), measured.get(hi), true);
 }
 
+// Map candidate → the attention max |Δ| it causes alone at int8 (every other candidate int16)
+// in the layers it moves, on the ranking sentences; 0 for those that move no attention.
+function rank({ shape, vocabLines, candidates, files, judge, idsList, precisionIn, allAt, log, started }) {
+  const count = rankingSentences(idsList);
+  const ranking = new RankingFiles(shape, vocabLines, files, idsList.slice(0, count));
+  const rankingTokens = ranking.idsList.reduce((a, ids) => a + ids.length, 0);
+  const sensitivity = new Map();
+  const moving = candidates.filter((name) => firstLayerMoved(name, shape.layers) !== null);
+  for (const name of candidates) if (!moving.includes(name)) sensitivity.set(name, 0);
+  if (moving.length < candidates.length) {
+    log(`${candidates.length - moving.length} candidates act after the last softmax (the last layer's attention output and FFN `
+      + 'matrices, the MLM head): they cannot move attention and are ranked last');
+  }
+  log(`ranking on ${count} sentences, ${rankingTokens} tokens: each candidate alone int8, every other int16, `
+    + 'in the attention of the layers it moves first');
+  let done = 0;
+  const line = (what, figure) => log(`ranking ${++done}/${moving.length}: ${what}: ${figure} (${seconds(started)})`);
+  // Queries, then keys: one run each for every layer's.
+  for (const kind of ['query', 'key']) {
+    const group = moving.filter((name) => attentionKind(name) === kind);
+    if (group.length < 2) continue;
+    const deltas = judge.layerDeltas(ranking.file(precisionIn(withInt8(allAt('int16'), group)), shape.layers), ranking.idsList);
+    for (const name of group) {
+      sensitivity.set(name, deltas[firstLayerMoved(name, shape.layers)]);
+      line(`${name} int8 with every ${kind} matrix`, exp(sensitivity.get(name)));
+    }
+  }
+  for (const name of moving) {
+    if (sensitivity.has(name)) continue;
+    const first = firstLayerMoved(name, shape.layers);
+    const layers = Math.min(shape.layers, first + 1 + RANKING_LAYERS_AFTER);
+    const deltas = judge.layerDeltas(ranking.file(precisionIn(withInt8(allAt('int16'), [name])), layers), ranking.idsList);
+    sensitivity.set(name, Math.max(...deltas.subarray(first)));
+    line(`${name} alone int8 (layers up to ${layers - 1})`, exp(sensitivity.get(name)));
+  }
+  return sensitivity;
+}
+
+const withInt8 = (choice, names) => { for (const name of names) choice.set(name, 'int8'); return choice; };
+
+function attentionKind(name) {
+  return /attention\.self\.(query|key)\.weight$/.exec(name)?.[1] ?? null;
+}
+
+/**
+ * The first layer whose attention a matrix can change, or null: the embeddings move layer 0's;
+ * a layer's query, key and value matrices its own (the value's input is quantized once with
+ * the query's and key's, c/kernels.c matmul_q8_shared); its attention output and FFN matrices
+ * the next layer's, and nothing in the last layer; the MLM head nothing.
+ */
+export function firstLayerMoved(name, layers) {
+  if (name.startsWith('bert.embeddings.')) return 0;
+  const match = /^bert\.encoder\.layer\.(\d+)\.(.*)$/.exec(name);
+  if (!match) return null;
+  const layer = Number(match[1]);
+  if (/^attention\.self\./.test(match[2])) return layer;
+  return layer + 1 < layers ? layer + 1 : null;
+}
+
 // Whether a matrix can change any attention probability: the last layer's attention output and
-// FFN matrices, and the MLM head, act after the last softmax. (The last layer's value matrix
-// can: its input is quantized once with the query's and key's, c/kernels.c matmul_q8_shared.)
+// FFN matrices, and the MLM head, act after the last softmax.
 export function movesAttention(name, layers) {
-  if (name.startsWith('cls.')) return false;
-  const last = `bert.encoder.layer.${layers - 1}.`;
-  return !(name.startsWith(last) && /(attention\.output\.dense|intermediate\.dense|output\.dense)\.weight$/.test(name));
+  return firstLayerMoved(name, layers) !== null;
 }
 
 function rankingSentences(idsList) {

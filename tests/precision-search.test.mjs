@@ -155,7 +155,10 @@ function rankingSetup(dir) {
   const idsList = calibrationIds(vocabLines, shape.maxPositions, 60);
   const files = { int8: fileWithInt8(dir, ['weight']), int16: fileWithInt8(dir, []) };
   const references = idsList.map((ids) => referenceForward(model, ids).attention);
-  return { shape, vocabLines, idsList, ranking: new RankingFiles(shape, vocabLines, files, idsList), judge: new PlanJudge({ Engine, wasm }, idsList, references) };
+  const judge = new PlanJudge({ Engine, wasm }, idsList, references);
+  const inputs = [];
+  judge.measure(files.int16, { keep: (session) => inputs.push(Array.from({ length: shape.layers }, (_, l) => session.hidden(l))) });
+  return { shape, vocabLines, idsList, ranking: new RankingFiles(shape, vocabLines, files, idsList, inputs), judge };
 }
 
 test('a ranking file: the first layers of the whole file and the ranking tokens\' rows; the engine\'s attention there is the whole file\'s, bit for bit', { skip }, async () => {
@@ -200,4 +203,36 @@ test('one run ranks every query (and every key): a query matrix at int8 moves it
       assert.ok(ratio > 0.8 && ratio < 1.25, `${name}: ${together[layer]} with every ${kind} int8, ${alone[layer]} alone`);
     });
   }
+});
+
+test('a resumed ranking file: from a layer\'s stored input, the whole file\'s attention within an activation step, and the same figures for what moves it', { skip }, async () => {
+  const dir = path.dirname(BERT_VOCAB);
+  const { shape, idsList, ranking, judge } = rankingSetup(dir);
+  const candidates = [['bert.encoder.layer.1.intermediate.dense.weight', 1], ['bert.encoder.layer.2.output.dense.weight', 2],
+    ['bert.encoder.layer.2.attention.self.value.weight', 2]];
+  let compared = 0;
+  for (const [name, layer] of candidates) {
+    const precisionOf = (n) => (n === name ? 'int8' : 'int16');
+    const layers = shape.layers - layer;
+    const whole = await createEngine({ wasm, weights: ranking.file(precisionOf, shape.layers) });
+    const resumed = await createEngine({ wasm, weights: ranking.resumed(precisionOf, layer, layers) });
+    assert.equal(resumed.shape.layers, layers);
+    const [a, b] = [whole.createSession(), resumed.createSession()];
+    let apart = 0;
+    idsList.forEach((ids, i) => {
+      a.runIds(ranking.idsList[i]);
+      b.runIds(ranking.resumedIds[i]);
+      const size = shape.heads * ids.length ** 2;
+      apart = Math.max(apart, maxAttentionDelta(b.attention(), a.attention().subarray(layer * size)));
+    });
+    for (const e of [whole, resumed]) e.destroy();
+    assert.ok(apart > 0 && apart < 1.5e-4, `${name}: ${apart} from the whole file's attention`);
+    const fromStart = judge.layerDeltas(ranking.file(precisionOf, shape.layers), ranking.idsList).subarray(layer);
+    const fromInput = judge.layerDeltas(ranking.resumed(precisionOf, layer, layers), ranking.resumedIds, layer);
+    const [x, y] = [Math.max(...fromStart), Math.max(...fromInput)];
+    if (x < 5e-4) continue;  // near what every matrix int16 does: the step apart decides
+    compared++;
+    assert.ok(Math.abs(x - y) < 0.1 * x, `${name}: ${y} resumed, ${x} from the start`);
+  }
+  assert.equal(compared, 2, 'the FFN matrices move attention well above the engine\'s own rounding');
 });

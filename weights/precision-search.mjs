@@ -9,11 +9,12 @@
 // 2. Every candidate int8, then every candidate int16: done if the first is within the aim;
 //    if the second is not, no choice reaches the target and the search says so.
 // 3. Ranking, on the ranking sentences (the first part of the calibration text): the error each
-//    candidate causes alone at int8, every other int16, in the attention of the layers it moves
-//    first (firstLayerMoved). A query or key matrix moves its own layer's attention and hardly
-//    any later one (weights/README.md), so one run with every query int8 ranks all queries, one
-//    more all keys. Each other candidate has a run of its own on a ranking file: the layers up to
-//    the one after its first, only the ranking tokens' word-embedding rows (RankingFiles).
+//    candidate causes alone at int8, every other int16, in the attention of the layer it moves
+//    first (firstLayerMoved) and the next. A query or key matrix moves its own layer's attention
+//    and hardly any later one (weights/README.md), so one run with every query int8 ranks all
+//    queries, one more all keys. Each other candidate has a run of its own on a small ranking
+//    file (RankingFiles): the layers it needs and the ranking tokens' rows; from layer 1 on,
+//    started from the input the all-int16 file gave its layer, so the layers before are not run.
 // 4. Bisection on the length of the ranked list's prefix promoted to int16 (the rest int8),
 //    judged on the whole calibration text with the converter's own files, starting above the
 //    candidates whose figure alone is over the aim; the plan chosen is measured on all of it.
@@ -23,8 +24,8 @@
 // is the calibration figure times that factor.
 import { referenceForward, maxAttentionDelta } from './reference.mjs';
 import { CALIBRATION_SENTENCES, tokenizeAscii } from './calibration.mjs';
-import { buildFile, tensorPlan, WORD_EMBEDDINGS } from './convert-core.mjs';
-import { ENTRY, ENTRY_SIZE, HEADER, KINDS, SPECIAL_TOKENS, readField } from '../c/spec.mjs';
+import { buildFile, paddingEntry, quantize, tensorPlan, INT16_QMAX_LOOKUP, WORD_EMBEDDINGS } from './convert-core.mjs';
+import { ENTRY, ENTRY_SIZE, HEADER, KINDS, LAYER_PREFIX, SPECIAL_TOKENS, readField } from '../c/spec.mjs';
 
 // At most this many calibration tokens, and about this many multiply-accumulates of float64
 // reference per calibration pass (600 tokens of bert-mini), but never fewer than
@@ -90,36 +91,39 @@ export class PlanJudge {
   /**
    * The engine's attention max |Δ| from the reference over the first `count` sentences; with
    * `stopAbove`, returns as soon as one sentence exceeds it (the value is then a lower bound).
+   * keep(session, index), when given, sees each run's session.
    */
-  measure(bytes, { count = this.idsList.length, stopAbove = Infinity } = {}) {
+  measure(bytes, { count = this.idsList.length, stopAbove = Infinity, keep } = {}) {
     let worst = 0;
-    this.run(bytes, this.idsList.slice(0, count), (attention, i) => {
-      worst = Math.max(worst, maxAttentionDelta(attention, this.references[i]));
+    this.run(bytes, this.idsList.slice(0, count), (session, i) => {
+      worst = Math.max(worst, maxAttentionDelta(session.attention(), this.references[i]));
+      keep?.(session, i);
       return worst <= stopAbove;
     });
     return worst;
   }
 
   /**
-   * Each layer's attention max |Δ| from the reference ([layers] of the file), over `idsList`
-   * (ids of the file's vocabulary: the ranking files' own) standing for the first sentences.
+   * Each layer's attention max |Δ| ([layers] of the file) from the reference's layer `from` +
+   * that layer, over `idsList` (ids of the file's vocabulary) standing for the first sentences.
    */
-  layerDeltas(bytes, idsList) {
+  layerDeltas(bytes, idsList, from = 0) {
     let worst = null;
-    this.run(bytes, idsList, (attention, i, shape) => {
-      worst ??= new Float64Array(shape.layers);
-      const reference = this.references[i], size = attention.length / shape.layers;
-      for (let layer = 0; layer < shape.layers; layer++) {
-        const part = (array) => array.subarray(layer * size, (layer + 1) * size);
-        worst[layer] = Math.max(worst[layer], maxAttentionDelta(part(attention), part(reference)));
+    this.run(bytes, idsList, (session, i) => {
+      const { layers } = session.engine.shape;
+      const attention = session.attention(), size = attention.length / layers;
+      worst ??= new Float64Array(layers);
+      for (let layer = 0; layer < layers; layer++) {
+        const theirs = this.references[i].subarray((from + layer) * size, (from + layer + 1) * size);
+        worst[layer] = Math.max(worst[layer], maxAttentionDelta(attention.subarray(layer * size, (layer + 1) * size), theirs));
       }
       return true;
     });
     return worst;
   }
 
-  // Loads `bytes`, runs each ids of `idsList` and gives its attention to each(attention, index,
-  // shape) until that returns false.
+  // Loads `bytes`, runs each ids of `idsList` and gives the session to each(session, index)
+  // until that returns false.
   run(bytes, idsList, each) {
     this.runs++;
     const engine = new this.Engine(this.exports, this.memory, bytes);
@@ -127,7 +131,7 @@ export class PlanJudge {
     try {
       for (let i = 0; i < idsList.length; i++) {
         session.runIds(idsList[i]);
-        if (!each(session.attention(), i, engine.shape)) break;
+        if (!each(session, i)) break;
       }
     } finally {
       session.destroy();
@@ -137,13 +141,19 @@ export class PlanJudge {
 }
 
 // Smaller weights files for the ranking, made of the arrays of the all-int8 and all-int16 files
-// as the converter wrote them (nothing quantized again): the layers up to a depth, no masked-word
-// head, and a vocabulary of the ranking sentences' tokens and the special tokens only, with those
-// rows of the word embeddings (the sentences' ids mapped onto it). On those sentences the engine
-// reads the same bytes for every layer it runs as in the whole file, so its attention there is
-// the whole file's, layer for layer.
+// as the converter wrote them (nothing quantized again) and without the masked-word head.
+// file(): the layers up to a depth, and a vocabulary of the ranking sentences' tokens and the
+// special tokens only, with those rows of the word embeddings (the sentences' ids mapped onto
+// it: `idsList`). On those sentences the engine reads the same bytes for every layer it runs as
+// in the whole file, so its attention there is the whole file's, layer for layer.
+// resumed(): layers from a layer `from` on, started from the input the all-int16 file gave that
+// layer (`inputs`): one vocabulary entry per token of the ranking sentences (`resumedIds`), its
+// word-embedding row that input before the previous layer's LayerNorm scale and shift, which the
+// embedding LayerNorm then applies (position and token-type rows zero). The rows are stored at
+// 15 bits, as the engine rounds its activations, so the engine's attention differs from the
+// whole file's by far less than what a candidate at int8 moves (tests/precision-search.test.mjs).
 export class RankingFiles {
-  constructor(shape, vocabLines, { int8, int16 }, idsList) {
+  constructor(shape, vocabLines, { int8, int16 }, idsList, inputs = null) {
     const plan = tensorPlan(shape, { mlm: false });
     this.tables = { int8: tableOf(int8, plan), int16: tableOf(int16, plan) };
     const specials = SPECIAL_TOKENS.map((token) => vocabLines.indexOf(token)).filter((id) => id >= 0);
@@ -152,17 +162,69 @@ export class RankingFiles {
     this.idsList = idsList.map((ids) => ids.map((id) => rowOf.get(id)));
     this.vocab = new TextEncoder().encode(`${this.rows.map((id) => vocabLines[id]).join('\n')}\n`);
     this.shape = { ...shape, vocab: this.rows.length };
+    this.inputs = inputs;
+    let next = SPECIAL_TOKENS.length;
+    this.resumedIds = idsList.map((ids) => ids.map(() => next++));
+    this.resumedCount = next;
+    const entries = [...SPECIAL_TOKENS, ...Array.from({ length: next - SPECIAL_TOKENS.length }, (_, i) => paddingEntry(i))];
+    this.resumedVocab = new TextEncoder().encode(`${entries.join('\n')}\n`);
+    this.resumedRows = new Map();  // layer → its inputs as word-embedding rows
   }
 
   /** The file of the first `layers` layers, each matrix at precisionOf(name). */
   file(precisionOf, layers) {
     const shape = { ...this.shape, layers };
     const tensors = tensorPlan(shape, { mlm: false }).map((t) => {
-      const source = this.tables[t.kind === 'matrix' && precisionOf(t.name) === 'int8' ? 'int8' : 'int16'].get(t.name);
+      const source = this.source(t, precisionOf);
       return t.name === WORD_EMBEDDINGS ? { ...t, ...wordRows(source, this.rows) } : { ...t, ...source };
     });
     return buildFile(shape, this.vocab, '', tensors);
   }
+
+  /** The file of layers from, from + 1, … (`layers` of them) started from layer from's input. */
+  resumed(precisionOf, from, layers) {
+    if (from < 1 || !this.inputs) throw new Error('ranking files: a resumed file starts at layer 1 or later, from stored inputs');
+    const shape = { ...this.shape, layers, vocab: this.resumedCount };
+    const layerName = (name, layer) => name.replace(/^bert\.encoder\.layer\.(\d+)\./, (_, l) => `${LAYER_PREFIX}${Number(l) + layer}.`);
+    const norm = (part) => this.tables.int16.get(`${LAYER_PREFIX}${from - 1}.output.LayerNorm.${part}`).data;
+    const tensors = tensorPlan(shape, { mlm: false }).map((t) => {
+      if (t.name === WORD_EMBEDDINGS) return { ...t, ...this.inputRows(from, norm('weight'), norm('bias')) };
+      if (t.name === 'bert.embeddings.LayerNorm.weight') return { ...t, data: norm('weight') };
+      if (t.name === 'bert.embeddings.LayerNorm.bias') return { ...t, data: norm('bias') };
+      if (t.kind === 'matrix' && t.role === 'lookup') return { ...t, ...zeroRows(t.rows, t.cols) };
+      const name = layerName(t.name, from);
+      return { ...t, ...this.source({ ...t, name }, precisionOf) };
+    });
+    return buildFile(shape, this.resumedVocab, '', tensors);
+  }
+
+  source(t, precisionOf) {
+    return this.tables[t.kind === 'matrix' && precisionOf(t.name) === 'int8' ? 'int8' : 'int16'].get(t.name);
+  }
+
+  // Layer `from`'s inputs, (input − β) / γ of the LayerNorm that made them, as int16 rows after
+  // the special tokens' (zero).
+  inputRows(from, gamma, beta) {
+    if (!this.resumedRows.has(from)) {
+      const { hidden } = this.shape;
+      const count = this.resumedCount;
+      const rows = new Float32Array(count * hidden);
+      let at = SPECIAL_TOKENS.length * hidden;
+      for (const sentence of this.inputs) {
+        const x = sentence[from];
+        for (let i = 0; i < x.length; i++) rows[at + i] = (x[i] - beta[i % hidden]) / gamma[i % hidden];
+        at += x.length;
+      }
+      const { q, scales } = quantize(rows, count, hidden, hidden, INT16_QMAX_LOOKUP);
+      this.resumedRows.set(from, { data: q, scales, precision: 'int16', group: hidden, qmax: INT16_QMAX_LOOKUP });
+    }
+    return this.resumedRows.get(from);
+  }
+}
+
+// An int16 lookup table of zeros (scale 0).
+function zeroRows(rows, cols) {
+  return { data: new Int16Array(rows * cols), scales: new Float32Array(rows), precision: 'int16', group: cols, qmax: INT16_QMAX_LOOKUP };
 }
 
 const PRECISION_OF_KIND = Object.fromEntries(Object.entries(KINDS).map(([name, code]) => [code, name]));
@@ -240,7 +302,13 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
   if (candidates.length === 0) return result(allAt('int8'), allInt8, null);  // nothing to choose
   if (allInt8 <= aim) return result(allAt('int8'), allInt8, true);
   const int16File = planFile(precisionIn(allAt('int16')));
-  const allInt16 = judge.measure(int16File);
+  // Every layer's input on the ranking sentences, kept for the resumed ranking files.
+  const rankingCount = rankingSentences(idsList);
+  const inputs = [];
+  const keep = (session, i) => {
+    if (i < rankingCount) inputs.push(Array.from({ length: shape.layers }, (_, layer) => session.hidden(layer)));
+  };
+  const allInt16 = judge.measure(int16File, { keep });
   log(`every candidate int16: calibration max |Δ| ${exp(allInt16)} (${seconds(started)})`);
   if (allInt16 > aim) {
     const closest = allInt16 <= allInt8 ? 'int16' : 'int8';
@@ -249,7 +317,8 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
     return result(allAt(closest), Math.min(allInt8, allInt16), false);
   }
 
-  const sensitivity = rank({ shape, vocabLines, candidates, files: { int8: int8File, int16: int16File }, judge, idsList, precisionIn, allAt, log, started });
+  const ranking = new RankingFiles(shape, vocabLines, { int8: int8File, int16: int16File }, idsList.slice(0, rankingCount), inputs);
+  const sensitivity = rank({ shape, candidates, ranking, judge, precisionIn, allAt, log, started });
   const order = [...candidates].sort((a, b) => sensitivity.get(b) - sensitivity.get(a) || (a < b ? -1 : 1));
   const prefixChoice = (k) => new Map(order.map((n, i) => [n, i < k ? 'int16' : 'int8']));
   const measured = new Map([[order.length, allInt16]]);  // whole-text figures of prefixes within the aim
@@ -270,11 +339,8 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
 }
 
 // Map candidate → the attention max |Δ| it causes alone at int8 (every other candidate int16)
-// in the layers it moves, on the ranking sentences; 0 for those that move no attention.
-function rank({ shape, vocabLines, candidates, files, judge, idsList, precisionIn, allAt, log, started }) {
-  const count = rankingSentences(idsList);
-  const ranking = new RankingFiles(shape, vocabLines, files, idsList.slice(0, count));
-  const rankingTokens = ranking.idsList.reduce((a, ids) => a + ids.length, 0);
+// in the layers it moves first, on the ranking sentences; 0 for those that move no attention.
+function rank({ shape, candidates, ranking, judge, precisionIn, allAt, log, started }) {
   const sensitivity = new Map();
   const moving = candidates.filter((name) => firstLayerMoved(name, shape.layers) !== null);
   for (const name of candidates) if (!moving.includes(name)) sensitivity.set(name, 0);
@@ -282,10 +348,11 @@ function rank({ shape, vocabLines, candidates, files, judge, idsList, precisionI
     log(`${candidates.length - moving.length} candidates act after the last softmax (the last layer's attention output and FFN `
       + 'matrices, the MLM head): they cannot move attention and are ranked last');
   }
-  log(`ranking on ${count} sentences, ${rankingTokens} tokens: each candidate alone int8, every other int16, `
-    + 'in the attention of the layers it moves first');
+  const tokens = ranking.idsList.reduce((a, ids) => a + ids.length, 0);
+  log(`ranking on ${ranking.idsList.length} sentences, ${tokens} tokens: each candidate alone int8, every other int16, `
+    + `in the attention of the layer it moves first and ${RANKING_LAYERS_AFTER} after`);
   let done = 0;
-  const line = (what, figure) => log(`ranking ${++done}/${moving.length}: ${what}: ${figure} (${seconds(started)})`);
+  const line = (what, figure) => log(`ranking ${++done}/${moving.length}: ${what}: ${exp(figure)} (${seconds(started)})`);
   // Queries, then keys: one run each for every layer's.
   for (const kind of ['query', 'key']) {
     const group = moving.filter((name) => attentionKind(name) === kind);
@@ -293,20 +360,25 @@ function rank({ shape, vocabLines, candidates, files, judge, idsList, precisionI
     const deltas = judge.layerDeltas(ranking.file(precisionIn(withInt8(allAt('int16'), group)), shape.layers), ranking.idsList);
     for (const name of group) {
       sensitivity.set(name, deltas[firstLayerMoved(name, shape.layers)]);
-      line(`${name} int8 with every ${kind} matrix`, exp(sensitivity.get(name)));
+      line(`${name} int8 with every ${kind} matrix`, sensitivity.get(name));
     }
   }
   for (const name of moving) {
     if (sensitivity.has(name)) continue;
-    const first = firstLayerMoved(name, shape.layers);
-    const layers = Math.min(shape.layers, first + 1 + RANKING_LAYERS_AFTER);
-    const deltas = judge.layerDeltas(ranking.file(precisionIn(withInt8(allAt('int16'), [name])), layers), ranking.idsList);
-    sensitivity.set(name, Math.max(...deltas.subarray(first)));
-    line(`${name} alone int8 (layers up to ${layers - 1})`, exp(sensitivity.get(name)));
+    const first = firstLayerMoved(name, shape.layers), own = layerOf(name);
+    const end = Math.min(shape.layers, first + 1 + RANKING_LAYERS_AFTER);
+    const precisionOf = precisionIn(withInt8(allAt('int16'), [name]));
+    // A matrix of layer 1 or later: that layer and the next, from its stored input.
+    const deltas = own >= 1
+      ? judge.layerDeltas(ranking.resumed(precisionOf, own, end - own), ranking.resumedIds, own).subarray(first - own)
+      : judge.layerDeltas(ranking.file(precisionOf, end), ranking.idsList).subarray(first);
+    sensitivity.set(name, Math.max(...deltas));
+    line(`${name} alone int8 (layers ${own >= 1 ? own : 0} to ${end - 1}${own >= 1 ? `, from layer ${own}'s input` : ''})`, sensitivity.get(name));
   }
   return sensitivity;
 }
 
+const layerOf = (name) => Number(/^bert\.encoder\.layer\.(\d+)\./.exec(name)?.[1] ?? -1);
 const withInt8 = (choice, names) => { for (const name of names) choice.set(name, 'int8'); return choice; };
 
 function attentionKind(name) {

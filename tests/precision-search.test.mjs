@@ -161,7 +161,7 @@ function rankingSetup(dir) {
   return { shape, vocabLines, idsList, ranking: new RankingFiles(shape, vocabLines, files, idsList, inputs), judge };
 }
 
-test('a ranking file: the first layers of the whole file and the ranking tokens\' rows; the engine\'s attention there is the whole file\'s, bit for bit', { skip }, async () => {
+test('a ranking file: the first layers of the whole file and the sentences\' rows; the engine\'s attention there is the whole file\'s, bit for bit', { skip }, async () => {
   const dir = path.dirname(BERT_VOCAB);  // bert-mini-mlm: rows with scales of their own
   const { shape, vocabLines, idsList, ranking } = rankingSetup(dir);
   const int8 = ['layer.0.attention.self.query', 'layer.0.intermediate', 'word_embeddings'];

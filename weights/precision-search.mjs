@@ -8,12 +8,11 @@
 // 1. The reference's attention on the calibration sentences, once, kept in memory.
 // 2. Every candidate int8, then every candidate int16: done if the first is within the aim;
 //    if the second is not, no choice reaches the target and the search says so.
-// 3. Ranking, on the ranking sentences (the first part of the calibration text): the error each
-//    candidate causes alone at int8, every other int16, in the attention of the layer it moves
+// 3. Ranking, on the calibration text too: the error each candidate causes alone at int8, every other int16, in the attention of the layer it moves
 //    first (firstLayerMoved) and the next. A query or key matrix moves its own layer's attention
 //    and hardly any later one (weights/README.md), so one run with every query int8 ranks all
 //    queries, one more all keys. Each other candidate has a run of its own on a small ranking
-//    file (RankingFiles): the layers it needs and the ranking tokens' rows; from layer 1 on,
+//    file (RankingFiles): the layers it needs and the calibration tokens' rows; from layer 1 on,
 //    started from the input the all-int16 file gave its layer, so the layers before are not run.
 // 4. Bisection on the length of the ranked list's prefix promoted to int16 (the rest int8),
 //    judged on the whole calibration text with the converter's own files, starting above the
@@ -33,8 +32,6 @@ import { ENTRY, ENTRY_SIZE, HEADER, KINDS, LAYER_PREFIX, SPECIAL_TOKENS, readFie
 export const CALIBRATION_TOKENS = 600;
 export const CALIBRATION_MACS = 2e9;
 export const MIN_CALIBRATION_TOKENS = 160;
-// The ranking runs on this share of the calibration tokens.
-export const RANKING_SHARE = 1 / 3;
 // A ranking file holds the layers up to this many after the first one a candidate moves.
 export const RANKING_LAYERS_AFTER = 1;
 // Held-out sentences (the parity fixtures of bert-mini-mlm and bert-mini-int8, the parity
@@ -142,12 +139,12 @@ export class PlanJudge {
 
 // Smaller weights files for the ranking, made of the arrays of the all-int8 and all-int16 files
 // as the converter wrote them (nothing quantized again) and without the masked-word head.
-// file(): the layers up to a depth, and a vocabulary of the ranking sentences' tokens and the
+// file(): the layers up to a depth, and a vocabulary of the given sentences' tokens and the
 // special tokens only, with those rows of the word embeddings (the sentences' ids mapped onto
 // it: `idsList`). On those sentences the engine reads the same bytes for every layer it runs as
 // in the whole file, so its attention there is the whole file's, layer for layer.
 // resumed(): layers from a layer `from` on, started from the input the all-int16 file gave that
-// layer (`inputs`): one vocabulary entry per token of the ranking sentences (`resumedIds`), its
+// layer (`inputs`): one vocabulary entry per token of those sentences (`resumedIds`), its
 // word-embedding row that input before the previous layer's LayerNorm scale and shift, which the
 // embedding LayerNorm then applies (position and token-type rows zero). The rows are stored at
 // 15 bits, as the engine rounds its activations, so the engine's attention differs from the
@@ -302,12 +299,9 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
   if (candidates.length === 0) return result(allAt('int8'), allInt8, null);  // nothing to choose
   if (allInt8 <= aim) return result(allAt('int8'), allInt8, true);
   const int16File = planFile(precisionIn(allAt('int16')));
-  // Every layer's input on the ranking sentences, kept for the resumed ranking files.
-  const rankingCount = rankingSentences(idsList);
+  // Every layer's input, kept for the resumed ranking files.
   const inputs = [];
-  const keep = (session, i) => {
-    if (i < rankingCount) inputs.push(Array.from({ length: shape.layers }, (_, layer) => session.hidden(layer)));
-  };
+  const keep = (session) => inputs.push(Array.from({ length: shape.layers }, (_, layer) => session.hidden(layer)));
   const allInt16 = judge.measure(int16File, { keep });
   log(`every candidate int16: calibration max |Δ| ${exp(allInt16)} (${seconds(started)})`);
   if (allInt16 > aim) {
@@ -317,7 +311,7 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
     return result(allAt(closest), Math.min(allInt8, allInt16), false);
   }
 
-  const ranking = new RankingFiles(shape, vocabLines, { int8: int8File, int16: int16File }, idsList.slice(0, rankingCount), inputs);
+  const ranking = new RankingFiles(shape, vocabLines, { int8: int8File, int16: int16File }, idsList, inputs);
   const sensitivity = rank({ shape, candidates, ranking, judge, precisionIn, allAt, log, started });
   const order = [...candidates].sort((a, b) => sensitivity.get(b) - sensitivity.get(a) || (a < b ? -1 : 1));
   const prefixChoice = (k) => new Map(order.map((n, i) => [n, i < k ? 'int16' : 'int8']));
@@ -339,7 +333,7 @@ export function searchPrecision({ shape, floats, vocabLines, candidates, fixed, 
 }
 
 // Map candidate → the attention max |Δ| it causes alone at int8 (every other candidate int16)
-// in the layers it moves first, on the ranking sentences; 0 for those that move no attention.
+// in the layers it moves first, on the calibration text; 0 for those that move no attention.
 function rank({ shape, candidates, ranking, judge, precisionIn, allAt, log, started }) {
   const sensitivity = new Map();
   const moving = candidates.filter((name) => firstLayerMoved(name, shape.layers) !== null);
@@ -348,9 +342,8 @@ function rank({ shape, candidates, ranking, judge, precisionIn, allAt, log, star
     log(`${candidates.length - moving.length} candidates act after the last softmax (the last layer's attention output and FFN `
       + 'matrices, the MLM head): they cannot move attention and are ranked last');
   }
-  const tokens = ranking.idsList.reduce((a, ids) => a + ids.length, 0);
-  log(`ranking on ${ranking.idsList.length} sentences, ${tokens} tokens: each candidate alone int8, every other int16, `
-    + `in the attention of the layer it moves first and ${RANKING_LAYERS_AFTER} after`);
+  log('ranking on the calibration text: each candidate alone int8, every other int16, in the attention of the layer it '
+    + `moves first and the ${RANKING_LAYERS_AFTER} after it`);
   let done = 0;
   const line = (what, figure) => log(`ranking ${++done}/${moving.length}: ${what}: ${exp(figure)} (${seconds(started)})`);
   // Queries, then keys: one run each for every layer's.
@@ -404,11 +397,4 @@ export function firstLayerMoved(name, layers) {
 // FFN matrices, and the MLM head, act after the last softmax.
 export function movesAttention(name, layers) {
   return firstLayerMoved(name, layers) !== null;
-}
-
-function rankingSentences(idsList) {
-  const total = idsList.reduce((a, ids) => a + ids.length, 0);
-  let count = 0, tokens = 0;
-  while (count < idsList.length && tokens < total * RANKING_SHARE) tokens += idsList[count++].length;
-  return Math.max(1, count);
 }

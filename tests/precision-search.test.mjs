@@ -235,4 +235,10 @@ test('a resumed ranking file: from a layer\'s stored input, the whole file\'s at
     assert.ok(Math.abs(x - y) < 0.1 * x, `${name}: ${y} resumed, ${x} from the start`);
   }
   assert.equal(compared, 2, 'the FFN matrices move attention well above the engine\'s own rounding');
+  const gamma = ranking.tables.int16.get('bert.encoder.layer.0.output.LayerNorm.weight').data;
+  assert.ok(ranking.resumes(1) && !ranking.resumes(0), 'from layer 1 on');
+  const kept = gamma[3];
+  gamma[3] = 0;
+  assert.equal(ranking.resumes(1), false, 'a LayerNorm scale of 0 cannot be divided out');
+  gamma[3] = kept;
 });

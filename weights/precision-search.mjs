@@ -178,9 +178,14 @@ export class RankingFiles {
     return buildFile(shape, this.vocab, '', tensors);
   }
 
+  /** Whether resumed() can start at layer `from`: stored inputs, and a LayerNorm scale without a 0 before it. */
+  resumes(from) {
+    return from >= 1 && this.inputs !== null && this.tables.int16.get(`${LAYER_PREFIX}${from - 1}.output.LayerNorm.weight`).data.every((g) => g !== 0);
+  }
+
   /** The file of layers from, from + 1, … (`layers` of them) started from layer from's input. */
   resumed(precisionOf, from, layers) {
-    if (from < 1 || !this.inputs) throw new Error('ranking files: a resumed file starts at layer 1 or later, from stored inputs');
+    if (!this.resumes(from)) throw new Error(`ranking files: no file resumed at layer ${from}`);
     const shape = { ...this.shape, layers, vocab: this.resumedCount };
     const layerName = (name, layer) => name.replace(/^bert\.encoder\.layer\.(\d+)\./, (_, l) => `${LAYER_PREFIX}${Number(l) + layer}.`);
     const norm = (part) => this.tables.int16.get(`${LAYER_PREFIX}${from - 1}.output.LayerNorm.${part}`).data;
@@ -361,12 +366,13 @@ function rank({ shape, candidates, ranking, judge, precisionIn, allAt, log, star
     const first = firstLayerMoved(name, shape.layers), own = layerOf(name);
     const end = Math.min(shape.layers, first + 1 + RANKING_LAYERS_AFTER);
     const precisionOf = precisionIn(withInt8(allAt('int16'), [name]));
-    // A matrix of layer 1 or later: that layer and the next, from its stored input.
-    const deltas = own >= 1
+    // A matrix of layer 1 or later: its layer and the next, from its layer's stored input.
+    const resumed = ranking.resumes(own);
+    const deltas = resumed
       ? judge.layerDeltas(ranking.resumed(precisionOf, own, end - own), ranking.resumedIds, own).subarray(first - own)
       : judge.layerDeltas(ranking.file(precisionOf, end), ranking.idsList).subarray(first);
     sensitivity.set(name, Math.max(...deltas));
-    line(`${name} alone int8 (layers ${own >= 1 ? own : 0} to ${end - 1}${own >= 1 ? `, from layer ${own}'s input` : ''})`, sensitivity.get(name));
+    line(`${name} alone int8 (layers ${resumed ? `${own} to ${end - 1}, from layer ${own}'s input` : `0 to ${end - 1}`})`, sensitivity.get(name));
   }
   return sensitivity;
 }

@@ -11,10 +11,14 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { convert } from '../weights/convert.mjs';
 import { referenceForward, maxAttentionDelta, loadCheckpoint } from '../weights/reference.mjs';
-import { calibrationIds, calibrationBudget, movesAttention, HELD_OUT_FACTOR } from '../weights/precision-search.mjs';
+import {
+  calibrationIds, calibrationBudget, firstLayerMoved, movesAttention, PlanJudge, RankingFiles, HELD_OUT_FACTOR,
+} from '../weights/precision-search.mjs';
+import { parseConfig } from '../weights/convert-core.mjs';
 import { CALIBRATION_SENTENCES, tokenizeAscii } from '../weights/calibration.mjs';
-import { createEngine } from '../web/src/engine.mjs';
+import { createEngine, Engine } from '../web/src/engine.mjs';
 import { writeFloatCheckpoint, BERT_VOCAB } from './lib/float-checkpoints.mjs';
+import { compactConfig, randomTensors } from './lib/checkpoints.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
 
 const skip = fs.existsSync(BERT_VOCAB) ? false : `${BERT_VOCAB} is missing (the real BERT vocabulary)`;
@@ -55,6 +59,16 @@ async function engineDelta(bytes, model, idsList) {
   return worst;
 }
 
+test('firstLayerMoved: the embeddings move layer 0, a layer its own Q, K, V and the next its output and FFN; the rest nothing', () => {
+  assert.equal(firstLayerMoved('bert.embeddings.position_embeddings.weight', 4), 0);
+  for (const m of ['query', 'key', 'value']) assert.equal(firstLayerMoved(`bert.encoder.layer.2.attention.self.${m}.weight`, 4), 2, m);
+  for (const m of ['attention.output.dense', 'intermediate.dense', 'output.dense']) {
+    assert.equal(firstLayerMoved(`bert.encoder.layer.2.${m}.weight`, 4), 3, m);
+    assert.equal(firstLayerMoved(`bert.encoder.layer.3.${m}.weight`, 4), null, m);
+  }
+  assert.equal(firstLayerMoved('cls.predictions.transform.dense.weight', 4), null);
+});
+
 test('movesAttention: only what acts after the last softmax is left out of the ranking', () => {
   assert.equal(movesAttention('cls.predictions.transform.dense.weight', 4), false);
   for (const m of ['attention.output.dense', 'intermediate.dense', 'output.dense']) {
@@ -63,6 +77,21 @@ test('movesAttention: only what acts after the last softmax is left out of the r
   }
   for (const m of ['query', 'key', 'value']) assert.equal(movesAttention(`bert.encoder.layer.3.attention.self.${m}.weight`, 4), true, m);
   assert.equal(movesAttention('bert.embeddings.word_embeddings.weight', 4), true);
+});
+
+test("random checkpoints at a trained BERT's scales: each layer's Q, K, V, attention output and FFN-in halved, the rest as 'sharp'", () => {
+  const config = compactConfig({ layers: 2, hidden: 128 });
+  const sharp = randomTensors(config, 3).tensors;
+  const trained = randomTensors(config, 3, { scales: 'trained' }).tensors;
+  const halved = /layer\.\d+\.(attention\.self\.(query|key|value)|attention\.output\.dense|intermediate\.dense)\.weight$/;
+  let count = 0;
+  for (const [name, values] of sharp) {
+    const share = halved.test(name) ? 0.5 : 1;
+    count += share < 1;
+    assert.ok(trained.get(name).every((v, i) => v === values[i] * share), `${name} × ${share}`);
+  }
+  assert.equal(count, 2 * 5);
+  assert.throws(() => randomTensors(config, 3, { scales: 'blunt' }), /scales: expected sharp or trained/);
 });
 
 test('the calibration budget: 600 tokens of bert-mini, fewer (never under 160) on larger models, every kind of sentence', () => {
@@ -112,4 +141,104 @@ test('a target no choice reaches: every candidate int16 and a plain warning with
   assert.match(run.stderr, /WARNING: over the target 1e-7: no choice of precisions reaches it/);
   assert.doesNotMatch(run.stderr, /within the target/);
   assert.doesNotMatch(run.stderr, /^ranking /m, 'no ranking when even all-int16 misses');
+});
+
+// The converter's files of `dir` with every matrix int16 but those whose name holds one of `int8`.
+function fileWithInt8(dir, int8) {
+  return convert({ ...quiet, predict: false, checkpointDir: dir, precision: 'int16', precisionFor: int8.map((substring) => ({ substring, precision: 'int8' })) }).bytes;
+}
+
+function rankingSetup(dir) {
+  const shape = parseConfig(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).shape;
+  const vocabLines = fs.readFileSync(path.join(dir, 'vocab.txt'), 'utf8').split('\n').slice(0, shape.vocab);
+  const model = loadCheckpoint(dir);
+  const idsList = calibrationIds(vocabLines, shape.maxPositions, 60);
+  const files = { int8: fileWithInt8(dir, ['weight']), int16: fileWithInt8(dir, []) };
+  const references = idsList.map((ids) => referenceForward(model, ids).attention);
+  const judge = new PlanJudge({ Engine, wasm }, idsList, references);
+  const inputs = [];
+  judge.measure(files.int16, { keep: (session) => inputs.push(Array.from({ length: shape.layers }, (_, l) => session.hidden(l))) });
+  return { shape, vocabLines, idsList, ranking: new RankingFiles(shape, vocabLines, files, idsList, inputs), judge };
+}
+
+test('a ranking file: the first layers of the whole file and the sentences\' rows; the engine\'s attention there is the whole file\'s, bit for bit', { skip }, async () => {
+  const dir = path.dirname(BERT_VOCAB);  // bert-mini-mlm: rows with scales of their own
+  const { shape, vocabLines, idsList, ranking } = rankingSetup(dir);
+  const int8 = ['layer.0.attention.self.query', 'layer.0.intermediate', 'word_embeddings'];
+  const precisionOf = (name) => (int8.some((s) => name.includes(s)) ? 'int8' : 'int16');
+  const wholeBytes = fileWithInt8(dir, int8);
+  const whole = await createEngine({ wasm, weights: wholeBytes });
+  const bytes = ranking.file(precisionOf, 1);
+  assert.ok(bytes.length < wholeBytes.length / 5, `${bytes.length} bytes, the whole file ${wholeBytes.length}`);
+  const part = await createEngine({ wasm, weights: bytes });
+  assert.equal(part.shape.layers, 1);
+  const specials = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'].map((token) => vocabLines.indexOf(token));
+  assert.equal(part.shape.vocab, new Set([...idsList.flat(), ...specials]).size, 'the tokens and the special tokens');
+  const [wholeSession, partSession] = [whole.createSession(), part.createSession()];
+  idsList.forEach((ids, i) => {
+    wholeSession.runIds(ids);
+    partSession.runIds(ranking.idsList[i]);
+    const size = shape.heads * ids.length ** 2;
+    assert.deepEqual(partSession.attention(), wholeSession.attention().subarray(0, size), `sentence ${i}`);
+  });
+  for (const e of [whole, part]) e.destroy();
+});
+
+test('one run ranks every query (and every key): a query matrix at int8 moves its own layer\'s attention, hardly any later one', { skip }, () => {
+  const dir = path.join(tempRoot, 'trained-4x128');
+  writeFloatCheckpoint(dir, { layers: 4, hidden: 128, positions: 128, seed: 7, scales: 'trained' });
+  const { shape, ranking, judge } = rankingSetup(dir);
+  for (const kind of ['query', 'key']) {
+    const names = Array.from({ length: shape.layers }, (_, l) => `bert.encoder.layer.${l}.attention.self.${kind}.weight`);
+    const file = (int8) => ranking.file((name) => (int8.includes(name) ? 'int8' : 'int16'), shape.layers);
+    const together = judge.layerDeltas(file(names), ranking.idsList);
+    const none = judge.layerDeltas(file([]), ranking.idsList);
+    names.forEach((name, layer) => {
+      const alone = judge.layerDeltas(file([name]), ranking.idsList);
+      assert.ok(alone[layer] > 2 * none[layer], `${name}: ${alone[layer]} moves its layer (${none[layer]} with none int8)`);
+      for (let later = layer + 1; later < shape.layers; later++) {
+        assert.ok(alone[later] < alone[layer] / 2, `${name}: layer ${later} ${alone[later]}, its own ${alone[layer]}`);
+      }
+      const ratio = together[layer] / alone[layer];
+      assert.ok(ratio > 0.8 && ratio < 1.25, `${name}: ${together[layer]} with every ${kind} int8, ${alone[layer]} alone`);
+    });
+  }
+});
+
+test('a resumed ranking file: from a layer\'s stored input, the whole file\'s attention within an activation step, and the same figures for what moves it', { skip }, async () => {
+  const dir = path.dirname(BERT_VOCAB);
+  const { shape, idsList, ranking, judge } = rankingSetup(dir);
+  const candidates = [['bert.encoder.layer.1.intermediate.dense.weight', 1], ['bert.encoder.layer.2.output.dense.weight', 2],
+    ['bert.encoder.layer.2.attention.self.value.weight', 2]];
+  let compared = 0;
+  for (const [name, layer] of candidates) {
+    const precisionOf = (n) => (n === name ? 'int8' : 'int16');
+    const layers = shape.layers - layer;
+    const whole = await createEngine({ wasm, weights: ranking.file(precisionOf, shape.layers) });
+    const resumed = await createEngine({ wasm, weights: ranking.resumed(precisionOf, layer, layers) });
+    assert.equal(resumed.shape.layers, layers);
+    const [a, b] = [whole.createSession(), resumed.createSession()];
+    let apart = 0;
+    idsList.forEach((ids, i) => {
+      a.runIds(ranking.idsList[i]);
+      b.runIds(ranking.resumedIds[i]);
+      const size = shape.heads * ids.length ** 2;
+      apart = Math.max(apart, maxAttentionDelta(b.attention(), a.attention().subarray(layer * size)));
+    });
+    for (const e of [whole, resumed]) e.destroy();
+    assert.ok(apart > 0 && apart < 1.5e-4, `${name}: ${apart} from the whole file's attention`);
+    const fromStart = judge.layerDeltas(ranking.file(precisionOf, shape.layers), ranking.idsList).subarray(layer);
+    const fromInput = judge.layerDeltas(ranking.resumed(precisionOf, layer, layers), ranking.resumedIds, layer);
+    const [x, y] = [Math.max(...fromStart), Math.max(...fromInput)];
+    if (x < 5e-4) continue;  // near what every matrix int16 does: the step apart decides
+    compared++;
+    assert.ok(Math.abs(x - y) < 0.1 * x, `${name}: ${y} resumed, ${x} from the start`);
+  }
+  assert.equal(compared, 2, 'the FFN matrices move attention well above the engine\'s own rounding');
+  const gamma = ranking.tables.int16.get('bert.encoder.layer.0.output.LayerNorm.weight').data;
+  assert.ok(ranking.resumes(1) && !ranking.resumes(0), 'from layer 1 on');
+  const kept = gamma[3];
+  gamma[3] = 0;
+  assert.equal(ranking.resumes(1), false, 'a LayerNorm scale of 0 cannot be divided out');
+  gamma[3] = kept;
 });

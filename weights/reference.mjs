@@ -428,11 +428,27 @@ export function gelu(x) {
 function linear(x, tokens, inputs, weight, bias, outputs) {
   const out = new Float64Array(tokens * outputs);
   const blocked = outputs - (outputs % 4);
-  for (let i = 0; i < tokens; i++) {
-    const row = i * inputs, result = i * outputs;
-    // Four output rows per pass over the token's inputs: twice as fast as one in V8.
-    for (let o = 0; o < blocked; o += 4) {
-      const w0 = o * inputs, w1 = w0 + inputs, w2 = w1 + inputs, w3 = w2 + inputs;
+  const paired = tokens - (tokens % 2);
+  // Four output rows for two tokens per pass over the inputs, every token for those four rows
+  // before the next four (which stay in cache): 1.7 times as fast as a token at a time in V8 on
+  // large models. Each sum still adds its products in the order of k: the same result, bit for bit.
+  for (let o = 0; o < blocked; o += 4) {
+    const w0 = o * inputs, w1 = w0 + inputs, w2 = w1 + inputs, w3 = w2 + inputs;
+    for (let i = 0; i < paired; i += 2) {
+      const row = i * inputs, next = row + inputs;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+      for (let k = 0; k < inputs; k++) {
+        const a = x[row + k], b = x[next + k];
+        const u0 = weight[w0 + k], u1 = weight[w1 + k], u2 = weight[w2 + k], u3 = weight[w3 + k];
+        s0 += a * u0; s1 += a * u1; s2 += a * u2; s3 += a * u3;
+        t0 += b * u0; t1 += b * u1; t2 += b * u2; t3 += b * u3;
+      }
+      const r = i * outputs + o, q = r + outputs;
+      out[r] = s0 + bias[o]; out[r + 1] = s1 + bias[o + 1]; out[r + 2] = s2 + bias[o + 2]; out[r + 3] = s3 + bias[o + 3];
+      out[q] = t0 + bias[o]; out[q + 1] = t1 + bias[o + 1]; out[q + 2] = t2 + bias[o + 2]; out[q + 3] = t3 + bias[o + 3];
+    }
+    for (let i = paired; i < tokens; i++) {
+      const row = i * inputs;
       let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
       for (let k = 0; k < inputs; k++) {
         const a = x[row + k];
@@ -441,16 +457,17 @@ function linear(x, tokens, inputs, weight, bias, outputs) {
         s2 += a * weight[w2 + k];
         s3 += a * weight[w3 + k];
       }
-      out[result + o] = s0 + bias[o];
-      out[result + o + 1] = s1 + bias[o + 1];
-      out[result + o + 2] = s2 + bias[o + 2];
-      out[result + o + 3] = s3 + bias[o + 3];
+      const r = i * outputs + o;
+      out[r] = s0 + bias[o]; out[r + 1] = s1 + bias[o + 1]; out[r + 2] = s2 + bias[o + 2]; out[r + 3] = s3 + bias[o + 3];
     }
-    for (let o = blocked; o < outputs; o++) {
-      const w = o * inputs;
+  }
+  for (let o = blocked; o < outputs; o++) {
+    const w = o * inputs;
+    for (let i = 0; i < tokens; i++) {
+      const row = i * inputs;
       let sum = 0;
       for (let k = 0; k < inputs; k++) sum += x[row + k] * weight[w + k];
-      out[result + o] = sum + bias[o];
+      out[i * outputs + o] = sum + bias[o];
     }
   }
   return out;

@@ -1,6 +1,6 @@
-// Random-weight BERT checkpoints off the int8 grid, for the precision search: the sharp random
-// weights of checkpoints.mjs, each matrix value moved by up to half an int8 step of its row, so
-// that no matrix is on the grid and `--precision auto` has to choose. With the real BERT
+// Random-weight BERT checkpoints off the int8 grid, for the precision search: the random weights
+// of checkpoints.mjs (sharp, or at a trained BERT's scales), each matrix value moved by up to half
+// an int8 step of its row, so that no matrix is on the grid and `--precision auto` has to choose. With the real BERT
 // vocabulary (bert-mini-mlm's vocab.txt, 30,522 entries) English text tokenizes into words, as
 // it does for a published checkpoint.
 import fs from 'node:fs';
@@ -32,10 +32,13 @@ function moveOffGrid(values, rows, cols, next) {
   }
 }
 
-/** config and Map name → Float32Array of a sharp random BERT whose matrices are off the int8 grid. */
-export function floatTensors({ layers, hidden, vocab = 30522, positions = 512, seed = 1 }) {
+/**
+ * config and Map name → Float32Array of a random BERT whose matrices are off the int8 grid;
+ * `scales` 'sharp' (the default) or 'trained' (checkpoints.mjs SCALES).
+ */
+export function floatTensors({ layers, hidden, vocab = 30522, positions = 512, seed = 1, scales = 'sharp' }) {
   const config = compactConfig({ layers, hidden, vocab, positions });
-  const { tensors, shapes } = randomTensors(config, seed);
+  const { tensors, shapes } = randomTensors(config, seed, { scales });
   const next = generator(seed);
   for (const [name, values] of tensors) {
     const shape = shapes[name];

@@ -232,33 +232,84 @@ async function wholeFile(url, response, report) {
  * The head of the weights over http: {head, fileSize, fetchParts, early}; or {whole} when the
  * file cannot be read in parts (a server that ignores Range, or a file that is not a well-formed
  * weights file: the engine then names what is wrong); or null when it is not there (then the
- * scripts are tried). `known` ({fileSize, first}, the default weights' sizes compiled in by
- * tools/build-web.mjs): the head and the first layer's part come in one request, the bytes
- * [0, first); `early` holds what came after the head. Without it, or when the file is not the one
- * expected, the header comes first, then the rest of the head.
+ * scripts are tried). `first` (the default weights: the end of layer 1's part, compiled in by
+ * tools/build-web.mjs): the head and layer 1's part come in one request (streamHead). Otherwise,
+ * or when the file is not the one expected, the header comes first, then the rest of the head.
  */
-async function fetchHead(url, report, known = null) {
-  let first;
+async function fetchHead(url, report, first = null) {
+  if (first) {
+    const streamed = await streamHead(url, first, report);
+    if (streamed !== undefined) return streamed;
+  }
+  let header128;
   try {
-    first = await fetchRange(url, 0, known ? known.first : 128);
+    header128 = await fetchRange(url, 0, 128);
   } catch {
     return null;
   }
-  if (first.response.status === 404) return null;
-  const header = readWeightsHeader(first.bytes);
-  if (!header || first.total !== header.fileSize) return wholeFile(url, first.response, report);
-  const head = new Uint8Array(header.headBytes);
-  if (first.bytes.length >= header.headBytes) {
-    head.set(first.bytes.subarray(0, header.headBytes));
-    const early = { offset: header.headBytes, bytes: first.bytes.subarray(header.headBytes) };
-    return { head, fileSize: header.fileSize, fetchParts: partFetcher(url, header.fileSize, early.bytes.length > 0), early };
-  }
-  report({ part: 'weights', message: 'loading model weights', loaded: first.bytes.length, total: header.headBytes });
-  const rest = await fetchRange(url, first.bytes.length, header.headBytes).catch(() => ({ bytes: null }));
+  if (header128.response.status === 404) return null;
+  const header = readWeightsHeader(header128.bytes);
+  if (!header || header128.total !== header.fileSize) return wholeFile(url, header128.response, report);
+  report({ part: 'weights', message: 'loading model weights', loaded: 128, total: header.headBytes });
+  const rest = await fetchRange(url, 128, header.headBytes).catch(() => ({ bytes: null }));
   if (!rest.bytes) return wholeFile(url, null, report);
-  head.set(first.bytes);
-  head.set(rest.bytes, first.bytes.length);
+  const head = new Uint8Array(header.headBytes);
+  head.set(header128.bytes);
+  head.set(rest.bytes, 128);
   return { head, fileSize: header.fileSize, fetchParts: partFetcher(url, header.fileSize, false) };
+}
+
+/**
+ * Bytes [0, end) in one range request, read as they stream in: as soon as the head is in, the
+ * engine can start and the sentence's rows be asked for, while the rest (layer 1's part) is still
+ * arriving; `early` = {offset, end, bytes: a promise of those bytes, null if they do not all
+ * come}. undefined when the answer is not the file expected (the caller reads it the usual way).
+ */
+async function streamHead(url, end, report) {
+  let response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin', priority: 'high', headers: { Range: `bytes=0-${end - 1}` } });
+  } catch {
+    return null;
+  }
+  if (response.status === 404) return null;
+  if (response.status === 200) return wholeFile(url, response, report);
+  const total = Number(/\/(\d+)\s*$/.exec(response.headers.get('content-range') || '')?.[1] ?? NaN);
+  if (response.status !== 206 || !response.body) { response.body?.cancel().catch(() => {}); return undefined; }
+  const reader = response.body.getReader();
+  const bytes = new Uint8Array(end);
+  let received = 0, header = null;
+  const readSome = async () => {
+    const { done, value } = await reader.read();
+    if (done || received + value.length > end) return false;
+    bytes.set(value, received);
+    received += value.length;
+    return true;
+  };
+  try {
+    while (!header || received < header.headBytes) {
+      if (!(await readSome())) throw new Error('cut short');
+      if (!header && received >= 128) {
+        header = readWeightsHeader(bytes.subarray(0, 128));
+        if (!header || header.fileSize !== total || header.headBytes > end) throw new Error('another file');
+      }
+      report({ part: 'weights', message: 'loading model weights', loaded: received, total: header?.headBytes ?? end });
+    }
+  } catch {
+    reader.cancel().catch(() => {});
+    return undefined;
+  }
+  const rest = (async () => {
+    try {
+      while (received < end) if (!(await readSome())) return null;
+      return bytes.subarray(header.headBytes, end);
+    } catch {
+      return null;
+    }
+  })();
+  // the server answered a range reaching past the head: the parts' requests can go out at once
+  return { head: bytes.slice(0, header.headBytes), fileSize: header.fileSize, fetchParts: partFetcher(url, header.fileSize, true),
+    early: { offset: header.headBytes, end, bytes: rest } };
 }
 
 /**
@@ -364,18 +415,32 @@ class PartLoader {
     for (const listener of [...this.listeners]) listener(state);
   }
 
-  /** Bytes of the file that came with the head ({offset, bytes}): the parts wholly inside them arrive. */
-  arrivedEarly({ offset, bytes }) {
+  /**
+   * Bytes of the file that come with the head ({offset, end, bytes: a promise}): the parts wholly
+   * inside [offset, end) are in flight until they come, then arrive; a part they do not bring is
+   * fetched as any other when a run needs it.
+   */
+  arrivedEarly({ offset, end, bytes }) {
+    const inside = [];
     for (let i = 0; i < this.engine.partCount(); i++) {
       const part = this.engine.partRange(i);
-      if (part.offset < offset || part.offset + part.bytes > offset + bytes.length) continue;
-      try {
-        this.engine.partArrived(i, bytes.subarray(part.offset - offset, part.offset - offset + part.bytes));
-        this.bytesLoaded += part.bytes;
-      } catch (error) {
-        this.failures.set(i, new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: i }]));
-      }
+      if (part.offset >= offset && part.offset + part.bytes <= end) inside.push(i);
     }
+    const arrival = bytes.then((got) => {
+      for (const i of inside) {
+        this.inFlight.delete(i);
+        if (!got) continue;
+        const { offset: at, bytes: length } = this.engine.partRange(i);
+        try {
+          this.engine.partArrived(i, got.subarray(at - offset, at - offset + length));
+          this.bytesLoaded += length;
+        } catch (error) {
+          this.failures.set(i, new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: i }]));
+        }
+      }
+      this.changed();
+    });
+    for (const i of inside) this.inFlight.set(i, arrival);
   }
 
   /** Parts that failed to arrive (after their retries). */
@@ -563,8 +628,7 @@ async function startEngine(sources, report) {
 async function loadWeights(sources, report) {
   const { binaryUrl, scriptUrl } = sources.weights;
   if (binaryUrl && canFetch(binaryUrl)) {
-    const known = sources.defaultWeights && ASSET_BYTES.weightsFirst ? { first: ASSET_BYTES.weightsFirst } : null;
-    const fetched = await fetchHead(binaryUrl, report, known);
+    const fetched = await fetchHead(binaryUrl, report, sources.defaultWeights ? ASSET_BYTES.weightsFirst : null);
     if (fetched) return fetched;
   }
   if (!scriptUrl) {

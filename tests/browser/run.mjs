@@ -642,6 +642,48 @@ async function testMaskWaitsForParts() {
   }
 }
 
+/**
+ * A view that reads every layer (All heads) while the later layers' weights are slow to come
+ * (their range requests answered 1.5 s late): the page says which layer it waits for and how many
+ * are in, then draws the grid once they are; the Row view of layer 1 is drawn before them.
+ */
+async function testEveryLayerWaits() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-layers-'));
+  const prefix = `/layers-${path.basename(dir)}/`;
+  const weights = readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin'));
+  const layers = engine.shape.layers;
+  await writeFile(path.join(dir, 'slow.bin'), weights);
+  const page = (view) => '<!doctype html><meta charset="utf-8"><title>layers</title>' +
+    `<script src="/web/dist/attention-explorer.js" defer></script><attention-explorer weights="slow.bin" sentence="The cat sat on the mat." view="${view}"></attention-explorer>\n`;
+  await writeFile(path.join(dir, 'grid.html'), page('all-heads'));
+  await writeFile(path.join(dir, 'row.html'), page('row'));
+  SERVED.set(prefix, dir);
+  slowRanges.set(`${prefix}slow.bin`, [partsOf(weights)[1].offset, 1500, partsOf(weights)[layers].offset]);  // layers 2 …
+  const tab = await newPage();
+  try {
+    await tab.goto(`${HTTP}${prefix}grid.html`);
+    const waiting = explorer(tab).locator('.figure-box svg[data-waiting="layer"]');
+    await waiting.waitFor({ state: 'attached', timeout: 30000 });
+    const text = await waiting.textContent();
+    check(`every layer: All heads says which layer it waits for and how many are in ("${text.slice(0, 90)}")`,
+      /Loading the weights of layer [2-9]/.test(text) && new RegExp(`\\d of ${layers} layers in`).test(text), text);
+    await waitDrawn(tab);
+    const cells = await explorer(tab).locator('.cell-bg').count();
+    const ready = await explorer(tab).evaluate((e) => e.engine.layersReady());
+    check(`every layer: the grid is drawn once the ${layers} layers are in (${cells} cells, ${ready} layers ready)`, ready === layers && cells >= layers);
+    await tab.goto(`${HTTP}${prefix}row.html`);
+    await waitDrawn(tab);
+    const rowReady = await explorer(tab).evaluate((e) => ({ ready: e.engine.layersReady(), bars: e.shadowRoot.querySelectorAll('.attention-row rect.bar').length }));
+    check(`every layer: the Row view of layer 1 is drawn with ${rowReady.ready} of ${layers} layers in`, rowReady.ready < layers && rowReady.bars > 0, JSON.stringify(rowReady));
+    check('every layer: no page errors', tab.problems.length === 0, tab.problems.join('; '));
+  } finally {
+    await tab.context().close();
+    slowRanges.delete(`${prefix}slow.bin`);
+    SERVED.delete(prefix);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function testExport() {
   const page = await newPage();
   await page.goto(url(FILE, 'index.html'));
@@ -669,7 +711,7 @@ const THROTTLED = { offline: false, latency: 40, downloadThroughput: (20e6 / 8),
  * and, over http, every byte the page fetched before it (Resource Timing, bodies as sent).
  */
 async function firstRowTimes(base, loads, { throttle = null } = {}) {
-  const times = [], weightBytes = [], fetchedBytes = [];
+  const times = [], weightBytes = [], fetchedBytes = [], layersReady = [];
   const page = await newPage();
   if (throttle) {
     const cdp = await page.context().newCDPSession(page);
@@ -685,17 +727,18 @@ async function firstRowTimes(base, loads, { throttle = null } = {}) {
       const mark = performance.getEntriesByName('attn-first-row')[0];
       const before = performance.getEntriesByType('resource').filter((e) => e.responseEnd <= mark.startTime);
       const document = performance.getEntriesByType('navigation')[0];
-      return { time: mark.startTime, weightBytes: mark.detail?.weightBytes ?? null,
+      return { time: mark.startTime, weightBytes: mark.detail?.weightBytes ?? null, layersReady: mark.detail?.layersReady ?? null,
         fetched: before.reduce((sum, e) => sum + e.encodedBodySize, document?.encodedBodySize ?? 0) };
     });
     times.push(measured.time);
     weightBytes.push(measured.weightBytes);
+    layersReady.push(measured.layersReady);
     fetchedBytes.push(measured.fetched);
   }
   const parts = await page.evaluate(() => Object.fromEntries(['attn-wasm-loaded', 'attn-weights-loaded', 'attn-engine-ready', 'attn-first-row']
     .map((n) => [n.replace('attn-', ''), Math.round(performance.getEntriesByName(n)[0]?.startTime)])));
   await page.context().close();
-  return { times, parts, weightBytes: weightBytes.at(-1), fetchedBytes: fetchedBytes.at(-1) };
+  return { times, parts, weightBytes: weightBytes.at(-1), fetchedBytes: fetchedBytes.at(-1), layersReady };
 }
 
 async function keystrokeTimes(keys) {
@@ -784,6 +827,8 @@ async function testTiming() {
   const fileSize = statSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin')).size;
   check(`timing: the first row read part of the weights (file:// ${file.weightBytes}, http ${web.weightBytes} of ${fileSize} bytes)`,
     file.weightBytes > 0 && file.weightBytes < fileSize && web.weightBytes > 0 && web.weightBytes < fileSize);
+  check(`timing: the first row of layer 1 is drawn from the layers it shows: the weights of ${slow.layersReady.join(', ')} layer(s) of ${engine.shape.layers} in at the first row (throttled http), ${web.layersReady.join(', ')} (http)`,
+    slow.layersReady.every((l) => l >= 1 && l < engine.shape.layers));
   check(`timing: a server that ignores Range sends the whole file and the page draws from it (${whole.weightBytes} bytes)`,
     whole.weightBytes === fileSize && whole.times.length === 2);
   console.log(`timing detail: throttled http from a server that ignores Range (the whole file first): first_row_bytes=${whole.weightBytes} first_row_ms=${Math.round(median(whole.times))}`);
@@ -1597,13 +1642,13 @@ async function testCompactControls() {
 }
 
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
-  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testExport,
+  testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
   testLayoutColumns, testAblation, testImportance, testCompactControls,
   testImportanceTime: async () => console.log(`timing detail: importance_ms=${(await importanceTiming()).toFixed(1)}`), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
-const FULL_ONLY = new Set(['testTiming', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',
+const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',
   'testLongInput', 'testConvertPanel']);
 
 await mkdir(SHOTS, { recursive: true });

@@ -317,7 +317,8 @@ export class AttentionExplorer extends HTMLElement {
     performance.mark('attn-redraw');
     if (!firstRowMarked) {
       firstRowMarked = true;
-      performance.mark('attn-first-row', { detail: { weightBytes: this.engine?.weightBytesLoaded?.() ?? null } });
+      const engine = this.engine;
+      performance.mark('attn-first-row', { detail: { weightBytes: engine?.weightBytesLoaded?.() ?? null, layersReady: engine?.layersReady?.() ?? null } });
     }
     this.engine?.loading?.startBackground();  // the rest of the weights, now that a figure is up
     if (this.inputStart !== null) {

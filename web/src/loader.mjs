@@ -451,9 +451,12 @@ class PartLoader {
     return this.ensure(this.engine.partsForIds(this.engine.tokenize(text).ids), 'high');
   }
 
-  /** Resolves once the weights of layers 0 … count − 1 have arrived. */
-  ensureLayers(count) {
-    return this.ensure(this.engine.partsForLayers(count), 'high');
+  /** Resolves once the weights of layers 0 … count − 1 have arrived: a layer at a time, in order,
+   * so that a run computes each layer while the next one is on its way. */
+  async ensureLayers(count) {
+    for (let layer = 0; layer < Math.min(count, this.engine.shape.layers); layer++) {
+      await this.ensure(this.engine.layerParts(layer).filter((i) => !this.engine.partReady(i)), 'high');
+    }
   }
 
   /** Resolves once every part has arrived (the masked-word predictions need them all). */

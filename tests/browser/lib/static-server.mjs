@@ -3,7 +3,8 @@
 // per request, as the page asks for the weights' parts. The maps let a test make the server
 // misbehave: `noRanges` paths are served whole whatever the Range header asks (a server
 // without ranges), `missingRanges` (path → [from, to)) answer 404 to range requests starting
-// there, `slowRanges` (path → [first byte, ms]) answer range requests from there that much later.
+// there, `slowRanges` (path → [first byte, ms, end byte]) answer range requests starting from
+// there (up to the end byte, if given) that much later.
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,8 +27,8 @@ export function startServer(root, { served = new Map(), noRanges = new Set(), mi
         const start = Number(range[1]);
         const [missingFrom, missingTo] = missingRanges.get(pathname) ?? [Infinity, Infinity];
         if (start >= missingFrom && start < missingTo) throw new Error('a range made missing');
-        const [slowFrom, delay] = slowRanges.get(pathname) ?? [Infinity, 0];
-        if (start >= slowFrom) await new Promise((resolve) => setTimeout(resolve, delay));
+        const [slowFrom, delay, slowTo = Infinity] = slowRanges.get(pathname) ?? [Infinity, 0];
+        if (start >= slowFrom && start < slowTo) await new Promise((resolve) => setTimeout(resolve, delay));
         const end = Math.min(range[2] ? Number(range[2]) + 1 : data.length, data.length);
         if (start >= data.length || end <= start) {
           response.writeHead(416, { 'content-range': `bytes */${data.length}` });

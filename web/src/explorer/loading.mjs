@@ -99,12 +99,14 @@ export const loading = {
     if (viewById(this.state.view)?.redrawsAsWeightsArrive && (missing === 0 || missing % 8 === 0)) this.renderView();
   },
 
-  /** A run that needs rows of the weights not yet arrived: they are fetched first, with the
-   * layers the view shows (a run needs both; fetched together, they arrive together). */
+  /** A run that needs rows of the weights not yet arrived: they are fetched first, and the layers
+   * the view shows with them; the run begins once the rows are in, and computes each layer as its
+   * weights arrive (a view waiting for one says so). */
   waitForWeights(text = this.state.sentence) {
     const sentence = this.state.sentence;
     const loading = this.engine.loading;
-    Promise.all([loading.ensureText(text), loading.ensureLayers(layersShown(this.state, this.engine.shape))]).then(() => {
+    loading.ensureLayers(layersShown(this.state, this.engine.shape)).catch(() => {});  // the run says what fails
+    loading.ensureText(text).then(() => {
       if (this.state.sentence === sentence && this.isConnected) this.runNow();
     }, (error) => this.showFirstError(error));
   },

@@ -626,6 +626,14 @@ static inline void dot_add(i4 *acc, i16x8 x, i16x8 w) {
 DEFINE_KERNELS(w8, int8_t, load_w8)
 DEFINE_KERNELS(w16, int16_t, load_w16)
 
+/* bench/prepacked.c includes this file with ATTN_BENCH_BLOCK_W8 naming its own kernel for int8
+ * weights stored in another order (a candidate format version, measured there). */
+#ifdef ATTN_BENCH_BLOCK_W8
+static void ATTN_BENCH_BLOCK_W8(const qmatrix *w, int chunk, const int16_t *X, const float *sx, int b0, int count,
+                                const float *bias, float *y);
+#define block_w8 ATTN_BENCH_BLOCK_W8
+#endif
+
 /* Built with -DATTN_PROFILE (bench/profile.c), the time spent quantizing activations is summed
  * in attn_profile_quantize_ms by the harness's clock; otherwise QUANTIZE_TIMED is the call. */
 #ifdef ATTN_PROFILE

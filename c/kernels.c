@@ -433,14 +433,24 @@ static int_plan plan_for(const qmatrix *w) {
 
 /* X = round(x / sx) with sx = max|x| / limit, so |X| ≤ limit ≤ 32767; returns sx (0 for an
  * all-zero row). A NaN reads as 0, as wasm's trunc_sat gives. Columns c…c+7 (c a multiple of 8)
- * go to X[(c/8)·stride …]; the columns from cols to the next multiple of 8 are 0. */
+ * go to X[(c/8)·stride …]; the columns from cols to the next multiple of 8 are 0.
+ *
+ * The SIMD loop rounds as nearbyintf does (to nearest, ties to even) by adding 1.5·2²³: for
+ * |v| < 2²² the sum's low mantissa bits hold round(v), read by subtracting the bits of 1.5·2²³.
+ * It needs no clamp: |x| ≤ m makes |x·inv| ≤ limit·(1 + 2⁻²³) before rounding, so |X| ≤ limit.
+ * When inv = limit/m is not finite (m subnormal) the scalar loop takes the row. */
 static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X, int stride) {
     float m = 0;
     int c = 0;
 #if defined(__wasm_simd128__)
-    v128_t vm = wasm_f32x4_splat(0);
-    for (; c + 4 <= cols; c += 4) vm = wasm_f32x4_pmax(vm, wasm_f32x4_abs(wasm_v128_load(x + c)));
-    for (int l = 0; l < 4; l++) if (f4_lane(vm, l) > m) m = f4_lane(vm, l);
+    v128_t m0 = wasm_f32x4_splat(0), m1 = m0;  /* two chains: the maximum does not depend on the order */
+    for (; c + 8 <= cols; c += 8) {
+        m0 = wasm_f32x4_pmax(m0, wasm_f32x4_abs(wasm_v128_load(x + c)));
+        m1 = wasm_f32x4_pmax(m1, wasm_f32x4_abs(wasm_v128_load(x + c + 4)));
+    }
+    for (; c + 4 <= cols; c += 4) m0 = wasm_f32x4_pmax(m0, wasm_f32x4_abs(wasm_v128_load(x + c)));
+    m0 = wasm_f32x4_pmax(m0, m1);
+    for (int l = 0; l < 4; l++) if (f4_lane(m0, l) > m) m = f4_lane(m0, l);
 #endif
     for (; c < cols; c++) if (fabsf(x[c]) > m) m = fabsf(x[c]);
     if (!(m > 0) || !(m <= 3.0e38f)) {  /* zero (→ 0), or infinite (→ NaN, as a float product) */
@@ -450,14 +460,15 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X,
     const float inv = (float)limit / m;
     c = 0;
 #if defined(__wasm_simd128__)
-    const v128_t vinv = wasm_f32x4_splat(inv);
-    const v128_t lo = wasm_i32x4_splat(-limit), hi = wasm_i32x4_splat(limit);
-    for (; c + 8 <= cols; c += 8) {
-        v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c), vinv)));
-        v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + c + 4), vinv)));
-        a = wasm_i32x4_min(wasm_i32x4_max(a, lo), hi);
-        b = wasm_i32x4_min(wasm_i32x4_max(b, lo), hi);
-        wasm_v128_store(X + (size_t)(c / 8) * stride, wasm_i16x8_narrow_i32x4(a, b));
+    if (inv <= 3.0e38f) {
+        const v128_t vinv = wasm_f32x4_splat(inv), round = wasm_f32x4_splat(12582912.0f);
+        for (; c + 8 <= cols; c += 8) {
+            const v128_t u = wasm_f32x4_mul(wasm_v128_load(x + c), vinv);
+            const v128_t v = wasm_f32x4_mul(wasm_v128_load(x + c + 4), vinv);
+            const v128_t a = wasm_v128_and(wasm_i32x4_sub(wasm_f32x4_add(u, round), round), wasm_f32x4_eq(u, u));
+            const v128_t b = wasm_v128_and(wasm_i32x4_sub(wasm_f32x4_add(v, round), round), wasm_f32x4_eq(v, v));
+            wasm_v128_store(X + (size_t)(c / 8) * stride, wasm_i16x8_narrow_i32x4(a, b));
+        }
     }
 #endif
     for (; c < cols; c++) {
@@ -614,6 +625,14 @@ static inline void dot_add(i4 *acc, i16x8 x, i16x8 w) {
 
 DEFINE_KERNELS(w8, int8_t, load_w8)
 DEFINE_KERNELS(w16, int16_t, load_w16)
+
+/* bench/prepacked.c includes this file with ATTN_BENCH_BLOCK_W8 naming its own kernel for int8
+ * weights stored in another order (a candidate format version, measured there). */
+#ifdef ATTN_BENCH_BLOCK_W8
+static void ATTN_BENCH_BLOCK_W8(const qmatrix *w, int chunk, const int16_t *X, const float *sx, int b0, int count,
+                                const float *bias, float *y);
+#define block_w8 ATTN_BENCH_BLOCK_W8
+#endif
 
 /* Built with -DATTN_PROFILE (bench/profile.c), the time spent quantizing activations is summed
  * in attn_profile_quantize_ms by the harness's clock; otherwise QUANTIZE_TIMED is the call. */

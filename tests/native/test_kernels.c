@@ -146,6 +146,31 @@ static void shared_input(void) {
     free(x), free(alone);
 }
 
+/* Activations the quantizer rounds specially: a NaN reads as 0 (the same bits as a 0 there); a row
+ * whose largest value is subnormal (limit / max overflows to infinity: the scalar path) stays
+ * within the bound; widths with a SIMD part and a scalar tail. */
+static void quantizer_edges(void) {
+    const int cols_list[] = {16, 20, 256};
+    for (int ci = 0; ci < 3; ci++) {
+        const int rows = 5, cols = cols_list[ci], n = 3;
+        test_matrix m;
+        make_matrix(&m, rows, cols, 8, 127, 0);
+        float *x = malloc((size_t)n * cols * sizeof *x), *x0 = malloc((size_t)n * cols * sizeof *x0);
+        float *y = malloc((size_t)n * rows * sizeof *y), *y0 = malloc((size_t)n * rows * sizeof *y0);
+        for (int i = 0; i < n * cols; i++) x[i] = uniform(-3, 3);
+        for (int c = 0; c < cols; c++) x[(size_t)2 * cols + c] = (float)(c % 5) * 1e-41f;  /* subnormal max */
+        memcpy(x0, x, (size_t)n * cols * sizeof *x);
+        x[3] = NAN, x0[3] = 0;
+        x[cols - 1] = NAN, x0[cols - 1] = 0;
+        matmul_w8_or_w16(x, n, &m.w, NULL, y);
+        matmul_w8_or_w16(x0, n, &m.w, NULL, y0);
+        check(memcmp(y, y0, (size_t)n * rows * sizeof *y) == 0, "a NaN activation reads as 0", rows, cols, 8, n);
+        check(within_bound(&m.w, x0, n, NULL, y0), "subnormal activations within the bound", rows, cols, 8, n);
+        free_matrix(&m);
+        free(x), free(x0), free(y), free(y0);
+    }
+}
+
 /* GELU against ½x·erfc(−x/√2) in double: 2^21 + 1 points over [−12, 12], powers of ten up to
  * 1e30 of both signs, the special values. */
 static void gelu_accuracy(void) {
@@ -193,6 +218,7 @@ int main(void) {
     run_case(4, 4096, 8, 127, 5, 1);
     gelu_accuracy();
     shared_input();
+    quantizer_edges();
     printf("kernels: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -609,31 +609,22 @@ async function testCorruptParts() {
   }
 }
 
-/**
- * [MASK] predictions need every part of the weights: over http with each part request held
- * back, the [MASK] view first says what it waits for (parts arrived of all), then shows the
- * engine's top guess once the last part is in.
- */
-async function testMaskWaitsForParts() {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-mask-parts-'));
-  const prefix = `/mask-parts-${path.basename(dir)}/`;
-  const weights = readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin'));
-  await writeFile(path.join(dir, 'slow.bin'), weights);
-  const sentence = 'The cat sat on the [MASK].';
-  await writeFile(path.join(dir, 'mask.html'), '<!doctype html><meta charset="utf-8"><title>mask</title>' +
-    `<script src="/web/dist/attention-explorer.js" defer></script><attention-explorer weights="slow.bin" sentence="${sentence}" view="mlm"></attention-explorer>\n`);
+/** The default weights as slow.bin in a scratch folder served over http, with the pages of
+ * `views` ({page name: view}) showing `sentence` from it, and slow.bin's ranges answered late as
+ * `slow` says ([first byte, ms, end byte]); body(address of a page, page) runs on a new page. */
+async function withSlowWeights(name, { sentence, views, slow }, body) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `attn-${name}-`));
+  const prefix = `/${name}-${path.basename(dir)}/`;
+  await writeFile(path.join(dir, 'slow.bin'), readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin')));
+  for (const [file, view] of Object.entries(views)) {
+    await writeFile(path.join(dir, file), `<!doctype html><meta charset="utf-8"><title>${name}</title>` +
+      `<script src="/web/dist/attention-explorer.js" defer></script><attention-explorer weights="slow.bin" sentence="${sentence}" view="${view}"></attention-explorer>\n`);
+  }
   SERVED.set(prefix, dir);
-  slowRanges.set(`${prefix}slow.bin`, [partsOf(weights)[0].offset, 1500]);
+  slowRanges.set(`${prefix}slow.bin`, slow);
   const page = await newPage();
   try {
-    await page.goto(`${HTTP}${prefix}mask.html`);
-    await waitDrawn(page);
-    const waiting = await explorer(page).locator('.figure-box, .figure').first().textContent();
-    check('[MASK] in parts: the view says it waits for the rest of the weights, with progress',
-      /waiting for the rest of the model weights/.test(waiting) && new RegExp(`\\d+ of ${partsOf(weights).length} parts`).test(waiting), waiting.slice(0, 300));
-    await explorer(page).locator('.mlm-row').first().waitFor({ state: 'attached', timeout: 60000 });
-    await viewValues.checkMlm(page, '[MASK] in parts, once every part is in', sentence);
-    check('[MASK] in parts: no page errors', page.problems.length === 0, page.problems.join('; '));
+    await body((file) => `${HTTP}${prefix}${file}`, page);
   } finally {
     await page.context().close();
     slowRanges.delete(`${prefix}slow.bin`);
@@ -643,25 +634,36 @@ async function testMaskWaitsForParts() {
 }
 
 /**
+ * [MASK] predictions need every part of the weights: over http with each part request held
+ * back, the [MASK] view first says what it waits for (parts arrived of all), then shows the
+ * engine's top guess once the last part is in.
+ */
+async function testMaskWaitsForParts() {
+  const parts = partsOf(readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin')));
+  const sentence = 'The cat sat on the [MASK].';
+  await withSlowWeights('mask-parts', { sentence, views: { 'mask.html': 'mlm' }, slow: [parts[0].offset, 1500] }, async (address, page) => {
+    await page.goto(address('mask.html'));
+    await waitDrawn(page);
+    const waiting = await explorer(page).locator('.figure-box, .figure').first().textContent();
+    check('[MASK] in parts: the view says it waits for the rest of the weights, with progress',
+      /waiting for the rest of the model weights/.test(waiting) && new RegExp(`\\d+ of ${parts.length} parts`).test(waiting), waiting.slice(0, 300));
+    await explorer(page).locator('.mlm-row').first().waitFor({ state: 'attached', timeout: 60000 });
+    await viewValues.checkMlm(page, '[MASK] in parts, once every part is in', sentence);
+    check('[MASK] in parts: no page errors', page.problems.length === 0, page.problems.join('; '));
+  });
+}
+
+/**
  * A view that reads every layer (All heads) while the later layers' weights are slow to come
  * (their range requests answered 1.5 s late): the page says which layer it waits for and how many
  * are in, then draws the grid once they are; the Row view of layer 1 is drawn before them.
  */
 async function testEveryLayerWaits() {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-layers-'));
-  const prefix = `/layers-${path.basename(dir)}/`;
-  const weights = readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin'));
+  const parts = partsOf(readFileSync(path.join(ROOT, 'web/dist/bert-mini.int8.bin')));
   const layers = engine.shape.layers;
-  await writeFile(path.join(dir, 'slow.bin'), weights);
-  const page = (view) => '<!doctype html><meta charset="utf-8"><title>layers</title>' +
-    `<script src="/web/dist/attention-explorer.js" defer></script><attention-explorer weights="slow.bin" sentence="The cat sat on the mat." view="${view}"></attention-explorer>\n`;
-  await writeFile(path.join(dir, 'grid.html'), page('all-heads'));
-  await writeFile(path.join(dir, 'row.html'), page('row'));
-  SERVED.set(prefix, dir);
-  slowRanges.set(`${prefix}slow.bin`, [partsOf(weights)[1].offset, 1500, partsOf(weights)[layers].offset]);  // layers 2 …
-  const tab = await newPage();
-  try {
-    await tab.goto(`${HTTP}${prefix}grid.html`);
+  const slow = [parts[1].offset, 1500, parts[layers].offset];  // layers 2 … : 1.5 s late
+  await withSlowWeights('layers', { sentence: 'The cat sat on the mat.', views: { 'grid.html': 'all-heads', 'row.html': 'row' }, slow }, async (address, tab) => {
+    await tab.goto(address('grid.html'));
     const waiting = explorer(tab).locator('.figure-box svg[data-waiting="layer"]');
     await waiting.waitFor({ state: 'attached', timeout: 30000 });
     const text = await waiting.textContent();
@@ -671,17 +673,12 @@ async function testEveryLayerWaits() {
     const cells = await explorer(tab).locator('.cell-bg').count();
     const ready = await explorer(tab).evaluate((e) => e.engine.layersReady());
     check(`every layer: the grid is drawn once the ${layers} layers are in (${cells} cells, ${ready} layers ready)`, ready === layers && cells >= layers);
-    await tab.goto(`${HTTP}${prefix}row.html`);
+    await tab.goto(address('row.html'));
     await waitDrawn(tab);
     const rowReady = await explorer(tab).evaluate((e) => ({ ready: e.engine.layersReady(), bars: e.shadowRoot.querySelectorAll('.attention-row rect.bar').length }));
     check(`every layer: the Row view of layer 1 is drawn with ${rowReady.ready} of ${layers} layers in`, rowReady.ready < layers && rowReady.bars > 0, JSON.stringify(rowReady));
     check('every layer: no page errors', tab.problems.length === 0, tab.problems.join('; '));
-  } finally {
-    await tab.context().close();
-    slowRanges.delete(`${prefix}slow.bin`);
-    SERVED.delete(prefix);
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function testExport() {

@@ -226,8 +226,14 @@ export class Engine {
 
   /** {offset, bytes} of part `index` in the file (partial engines only). */
   partRange(index) {
-    return this.heap.withBuffer(8, (p) => check(this, this.x.attn_engine_part_range(this.pointer, index, p, p + 4)),
-      (p) => { const [offset, bytes] = this.heap.i32(p, 2); return { offset: offset >>> 0, bytes: bytes >>> 0 }; });
+    this.partRanges ??= new Map();  // the part table does not change: the loader asks often
+    let range = this.partRanges.get(index);
+    if (!range) {
+      range = this.heap.withBuffer(8, (p) => check(this, this.x.attn_engine_part_range(this.pointer, index, p, p + 4)),
+        (p) => { const [offset, bytes] = this.heap.i32(p, 2); return Object.freeze({ offset: offset >>> 0, bytes: bytes >>> 0 }); });
+      this.partRanges.set(index, range);
+    }
+    return range;
   }
 
   /** The parts not yet arrived that a run of these token ids needs, ascending. */

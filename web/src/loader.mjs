@@ -182,13 +182,16 @@ function loadErrorOf(error) {
   return new LoadError('engine', `the engine could not start: ${error.message}`, null, ['load.engineFailed', { detail: error.message }]);
 }
 
+/** The file size a range answer's Content-Range gives (NaN without one). */
+const rangeTotal = (response) => Number(/\/(\d+)\s*$/.exec(response.headers.get('content-range') || '')?.[1] ?? NaN);
+
 /** Bytes [start, end) of a file over http: {response, bytes, total, whole}; bytes null unless the
  * server answered 206 with exactly those bytes; total is the file size Content-Range gives;
  * whole is true when the server ignored the Range header and is sending the whole file (its
  * body is left unread for the caller, every other unused body is cancelled). */
 async function fetchRange(url, start, end, priority = 'high') {
   const response = await fetch(url, { credentials: 'same-origin', priority, headers: { Range: `bytes=${start}-${end - 1}` } });
-  const total = Number(/\/(\d+)\s*$/.exec(response.headers.get('content-range') || '')?.[1] ?? NaN);
+  const total = rangeTotal(response);
   if (response.status === 200) return { response, bytes: null, total, whole: true };
   if (response.status !== 206) {
     response.body?.cancel().catch(() => {});
@@ -274,7 +277,7 @@ async function streamHead(url, end, report) {
   }
   if (response.status === 404) return null;
   if (response.status === 200) return wholeFile(url, response, report);
-  const total = Number(/\/(\d+)\s*$/.exec(response.headers.get('content-range') || '')?.[1] ?? NaN);
+  const total = rangeTotal(response);
   if (response.status !== 206 || !response.body) { response.body?.cancel().catch(() => {}); return undefined; }
   const reader = response.body.getReader();
   const bytes = new Uint8Array(end);
@@ -429,14 +432,8 @@ class PartLoader {
     const arrival = bytes.then((got) => {
       for (const i of inside) {
         this.inFlight.delete(i);
-        if (!got) continue;
-        const { offset: at, bytes: length } = this.engine.partRange(i);
-        try {
-          this.engine.partArrived(i, got.subarray(at - offset, at - offset + length));
-          this.bytesLoaded += length;
-        } catch (error) {
-          this.failures.set(i, new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: i }]));
-        }
+        const refused = got && this.takePart(i, got, offset);
+        if (refused) this.failures.set(i, refused);
       }
       this.changed();
     });
@@ -554,18 +551,26 @@ class PartLoader {
     let refusal = null;
     for (const i of got.parts) {  // from a script: its other parts too, they are here already
       if (engine.partReady(i)) continue;
-      const { offset, bytes: length } = engine.partRange(i);
-      try {
-        engine.partArrived(i, got.bytes.subarray(offset - got.base, offset - got.base + length));
-        this.bytesLoaded += length;
-      } catch (error) {
-        const refused = new LoadError('weights', `the engine refused the weights: ${error.message}`, error.code, ['load.refused', { part: i }]);
-        if (run.includes(i)) refusal ??= refused;
-        else { this.failures.set(i, refused); this.changed(refused, priority === 'idle'); }
-      }
+      const refused = this.takePart(i, got.bytes, got.base);
+      if (!refused) continue;
+      if (run.includes(i)) refusal ??= refused;
+      else { this.failures.set(i, refused); this.changed(refused, priority === 'idle'); }
     }
     if (refusal) failed(refusal);
     this.changed();
+  }
+
+  /** Hands part `i`, inside `bytes` (which start at file offset `base`), to the engine to check;
+   * its refusal as a LoadError, or null. */
+  takePart(i, bytes, base) {
+    const { offset, bytes: length } = this.engine.partRange(i);
+    try {
+      this.engine.partArrived(i, bytes.subarray(offset - base, offset - base + length));
+      this.bytesLoaded += length;
+      return null;
+    } catch (error) {
+      return loadErrorOf(error);
+    }
   }
 
   /** {bytes, base, parts}: the bytes of the run's parts (a script's: all of its parts), base

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { layoutProblemsInPage } from './layout.mjs';
+import { runDrawnInPage, twoFramesInPage } from './lib/page-waits.mjs';
 import { float64Reference } from './float64-reference.mjs';
 import { viewValueChecks } from './view-values.mjs';
 import { explorerOf } from './lib/puppeteer-locators.mjs';
@@ -164,15 +165,11 @@ async function andRedraw(page, action, index = 0) {
 }
 
 /** Two animation frames: a long figure draws the rows in sight in the first one. */
-const nextFrames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+const nextFrames = (page) => page.evaluate(twoFramesInPage);
 
 /** Waits until the explorer's run of its current sentence is complete and drawn. */
 async function waitRunDrawn(page, index = 0) {
-  await page.waitForFunction((i) => {
-    const e = document.querySelectorAll('attention-explorer')[i];
-    return e.run && !e.runJob && !e.frameQueued && e.parts.busy.hidden && e.session?.complete() &&
-      e.parts.sentence.value === e.state.sentence && e.shadowRoot.querySelector('.figure-box svg, .figure-box .error');
-  }, { timeout: 60000, polling: 20 }, index);
+  await page.waitForFunction(runDrawnInPage, { timeout: 60000, polling: 20 }, index);
   await nextFrames(page);
 }
 

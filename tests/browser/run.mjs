@@ -28,6 +28,7 @@ import { float64Reference, expectedReading, borderlineReading, ATTENTION_BAR, AN
 import { viewValueChecks } from './view-values.mjs';
 import { convertPanelTest } from './convert.mjs';
 import { startServer } from './lib/static-server.mjs';
+import { runDrawnInPage, twoFramesInPage } from './lib/page-waits.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
 import { VIEWS } from '../../web/src/views/index.mjs';
 
@@ -124,7 +125,7 @@ async function andRedraw(page, action, index = 0) {
 }
 
 /** Two animation frames: a long figure draws the rows in sight in the first one. */
-const nextFrames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+const nextFrames = (page) => page.evaluate(twoFramesInPage);
 
 function explorer(page, index = 0) {
   return page.locator('attention-explorer').nth(index);
@@ -191,11 +192,7 @@ async function typeSentence(page, text, index = 0) {
 
 /** Waits until the explorer's run of its current sentence is complete and drawn. */
 async function waitRunDrawn(page, index = 0) {
-  await page.waitForFunction((i) => {
-    const e = document.querySelectorAll('attention-explorer')[i];
-    return e.run && !e.runJob && !e.frameQueued && e.parts.busy.hidden && e.session?.complete() &&
-      e.parts.sentence.value === e.state.sentence && e.shadowRoot.querySelector('.figure-box svg, .figure-box .error');
-  }, index, { timeout: 60000 });
+  await page.waitForFunction(runDrawnInPage, index, { timeout: 60000 });
   await nextFrames(page);
 }
 

@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+// Writes one self-contained HTML file holding one or more explorers, the engine, the page's script
+// and the weights (as base64): it opens from disk, offline, with no other file beside it. The same
+// file as web/notebook/attention_explorer.py's save() writes for the same explorers (byte for byte;
+// tests/notebook.test.mjs checks it).
+//
+//   node tools/explorer-html.mjs OUT.html SENTENCE [--layer N] [--head N] [--token T] [--view V]
+//        [--lang L] [--controls full|compact|none] [--weights FILE.bin] [--NAME VALUE ...]
+//        [SENTENCE [options] ...] [--title TEXT] [--page-lang L]
+//
+// Options after a sentence are its explorer's (web/README.md lists the attributes; --NAME VALUE
+// sets any other, e.g. --theme dark); --title and --page-lang are the page's, wherever they are.
+import { createHash } from 'node:crypto';
+import { existsSync, openSync, readSync, closeSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = path.join(ROOT, 'web/dist');
+const BOOTSTRAP = path.join(ROOT, 'web/notebook/bootstrap.js');
+const DEFAULT_WEIGHTS = path.join(DIST, 'bert-mini.int8.bin');
+const ASSET_TYPE = 'application/x-attention-asset';  // web/src/loader.mjs EMBEDDED_ASSET_TYPE
+const MAGIC = 'BERTINT8';  // c/spec.mjs MAGIC
+const CONTROLS = ['full', 'compact', 'none'];
+/** The largest weights file a one-file page carries (web/notebook/attention_explorer.py says why). */
+export const MAX_WEIGHTS_BYTES = 192 * 1024 * 1024;
+const NAMED = ['layer', 'head', 'token', 'view', 'lang', 'controls'];
+const USAGE = 'usage: node tools/explorer-html.mjs OUT.html SENTENCE [--layer N] [--head N] [--token T] [--view V] '
+  + '[--lang L] [--controls full|compact|none] [--weights FILE.bin] [--NAME VALUE ...] [SENTENCE [options] ...] '
+  + '[--title TEXT] [--page-lang L]';
+
+class UsageError extends Error {}
+
+const escapeHtml = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  .replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+const digest = (...buffers) => createHash('sha256').update(Buffer.concat(buffers)).digest('hex').slice(0, 16);
+
+function counted(name, text) {
+  if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${name}: a number from 1 (the first ${name}), not "${text}"`);
+  return text;
+}
+
+function word(name, text) {
+  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(text)) throw new UsageError(`${name}: a name such as "row" or "fr", not "${text}"`);
+  return text;
+}
+
+/** The explorer attributes in the order the Python helper writes them. */
+function explorerAttributes(sentence, options) {
+  if (!sentence.trim()) throw new UsageError('sentence: give the text to explore, e.g. "The cat sat on the mat."');
+  const attributes = [['sentence', sentence]];
+  const valid = {
+    layer: (v) => counted('layer', v), head: (v) => counted('head', v), view: (v) => word('view', v), lang: (v) => word('lang', v),
+    token: (v) => { if (v === '' || /^-\d+$/.test(v)) throw new UsageError(`token: an index from 0 ([CLS]), a word, or word#k, not "${v}"`); return v; },
+    controls: (v) => { if (!CONTROLS.includes(v.toLowerCase())) throw new UsageError(`controls: one of ${CONTROLS.join(', ')}, not "${v}"`); return v.toLowerCase(); },
+  };
+  for (const name of NAMED) if (options.has(name)) attributes.push([name, valid[name](options.get(name))]);
+  for (const [name, value] of options) {
+    if (NAMED.includes(name) || name === 'weights') continue;
+    if (!/^[a-z][a-z0-9]*$/.test(name) || ['assets', 'wasm'].includes(name)) {
+      throw new UsageError(`${name}: not an attribute the explorer takes (web/README.md lists them)`);
+    }
+    attributes.push([name, value]);
+  }
+  return attributes;
+}
+
+/** A converted .bin within the size limit, or a UsageError saying what is wrong. */
+function checkedWeights(file) {
+  if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`weights: ${file} is not a file (give a .bin made by weights/convert.mjs)`);
+  const size = statSync(file).size;
+  if (size > MAX_WEIGHTS_BYTES) {
+    throw new UsageError(`weights: ${file} is ${(size / 2 ** 20).toFixed(1)} MiB; a notebook output or a one-file page `
+      + `carries at most ${MAX_WEIGHTS_BYTES / 2 ** 20} MiB of weights`);
+  }
+  const head = Buffer.alloc(MAGIC.length);
+  const fd = openSync(file, 'r');
+  try { readSync(fd, head, 0, head.length, 0); } finally { closeSync(fd); }
+  if (head.toString('latin1') !== MAGIC) {
+    throw new UsageError(`weights: ${file} is not a weights file made by weights/convert.mjs (it does not start with ${MAGIC}); `
+      + 'convert the checkpoint with `node weights/convert.mjs CHECKPOINT_DIR OUT.bin` and give OUT.bin');
+  }
+  return path.resolve(file);
+}
+
+/** {out, title, pageLang, explorers: [{sentence, options: Map}]} from the command line. */
+export function parseArgs(argv) {
+  const [out, ...rest] = argv;
+  if (!out || out.startsWith('--')) throw new UsageError(USAGE);
+  const parsed = { out, title: 'Attention explorer', pageLang: 'en', explorers: [] };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (!arg.startsWith('--')) { parsed.explorers.push({ sentence: arg, options: new Map() }); continue; }
+    const name = arg.slice(2), value = rest[++i];
+    if (value === undefined) throw new UsageError(`${arg}: give a value`);
+    if (name === 'title') parsed.title = value;
+    else if (name === 'page-lang') parsed.pageLang = word('page-lang', value);
+    else if (!parsed.explorers.length) throw new UsageError(`${arg}: put an explorer's options after its sentence\n${USAGE}`);
+    else parsed.explorers.at(-1).options.set(name, value);
+  }
+  if (!parsed.explorers.length) throw new UsageError(`give at least one sentence\n${USAGE}`);
+  return parsed;
+}
+
+function engineAssets() {
+  const bundle = Buffer.from(readFileSync(path.join(DIST, 'attention-explorer.js'), 'utf8')
+    .replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'));
+  const wasm = readFileSync(path.join(DIST, 'attn.wasm'));
+  const base = `embedded:/${digest(bundle, wasm)}/`;
+  return {
+    base,
+    bundle: { url: `${base}attention-explorer.js`, base64: bundle.toString('base64'), bundle: true },
+    wasm: { url: `${base}attn.wasm.js`, base64: wasm.toString('base64') },
+  };
+}
+
+function weightsAsset(file) {
+  const bytes = readFileSync(file);
+  const stem = path.basename(file).replace(/\.bin$/, '').replace(/[^A-Za-z0-9._-]/gu, '_') || 'model';
+  return { url: `embedded:/${digest(bytes)}/${stem}.weights.js`, base64: bytes.toString('base64') };
+}
+
+const holder = (asset) => `<script type="${ASSET_TYPE}" data-src="${asset.url}"${asset.bundle ? ' data-attention-bundle' : ''}>${asset.base64}</script>`;
+
+/** The whole page: the explorers' elements, each asset once, then the script defining the element. */
+export function onePage({ title, pageLang, explorers }) {
+  const engine = engineAssets();
+  const assets = [engine.bundle, engine.wasm];
+  const weights = new Map();
+  const elements = explorers.map(({ sentence, options }) => {
+    const file = options.has('weights') ? checkedWeights(options.get('weights')) : DEFAULT_WEIGHTS;
+    if (!weights.has(file)) {
+      const asset = weightsAsset(file);
+      const same = assets.find((a) => a.url === asset.url);
+      weights.set(file, same ?? asset);
+      if (!same) assets.push(asset);
+    }
+    const pairs = [['assets', engine.base], ['weights', weights.get(file).url], ...explorerAttributes(sentence, options)];
+    return `<attention-explorer ${pairs.map(([n, v]) => `${n}="${escapeHtml(v)}"`).join(' ')}></attention-explorer>`;
+  });
+  const body = [...elements, ...assets.map(holder), `<script>\n${readFileSync(BOOTSTRAP, 'utf8')}</script>`].join('\n');
+  return ['<!doctype html>', `<html lang="${escapeHtml(pageLang)}">`, '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">', `<title>${escapeHtml(title)}</title>`,
+    '<body>', body, '</body>', '</html>', ''].join('\n');
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    const parsed = parseArgs(process.argv.slice(2));
+    const page = Buffer.from(onePage(parsed));
+    writeFileSync(parsed.out, page);
+    console.log(`${parsed.out}: ${page.length} bytes, ${parsed.explorers.length} explorer${parsed.explorers.length > 1 ? 's' : ''}`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`explorer-html: ${error.message}`);
+    process.exit(2);
+  }
+}

@@ -122,7 +122,7 @@ function weightsAsset(file) {
 
 const holder = (asset) => `<script type="${ASSET_TYPE}" data-src="${asset.url}"${asset.bundle ? ' data-attention-bundle' : ''}>${asset.base64}</script>`;
 
-/** The whole page: the explorers' elements, each asset once, then the script defining the element. */
+/** The whole page: each asset once, the script defining the element, then the explorers' elements. */
 export function onePage({ title, pageLang, explorers }) {
   const engine = engineAssets();
   const assets = [engine.bundle, engine.wasm];
@@ -138,7 +138,7 @@ export function onePage({ title, pageLang, explorers }) {
     const pairs = [['assets', engine.base], ['weights', weights.get(file).url], ...explorerAttributes(sentence, options)];
     return `<attention-explorer ${pairs.map(([n, v]) => `${n}="${escapeHtml(v)}"`).join(' ')}></attention-explorer>`;
   });
-  const body = [...elements, ...assets.map(holder), `<script>\n${readFileSync(BOOTSTRAP, 'utf8')}</script>`].join('\n');
+  const body = [...assets.map(holder), `<script>\n${readFileSync(BOOTSTRAP, 'utf8')}</script>`, ...elements].join('\n');
   return ['<!doctype html>', `<html lang="${escapeHtml(pageLang)}">`, '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">', `<title>${escapeHtml(title)}</title>`,
     '<body>', body, '</body>', '</html>', ''].join('\n');

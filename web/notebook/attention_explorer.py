@@ -114,7 +114,8 @@ def document(body, *, title, lang):
 
 
 def fragment(explorers):
-    """The explorers' elements, then each asset they use once, then the script defining the element."""
+    """Each asset the explorers use, once, the script defining the element, then the explorers'
+    elements (after the assets: an element the parser meets connects at once and reads them)."""
     engine = _engine_assets()
     elements, assets = [], [engine["bundle"], engine["wasm"]]
     for item in explorers:
@@ -123,7 +124,7 @@ def fragment(explorers):
         if weights not in assets:
             assets.append(weights)
     holders = [_holder(asset) for asset in assets]
-    return "\n".join([*elements, *holders, f"<script>\n{_text(HERE / 'bootstrap.js')}</script>"])
+    return "\n".join([*holders, f"<script>\n{_text(HERE / 'bootstrap.js')}</script>", *elements])
 
 
 def _holder(asset):

@@ -58,12 +58,14 @@ function canFetch(url) {
 export const EMBEDDED_ASSET_TYPE = 'application/x-attention-asset';
 const isEmbedded = (url) => url.startsWith('embedded:');
 
-/** The base64 text of the asset the page holds for `url`, or null. */
-function embeddedAsset(url) {
-  for (const holder of document.querySelectorAll(`script[type="${EMBEDDED_ASSET_TYPE}"]`)) {
-    if (holder.dataset.src === url) return holder.textContent;
+/** The base64 text of the asset the page holds for `url`, or null; while the page is still
+ * being read, an asset written after the explorer is waited for. */
+async function embeddedAsset(url) {
+  const find = () => [...document.querySelectorAll(`script[type="${EMBEDDED_ASSET_TYPE}"]`)].find((h) => h.dataset.src === url);
+  if (!find() && document.readyState === 'loading') {
+    await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
   }
-  return null;
+  return find()?.textContent ?? null;
 }
 
 /** Inserts <script src=url> once (an embedded asset is read from the page instead); resolves
@@ -72,8 +74,7 @@ function loadAssetScript(url) {
   let load = scriptLoads.get(url);
   if (load) return load;
   if (isEmbedded(url)) {
-    const text = embeddedAsset(url);
-    load = text === null ? Promise.reject(new Error(`the page does not hold ${url}`)) : Promise.resolve(text);
+    load = embeddedAsset(url).then((text) => text ?? Promise.reject(new Error(`the page does not hold ${url}`)));
     scriptLoads.set(url, load);
     return load;
   }

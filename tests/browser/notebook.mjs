@@ -9,7 +9,8 @@
 // element is defined once, the outputs share one engine per model, and the page makes no request
 // but for itself (nbconvert's own template scripts aside, refused). The README's save() line run
 // in that kernel and its command line give the same bytes, of the size the README states, and
-// that file, alone, draws too. Ends with "N passed, N failed"; exits 1 on any failure.
+// that file, alone, draws too. Outputs rendered one at a time as a live JupyterLab renders them
+// draw too. Ends with "N passed, N failed"; exits 1 on any failure.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -85,6 +86,59 @@ async function openAlone(browser, file) {
   return { shown, others, problems };
 }
 
+/** The HTML IPython sends for each explorer (Explorer._repr_html_, what show() displays). */
+function outputsOf(calls) {
+  const code = `import sys, json; sys.path.insert(0, ${JSON.stringify(path.join(ROOT, 'web/notebook'))})
+import attention_explorer as a
+print(json.dumps([${calls.join(', ')}]))`;
+  return JSON.parse(execFileSync('python3', ['-S', '-c', code], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+}
+
+/**
+ * A live notebook's outputs, rendered as JupyterLab renders a trusted text/html output: the HTML
+ * set as innerHTML (its scripts do not run), then each script replaced by a new one with the same
+ * attributes and text (those of a script type run). Run in the page, one output at a time.
+ */
+function renderOutputInPage(html) {
+  const output = document.createElement('div');
+  document.body.append(output);
+  output.innerHTML = html;
+  for (const old of output.querySelectorAll('script')) {
+    const script = document.createElement('script');
+    for (const { name, value } of old.attributes) script.setAttribute(name, value);
+    script.textContent = old.textContent;
+    old.replaceWith(script);
+  }
+}
+
+/** Two outputs rendered one after the other, the second once the first has drawn: each draws, one bundle run, one engine per model. */
+async function checkLiveOutputs(browser, checkpoint, bin) {
+  const [first, second] = outputsOf([
+    'a.explorer("The cat sat on the mat because it was tired.", layer=4, head=4, token="cat")._repr_html_()',
+    `a.explorer(${JSON.stringify(TINY_SENTENCE)}, weights=${JSON.stringify(bin)}, token="mat", lang="fr")._repr_html_()`,
+  ]);
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  const requests = [], problems = [];
+  await context.route('**/*', (route) => { requests.push(route.request().url()); return route.abort(); });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  await page.setContent('<!doctype html><title>notebook</title><body></body>');
+  await page.evaluate(renderOutputInPage, first);
+  await page.waitForFunction(allDrawnInPage, null, { timeout: 120000, polling: 100 });
+  await page.evaluate(renderOutputInPage, second);
+  await page.waitForFunction(() => document.querySelectorAll('attention-explorer').length === 2, null, { timeout: 10000 });
+  await page.waitForFunction(allDrawnInPage, null, { timeout: 120000, polling: 100 });
+  const shown = await page.evaluate(carriedPageInPage);
+  await context.close();
+  const [english, tiny] = shown.explorers;
+  checkDrawnRow(check, 'live notebook (outputs rendered as JupyterLab does), output 1', english,
+    { layer: 4, head: 4, token: english.tokens.indexOf('cat') }, defaultRow(english));
+  checkDrawnRow(check, 'live notebook, output 2 (weights=, lang="fr"), rendered after output 1 had drawn', tiny,
+    { layer: 1, head: 1, token: tiny.tokens.indexOf('mat'), shownSum: '1,000' }, tinyRow(checkpoint, tiny));
+  check(`live notebook: the element defined once (${shown.bundleRuns}), one engine per model (${shown.engines}), no request, no page errors`,
+    shown.bundleRuns === 1 && shown.engines === 2 && requests.length === 0 && problems.length === 0, [...requests, ...problems].slice(0, 3).join('; '));
+}
+
 const reference = float64Reference(ROOT);
 const defaultRow = (shown) => (l, h, t) => reference.of(shown).row(l, h, t);
 
@@ -129,6 +183,8 @@ try {
   const outside = others.filter((u) => !TEMPLATE_SCRIPTS.test(u));
   check(`notebook export: no request but the page's own (${others.length} of nbconvert's template refused)`, outside.length === 0, outside.slice(0, 3).join(', '));
   check('notebook export: no page errors', problems.length === 0, problems.join('; '));
+
+  await checkLiveOutputs(browser, checkpoint, bin);
 
   const saved = path.join(work, 'figure.html');
   const fromCommand = path.join(work, 'figure-cli.html');

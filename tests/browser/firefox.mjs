@@ -25,6 +25,7 @@ import { viewValueChecks } from './view-values.mjs';
 import { explorerOf } from './lib/puppeteer-locators.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
+import { checkLog } from './lib/check-log.mjs';
 import { allDrawnInPage, carriedPageInPage, checkDrawnRow } from './lib/carried-pages.mjs';
 import { onePage } from '../../tools/explorer-html.mjs';
 import { VIEWS } from '../../web/src/views/index.mjs';
@@ -35,12 +36,8 @@ const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
 const only = process.argv.slice(2);
 const started = Date.now();
 
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log(`ok   ${name}`); }
-  else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
-  return ok;
-}
+const log = checkLog();
+const { check } = log;
 
 // ---- the network: a local server, and a sink for everything else -------------------------
 const SERVED = new Map();
@@ -427,5 +424,5 @@ try {
   sink.close();
 }
 console.log(`firefox: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`${log.passed} passed, ${log.failed} failed`);
+process.exit(log.failed ? 1 : 0);

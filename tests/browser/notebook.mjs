@@ -19,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { float64Reference } from './float64-reference.mjs';
 import { allDrawnInPage, carriedPageInPage, checkDrawnRow } from './lib/carried-pages.mjs';
+import { checkLog } from './lib/check-log.mjs';
 import { compactConfig, randomTensors, writeCheckpoint } from '../lib/checkpoints.mjs';
 import { loadCheckpoint, referenceForward } from '../../weights/reference.mjs';
 import fr from '../../web/src/i18n/fr.mjs';
@@ -32,12 +33,8 @@ const TEMPLATE_SCRIPTS = /^file:\/\/\/usr\/share\/javascript\/(mathjax|requirejs
 const TINY_SENTENCE = 'the cat sat on the mat.';
 const started = Date.now();
 
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log(`ok   ${name}`); }
-  else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
-  return ok;
-}
+const log = checkLog();
+const { check } = log;
 
 /** README.md's "In a notebook" section: its python blocks, its command line, the size it states. */
 function readmeNotebookSection() {
@@ -206,5 +203,5 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`notebook: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`${log.passed} passed, ${log.failed} failed`);
+process.exit(log.failed ? 1 : 0);

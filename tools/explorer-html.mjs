@@ -6,14 +6,21 @@
 //
 //   node tools/explorer-html.mjs OUT.html SENTENCE [--layer N] [--head N] [--token T] [--view V]
 //        [--lang L] [--controls full|compact|none] [--weights FILE.bin] [--NAME VALUE ...]
-//        [SENTENCE [options] ...] [--title TEXT] [--page-lang L]
+//        [SENTENCE [options] ...] [--title TEXT] [--page-lang L] [--only-needed]
 //
 // Options after a sentence are its explorer's (web/README.md lists the attributes; --NAME VALUE
-// sets any other, e.g. --theme dark); --title and --page-lang are the page's, wherever they are.
+// sets any other, e.g. --theme dark); --title, --page-lang and --only-needed are the page's,
+// wherever they are. --only-needed carries, of each model, only the parts of the weights the
+// figures read (its head, every layer, the rows of the sentences' words): for figures alone
+// (--controls none, whose sentence cannot change) in a view that reads neither the masked-word
+// head nor other rows (not mask, compare or head-importance), with no [MASK] in the sentence.
 import { createHash } from 'node:crypto';
 import { existsSync, openSync, readSync, closeSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPartialEngine, readWeightsHeader } from '../web/src/engine.mjs';
+import { findView } from '../web/src/views/index.mjs';
+import { weightPieces } from '../weights/asset-scripts.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'web/dist');
@@ -25,9 +32,11 @@ const CONTROLS = ['full', 'compact', 'none'];
 /** The largest weights file a one-file page carries (web/notebook/attention_explorer.py says why). */
 export const MAX_WEIGHTS_BYTES = 192 * 1024 * 1024;
 const NAMED = ['layer', 'head', 'token', 'view', 'lang', 'controls'];
+/** Views that read the masked-word head or rows beyond the sentence's: never trimmed. */
+export const EVERY_PART_VIEWS = ['mask', 'compare', 'head-importance'];
 const USAGE = 'usage: node tools/explorer-html.mjs OUT.html SENTENCE [--layer N] [--head N] [--token T] [--view V] '
   + '[--lang L] [--controls full|compact|none] [--weights FILE.bin] [--NAME VALUE ...] [SENTENCE [options] ...] '
-  + '[--title TEXT] [--page-lang L]';
+  + '[--title TEXT] [--page-lang L] [--only-needed]';
 
 class UsageError extends Error {}
 
@@ -87,10 +96,11 @@ function checkedWeights(file) {
 export function parseArgs(argv) {
   const [out, ...rest] = argv;
   if (!out || out.startsWith('--')) throw new UsageError(USAGE);
-  const parsed = { out, title: 'Attention explorer', pageLang: 'en', explorers: [] };
+  const parsed = { out, title: 'Attention explorer', pageLang: 'en', explorers: [], onlyNeeded: false };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     if (!arg.startsWith('--')) { parsed.explorers.push({ sentence: arg, options: new Map() }); continue; }
+    if (arg === '--only-needed') { parsed.onlyNeeded = true; continue; }
     const name = arg.slice(2), value = rest[++i];
     if (value === undefined) throw new UsageError(`${arg}: give a value`);
     if (name === 'title') parsed.title = value;
@@ -111,31 +121,62 @@ function engineAssets() {
     base,
     bundle: { url: `${base}attention-explorer.js`, base64: bundle.toString('base64'), bundle: true },
     wasm: { url: `${base}attn.wasm.js`, base64: wasm.toString('base64') },
+    wasmBytes: wasm,
   };
 }
 
+/** A weights file carried whole: {url, assets}. */
 function weightsAsset(file) {
   const bytes = readFileSync(file);
   const stem = path.basename(file).replace(/\.bin$/, '').replace(/[^A-Za-z0-9._-]/gu, '_') || 'model';
-  return { url: `embedded:/${digest(bytes)}/${stem}.weights.js`, base64: bytes.toString('base64') };
+  const url = `embedded:/${digest(bytes)}/${stem}.weights.js`;
+  return { url, assets: [{ url, base64: bytes.toString('base64') }] };
+}
+
+/** Why an explorer's figure may read parts of its weights beyond its sentence's, or null. */
+function readsEveryPart(options, tokens) {
+  const controls = (options.get('controls') ?? 'full').toLowerCase();
+  if (controls !== 'none') return `its controls are "${controls}": only a figure alone (--controls none) keeps its sentence`;
+  const view = findView(options.get('view') ?? 'row')?.id ?? 'row';
+  if (EVERY_PART_VIEWS.includes(view)) return `its view "${view}" reads the masked-word head or other sentences' rows`;
+  if (tokens.includes('[MASK]')) return 'its sentence has a [MASK], whose predictions read every row';
+  return null;
+}
+
+/** The head of a weights file and the part scripts holding what `explorers` read: {url, assets}. */
+async function neededWeights(file, explorers, wasm) {
+  const bytes = readFileSync(file);
+  const stem = path.basename(file).replace(/\.bin$/, '').replace(/[^A-Za-z0-9._-]/gu, '_') || 'model';
+  const { headBytes } = readWeightsHeader(bytes) ?? {};
+  if (!headBytes) throw new UsageError(`--only-needed: ${file} is not a weights file this engine reads`);
+  const engine = await createPartialEngine({ wasm, head: bytes.subarray(0, headBytes), fileSize: bytes.length });
+  const needed = new Set(engine.partsForLayers(engine.shape.layers));
+  for (const { sentence, options } of explorers) {
+    const { ids, tokens } = engine.tokenize(sentence);
+    const why = readsEveryPart(options, tokens);
+    if (why) throw new UsageError(`--only-needed: the explorer of "${sentence}" may read any part of the weights: ${why}`);
+    for (const part of engine.partsForIds(ids)) needed.add(part);
+  }
+  const base = `embedded:/${digest(bytes)}/`;
+  const pieces = weightPieces(bytes, stem).filter(({ parts }) => !parts.length || [...needed].some((i) => i >= parts[0] && i <= parts[1]));
+  return { url: base + pieces[0].name, assets: pieces.map((piece) => ({ url: base + piece.name, base64: Buffer.from(piece.bytes).toString('base64') })) };
 }
 
 const holder = (asset) => `<script type="${ASSET_TYPE}" data-src="${asset.url}"${asset.bundle ? ' data-attention-bundle' : ''}>${asset.base64}</script>`;
 
 /** The whole page: each asset once, the script defining the element, then the explorers' elements. */
-export function onePage({ title, pageLang, explorers }) {
+export async function onePage({ title, pageLang, explorers, onlyNeeded = false }) {
   const engine = engineAssets();
   const assets = [engine.bundle, engine.wasm];
+  const fileOf = ({ options }) => (options.has('weights') ? checkedWeights(options.get('weights')) : DEFAULT_WEIGHTS);
   const weights = new Map();
-  const elements = explorers.map(({ sentence, options }) => {
-    const file = options.has('weights') ? checkedWeights(options.get('weights')) : DEFAULT_WEIGHTS;
-    if (!weights.has(file)) {
-      const asset = weightsAsset(file);
-      const same = assets.find((a) => a.url === asset.url);
-      weights.set(file, same ?? asset);
-      if (!same) assets.push(asset);
-    }
-    const pairs = [['assets', engine.base], ['weights', weights.get(file).url], ...explorerAttributes(sentence, options)];
+  for (const file of new Set(explorers.map(fileOf))) {
+    const carried = onlyNeeded ? await neededWeights(file, explorers.filter((e) => fileOf(e) === file), engine.wasmBytes) : weightsAsset(file);
+    weights.set(file, carried);
+    assets.push(...carried.assets.filter((asset) => !assets.some((a) => a.url === asset.url)));
+  }
+  const elements = explorers.map((explorer) => {
+    const pairs = [['assets', engine.base], ['weights', weights.get(fileOf(explorer)).url], ...explorerAttributes(explorer.sentence, explorer.options)];
     return `<attention-explorer ${pairs.map(([n, v]) => `${n}="${escapeHtml(v)}"`).join(' ')}></attention-explorer>`;
   });
   const body = [...assets.map(holder), `<script>\n${readFileSync(BOOTSTRAP, 'utf8')}</script>`, ...elements].join('\n');
@@ -147,7 +188,7 @@ export function onePage({ title, pageLang, explorers }) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
     const parsed = parseArgs(process.argv.slice(2));
-    const page = Buffer.from(onePage(parsed));
+    const page = Buffer.from(await onePage(parsed));
     writeFileSync(parsed.out, page);
     console.log(`${parsed.out}: ${page.length} bytes, ${parsed.explorers.length} explorer${parsed.explorers.length > 1 ? 's' : ''}`);
   } catch (error) {

@@ -322,7 +322,7 @@ async function testOneFile() {
     { sentence: 'The cat sat on the mat because it was tired.', options: new Map([['layer', '2'], ['head', '3'], ['token', 'it']]) },
     { sentence: 'The animal didn\'t cross the street because it was too tired.', options: new Map([['token', 'street'], ['lang', 'fr'], ['controls', 'none']]) },
   ];
-  await writeFile(file, onePage({ title: 'one file', pageLang: 'en', explorers }));
+  await writeFile(file, await onePage({ title: 'one file', pageLang: 'en', explorers }));
   const page = await newPage();
   try {
     await page.goto(pathToFileURL(file).href);

@@ -10,7 +10,7 @@
 // but for itself (nbconvert's own template scripts aside, refused). The README's save() line run
 // in that kernel and its command line give the same bytes, of the size the README states, and
 // that file, alone, draws too. Outputs rendered one at a time as a live JupyterLab renders them
-// draw too. Ends with "N passed, N failed"; exits 1 on any failure.
+// draw too, and so do figures alone carrying only the weights they read. Ends with "N passed, N failed"; exits 1 on any failure.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +23,8 @@ import { checkLog } from './lib/check-log.mjs';
 import { compactConfig, randomTensors, writeCheckpoint } from '../lib/checkpoints.mjs';
 import { loadCheckpoint, referenceForward } from '../../weights/reference.mjs';
 import fr from '../../web/src/i18n/fr.mjs';
+import { VIEWS } from '../../web/src/views/index.mjs';
+import { EVERY_PART_VIEWS, onePage } from '../../tools/explorer-html.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -63,8 +65,9 @@ function notebook(cells) {
   });
 }
 
-/** Opens `file` copied alone into an empty folder; the requests other than itself are refused and listed. */
-async function openAlone(browser, file) {
+/** Opens `file` copied alone into an empty folder; the requests other than itself are refused and listed.
+ * With `settledInPage`, also waits for it and then reads each explorer's error and figure. */
+async function openAlone(browser, file, settledInPage = null) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'attn-alone-'));
   const copy = path.join(dir, path.basename(file));
   copyFileSync(file, copy);
@@ -78,9 +81,17 @@ async function openAlone(browser, file) {
   await page.goto(address);
   await page.waitForFunction(allDrawnInPage, null, { timeout: 120000, polling: 100 });
   const shown = await page.evaluate(carriedPageInPage);
+  let settled = null;
+  if (settledInPage) {
+    await page.waitForFunction(settledInPage, null, { timeout: 120000, polling: 200 });
+    settled = await page.evaluate(() => [...document.querySelectorAll('attention-explorer')].map((e) => ({
+      view: e.getAttribute('view'), error: e.shadowRoot.querySelector('.error:not([hidden])')?.textContent ?? null,
+      figure: !!e.shadowRoot.querySelector('.figure-box svg'),
+    })));
+  }
   await context.close();
   rmSync(dir, { recursive: true, force: true });
-  return { shown, others, problems };
+  return { shown, others, problems, settled };
 }
 
 /** The HTML IPython sends for each explorer (Explorer._repr_html_, what show() displays). */
@@ -136,6 +147,29 @@ async function checkLiveOutputs(browser, checkpoint, bin) {
     shown.bundleRuns === 1 && shown.engines === 2 && requests.length === 0 && problems.length === 0, [...requests, ...problems].slice(0, 3).join('; '));
 }
 
+/**
+ * Figures alone with only the weights they read (tools/explorer-html.mjs --only-needed): one
+ * explorer in each view that allows it, alone from file://. Each draws; once the page has tried
+ * every part it does not carry (while idle), no explorer shows an error and each keeps its figure.
+ */
+async function checkOnlyNeeded(browser, work) {
+  const views = VIEWS.map((v) => v.id).filter((id) => !EVERY_PART_VIEWS.includes(id));
+  const sentence = 'The animal didn\'t cross the street because it was too tired.';
+  const explorers = views.map((view) => ({ sentence, options: new Map([['view', view], ['controls', 'none'], ['token', 'it'], ['layer', '3'], ['head', '2']]) }));
+  const file = path.join(work, 'figures.html');
+  writeFileSync(file, await onePage({ title: 'figures', pageLang: 'en', explorers, onlyNeeded: true }));
+  const whole = Buffer.byteLength(await onePage({ title: 'figures', pageLang: 'en', explorers }));
+  const { shown, others, problems, settled } = await openAlone(browser, file, () => [...document.querySelectorAll('attention-explorer')]
+    .every((e) => e.engine.loading.failedParts().length === e.engine.partsMissing()));
+  const size = statSync(file).size;
+  check(`only needed: ${views.length} figures alone (${views.join(', ')}) in ${(size / 1e6).toFixed(1)} MB, the whole weights ${(whole / 1e6).toFixed(1)} MB`,
+    shown.explorers.length === views.length && size < whole / 2);
+  checkDrawnRow(check, 'only needed, the Row view', shown.explorers[0], { layer: 3, head: 2, token: shown.explorers[0].tokens.indexOf('it') }, defaultRow(shown.explorers[0]));
+  const broken = settled.filter((e) => e.error !== null || !e.figure).map((e) => `${e.view}: ${e.error ?? 'no figure'}`);
+  check('only needed: every part not carried tried and missing, and still every figure drawn, no error shown', broken.length === 0, broken.join('; '));
+  check('only needed: no request but the page\'s own, no page errors', others.length === 0 && problems.length === 0, [...others, ...problems].slice(0, 3).join('; '));
+}
+
 const reference = float64Reference(ROOT);
 const defaultRow = (shown) => (l, h, t) => reference.of(shown).row(l, h, t);
 
@@ -182,6 +216,7 @@ try {
   check('notebook export: no page errors', problems.length === 0, problems.join('; '));
 
   await checkLiveOutputs(browser, checkpoint, bin);
+  await checkOnlyNeeded(browser, work);
 
   const saved = path.join(work, 'figure.html');
   const fromCommand = path.join(work, 'figure-cli.html');

@@ -145,3 +145,32 @@ test('options that cannot be used are refused with a message naming them', () =>
   const early = cli([path.join(dir, 'x.html'), '--layer', '2', 'the cat.']);
   assert.match(early.stderr, /--layer: put an explorer's options after its sentence/);
 });
+
+test('--only-needed carries the head, the layers and the sentence\'s rows of a figure alone, and refuses any other explorer', () => {
+  const out = path.join(dir, 'figure.html');
+  const run = cli([out, 'The cat sat on the mat.', '--controls', 'none', '--view', 'Matrix', '--only-needed']);
+  assert.equal(run.status, 0, run.stderr);
+  const names = holders(readFileSync(out, 'utf8')).map((s) => s.split('/').pop());
+  assert.deepEqual(names.slice(0, 4), ['attention-explorer.js', 'attn.wasm.js', 'bert-mini.int8.weights.head.js', 'bert-mini.int8.weights.part-000.js']);
+  const partScripts = names.filter((n) => /\.part-\d+\.js$/.test(n));
+  assert.ok(partScripts.length >= 5 && partScripts.length <= 12, `${partScripts.length} part scripts: the 4 layers and the rows of 7 tokens`);
+  assert.match(readFileSync(out, 'utf8'), /weights="embedded:\/[0-9a-f]{16}\/bert-mini\.int8\.weights\.head\.js"/);
+  for (const [args, message] of [
+    [['The cat sat.'], /its controls are "full": only a figure alone/],
+    [['The cat sat.', '--controls', 'none', '--view', 'MLM'], /its view "mask" reads the masked-word head/],
+    [['The cat sat.', '--controls', 'none', '--view', 'compare'], /its view "compare"/],
+    [['The cat sat on the [MASK].', '--controls', 'none'], /its sentence has a \[MASK\]/],
+  ]) {
+    const refused = cli([out, ...args, '--only-needed']);
+    assert.equal(refused.status, 2, args.join(' '));
+    assert.match(refused.stderr, message);
+  }
+});
+
+test('README states the size of a figure alone with --only-needed', () => {
+  const stated = /A figure of\nthe sentence above is then ([\d.]+) MB/.exec(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'))?.[1];
+  const out = path.join(dir, 'alone.html');
+  const run = cli([out, 'The cat sat on the mat because it was tired.', '--token', 'it', '--controls', 'none', '--only-needed']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal((readFileSync(out).length / 1e6).toFixed(1), stated);
+});

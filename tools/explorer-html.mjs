@@ -125,10 +125,13 @@ function engineAssets() {
   };
 }
 
+/** The name a weights file's assets take: model.bin → model. */
+const stemOf = (file) => path.basename(file).replace(/\.bin$/, '').replace(/[^A-Za-z0-9._-]/gu, '_') || 'model';
+
 /** A weights file carried whole: {url, assets}. */
 function weightsAsset(file) {
   const bytes = readFileSync(file);
-  const stem = path.basename(file).replace(/\.bin$/, '').replace(/[^A-Za-z0-9._-]/gu, '_') || 'model';
+  const stem = stemOf(file);
   const url = `embedded:/${digest(bytes)}/${stem}.weights.js`;
   return { url, assets: [{ url, base64: bytes.toString('base64') }] };
 }
@@ -146,7 +149,7 @@ function readsEveryPart(options, tokens) {
 /** The head of a weights file and the part scripts holding what `explorers` read: {url, assets}. */
 async function neededWeights(file, explorers, wasm) {
   const bytes = readFileSync(file);
-  const stem = path.basename(file).replace(/\.bin$/, '').replace(/[^A-Za-z0-9._-]/gu, '_') || 'model';
+  const stem = stemOf(file);
   const { headBytes } = readWeightsHeader(bytes) ?? {};
   if (!headBytes) throw new UsageError(`--only-needed: ${file} is not a weights file this engine reads`);
   const engine = await createPartialEngine({ wasm, head: bytes.subarray(0, headBytes), fileSize: bytes.length });

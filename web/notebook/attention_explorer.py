@@ -158,16 +158,20 @@ def _weights_asset(path):
 
 
 def _stamped(path):
-    stat = path.stat()
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path} is missing: the helper carries the page's built files from web/dist "
+                                "(keep web/notebook inside the project, built by ./build.sh)") from None
     return _read(str(path), stat.st_size, stat.st_mtime_ns)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 def _read(path, size, mtime_ns):  # size and mtime_ns: a changed file is read again
     return {"bytes": Path(path).read_bytes()}
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 def _base64(data):
     return base64.b64encode(data).decode("ascii")
 

@@ -17,7 +17,7 @@ FLOAT_CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
 
 .PHONY: deps all native wasm web test test-all test-native test-node test-node-all test-checkpoints test-browser \
-        test-browser-all test-firefox spec spec-check print-engine-sources weights bench fuzz clean help
+        test-browser-all test-firefox test-notebook spec spec-check print-engine-sources weights bench fuzz clean help
 
 all: native wasm
 
@@ -41,6 +41,7 @@ help:
 	@echo "make test-fuzz-regressions  the fuzz corpora and every crash ever found, replayed (ASan+UBSan)"
 	@echo "make test-valgrind the CLI under valgrind: errors or leaks fail"
 	@echo "make test-firefox  the browser suite's core checks in firefox-esr (part of test-all)"
+	@echo "make test-notebook README's notebook lines run by Debian's Jupyter, the export and one file in Chromium (part of test-all)"
 	@echo "make weights       re-convert $(CHECKPOINT) into $(WEIGHTS)"
 	@echo "make bench         engine vs onnxruntime-web (Chromium and Node)"
 	@echo "make bench-smoke   the bench scripts' smoke test (10 rounds)"
@@ -103,7 +104,7 @@ test: deps
 
 test-all: deps
 	$(MAKE) spec-check
-	$(MAKE) test-native test-fuzz-regressions test-node-all test-checkpoints test-browser-all test-firefox test-valgrind
+	$(MAKE) test-native test-fuzz-regressions test-node-all test-checkpoints test-browser-all test-firefox test-notebook test-valgrind
 
 deps:
 	@tools/install-deps.sh
@@ -167,6 +168,11 @@ test-browser-all: web
 # The browser suite's core checks in Debian's firefox-esr, driven over WebDriver BiDi.
 test-firefox: web
 	node tests/browser/firefox.mjs
+
+# The notebook helper (web/notebook/) in a kernel of Debian's Jupyter, its HTML export and the
+# one-file page opened alone from file:// in Chromium.
+test-notebook: web
+	node tests/browser/notebook.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
 # Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless

@@ -2,10 +2,12 @@
 # Installs what building and testing need on a Debian machine (run as root, or with sudo
 # available): the emscripten toolchain, binaryen, clang's sanitizer runtime, valgrind,
 # Chromium and Firefox ESR for the browser tests, the Unicode data the tokenizer tables are
-# generated from, and the pinned npm packages.
+# generated from, Debian's Jupyter (nbconvert and a Python kernel: the notebook helper's
+# test executes a notebook), and the pinned npm packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium firefox-esr make gcc nodejs npm unicode-data)
+packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium firefox-esr make gcc nodejs npm unicode-data
+  jupyter-nbconvert python3-ipykernel python3-notebook)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -54,23 +54,30 @@ export const partScriptName = (headName, group) =>
   headName.replace(/\.head\.js(?=[?#]|$)/, `.part-${String(group).padStart(3, '0')}.js`);
 
 /**
- * The head and part scripts of a weights file: [{ name, text }], the head first; `stem` names
- * them (stem.weights.head.js, stem.weights.part-NNN.js, grouped by scriptGroups).
+ * The pieces a weights file is read from in scripts: [{ name, bytes, what, parts }], the head
+ * first (parts []), then each script's parts ([first, last], grouped by scriptGroups); `stem`
+ * names them (stem.weights.head.js, stem.weights.part-NNN.js).
  */
-export function weightScripts(weights, { stem, binName, generator }) {
+export function weightPieces(weights, stem) {
   const view = new DataView(weights.buffer, weights.byteOffset, weights.length);
   const { headBytes, partCount, partsOffset } = readRecord(view, 0, HEADER_FIELDS);
   const part = (i) => readRecord(view, partsOffset + PART_ENTRY_SIZE * i, PART_FIELDS);
   const headName = `${stem}.weights.head.js`;
-  const scripts = [{ name: headName, text: assetScript(`the head of ${binName}`, weights.subarray(0, headBytes), generator) }];
+  const pieces = [{ name: headName, bytes: weights.subarray(0, headBytes), what: 'the head', parts: [] }];
   const groups = scriptGroups(Array.from({ length: partCount }, (_, i) => part(i).bytes));
   groups.forEach(([first, lastIndex], group) => {
     const last = part(lastIndex);
-    const which = first === lastIndex ? `part ${first}` : `parts ${first}\u2013${lastIndex}`;
-    scripts.push({
+    pieces.push({
       name: partScriptName(headName, group),
-      text: assetScript(`${which} of ${binName}`, weights.subarray(part(first).offset, last.offset + last.bytes), generator),
+      bytes: weights.subarray(part(first).offset, last.offset + last.bytes),
+      what: first === lastIndex ? `part ${first}` : `parts ${first}\u2013${lastIndex}`,
+      parts: [first, lastIndex],
     });
   });
-  return scripts;
+  return pieces;
+}
+
+/** The head and part scripts of a weights file: [{ name, text }], the head first (weightPieces). */
+export function weightScripts(weights, { stem, binName, generator }) {
+  return weightPieces(weights, stem).map(({ name, bytes, what }) => ({ name, text: assetScript(`${what} of ${binName}`, bytes, generator) }));
 }

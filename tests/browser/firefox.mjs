@@ -4,7 +4,8 @@
 // file:// and over http (web/index.html); the Row view's bars, Σ and ratio, the Matrix view's
 // cells and seven other views' numbers against the float64 analyses of fixture sentences (the
 // Chromium suite's checks, view-values.mjs); the README's copy-the-files recipe over http and
-// from file://; web/embed.html under its Content-Security-Policy; every view's layout at every
+// from file://; web/embed.html under its Content-Security-Policy; a one-file page of
+// tools/explorer-html.mjs alone in a folder, from file:// (its rows against the float64 analyses); every view's layout at every
 // column width from 320 to 1280 px (layout.mjs); screenshots of index.html at 390 and 1280 px (test-output/screenshots/firefox-*.png).
 // Firefox runs in a fresh profile whose proxy is a local sink: a request for anything but
 // file:// and the local server, the page's or Firefox's own (updates, telemetry, remote
@@ -12,7 +13,7 @@
 // (`node tests/browser/firefox.mjs layout`). Ends with "N passed, N failed"; exits 1 on any failure.
 
 import net from 'node:net';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,6 +25,9 @@ import { viewValueChecks } from './view-values.mjs';
 import { explorerOf } from './lib/puppeteer-locators.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
+import { checkLog } from './lib/check-log.mjs';
+import { allDrawnInPage, carriedPageInPage, checkDrawnRow } from './lib/carried-pages.mjs';
+import { onePage } from '../../tools/explorer-html.mjs';
 import { VIEWS } from '../../web/src/views/index.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,12 +36,8 @@ const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
 const only = process.argv.slice(2);
 const started = Date.now();
 
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log(`ok   ${name}`); }
-  else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
-  return ok;
-}
+const log = checkLog();
+const { check } = log;
 
 // ---- the network: a local server, and a sink for everything else -------------------------
 const SERVED = new Map();
@@ -314,6 +314,37 @@ async function testEmbed() {
   }
 }
 
+/** A one-file page of tools/explorer-html.mjs (web/notebook/), alone in an empty folder, from file://. */
+async function testOneFile() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-one-file-'));
+  const file = path.join(dir, 'figure.html');
+  const explorers = [
+    { sentence: 'The cat sat on the mat because it was tired.', options: new Map([['layer', '2'], ['head', '3'], ['token', 'it']]) },
+    { sentence: 'The animal didn\'t cross the street because it was too tired.', options: new Map([['token', 'street'], ['lang', 'fr'], ['controls', 'none']]) },
+  ];
+  await writeFile(file, await onePage({ title: 'one file', pageLang: 'en', explorers }));
+  const page = await newPage();
+  try {
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForFunction(allDrawnInPage, { timeout: 120000, polling: 100 });
+    const shown = await page.evaluate(carriedPageInPage);
+    const [first, second] = shown.explorers;
+    const row = (s) => (l, h, t) => float64.of(s).row(l, h, t);
+    checkDrawnRow(check, 'one file (file://, alone), explorer 1', first, { layer: 2, head: 3, token: first.tokens.indexOf('it') }, row(first));
+    checkDrawnRow(check, 'one file, explorer 2 (lang="fr", controls="none")', second,
+      { layer: 1, head: 1, token: second.tokens.indexOf('street'), shownSum: '1,000' }, row(second));
+    const { loaded, failedLoads } = await page.evaluate(() => ({
+      loaded: performance.getEntriesByType('resource').map((e) => e.name), failedLoads: window.__failedLoads,
+    }));
+    check(`one file: nothing loaded but the page, defined once (${shown.bundleRuns}), one engine (${shown.engines}), no page errors`,
+      loaded.length === 0 && failedLoads.length === 0 && shown.bundleRuns === 1 && shown.engines === 1 && page.problems.length === 0,
+      [...loaded, ...failedLoads, ...page.problems].slice(0, 3).join('; '));
+  } finally {
+    await closePage(page);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 const VIEW_IDS = VIEWS.map((view) => view.id);
 const LONG_TEXT = Array.from({ length: 700 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
 
@@ -367,7 +398,7 @@ async function testScreenshots() {
   }
 }
 
-const TESTS = { testFileIndex, testHttpIndex, testViewValues, testCopyTheFiles, testEmbed, testLayout, testScreenshots };
+const TESTS = { testFileIndex, testHttpIndex, testViewValues, testCopyTheFiles, testEmbed, testOneFile, testLayout, testScreenshots };
 
 await mkdir(SHOTS, { recursive: true });
 console.log(`${version} (${FIREFOX}), puppeteer-core over WebDriver BiDi`);
@@ -393,5 +424,5 @@ try {
   sink.close();
 }
 console.log(`firefox: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`${log.passed} passed, ${log.failed} failed`);
+process.exit(log.failed ? 1 : 0);

@@ -30,6 +30,7 @@ import { convertPanelTest } from './convert.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { runDrawnInPage, twoFramesInPage } from './lib/page-waits.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
+import { checkLog } from './lib/check-log.mjs';
 import { VIEWS } from '../../web/src/views/index.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -42,12 +43,8 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgrou
 const core = process.argv.includes('--core');
 const only = process.argv.slice(2).filter((a) => a !== '--core');
 
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log(`ok   ${name}`); }
-  else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
-  return ok;
-}
+const log = checkLog();
+const { check } = log;
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -1666,5 +1663,5 @@ try {
   await browser.close();
   server.close();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`${log.passed} passed, ${log.failed} failed`);
+process.exit(log.failed ? 1 : 0);

@@ -13,7 +13,11 @@ import { enumParam, switchParam, layerParam } from './view-state.mjs';
 function defaultAssetBase() {
   const script = document.currentScript;
   if (script && script.src) return new URL('./', script.src).href;
-  return new URL('./dist/', document.baseURI).href;
+  try {
+    return new URL('./dist/', document.baseURI).href;
+  } catch {
+    return null;  // a page with no address to resolve against (about:srcdoc): explorers name theirs (assets=)
+  }
 }
 
 AttentionExplorer.assetBase = defaultAssetBase();

@@ -50,10 +50,34 @@ function canFetch(url) {
   return /^https?:$/.test(new URL(url).protocol) && typeof fetch === 'function';
 }
 
-/** Inserts <script src=url> once; resolves with the base64 text the script registered. */
+/**
+ * A page that carries its assets (a one-file page, a notebook's output: web/notebook/) holds each
+ * as <script type="application/x-attention-asset" data-src="embedded:/…/NAME">base64</script>;
+ * explorers name them with assets="embedded:/…/" (and weights="embedded:/…/NAME.weights.js").
+ */
+export const EMBEDDED_ASSET_TYPE = 'application/x-attention-asset';
+const isEmbedded = (url) => url.startsWith('embedded:');
+
+/** The base64 text of the asset the page holds for `url`, or null; while the page is still
+ * being read, an asset written after the explorer is waited for. */
+async function embeddedAsset(url) {
+  const find = () => [...document.querySelectorAll(`script[type="${EMBEDDED_ASSET_TYPE}"]`)].find((h) => h.dataset.src === url);
+  if (!find() && document.readyState === 'loading') {
+    await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
+  }
+  return find()?.textContent ?? null;
+}
+
+/** Inserts <script src=url> once (an embedded asset is read from the page instead); resolves
+ * with the base64 text the script registered. */
 function loadAssetScript(url) {
   let load = scriptLoads.get(url);
   if (load) return load;
+  if (isEmbedded(url)) {
+    load = embeddedAsset(url).then((text) => text ?? Promise.reject(new Error(`the page does not hold ${url}`)));
+    scriptLoads.set(url, load);
+    return load;
+  }
   load = new Promise((resolve, reject) => {
     const script = document.createElement('script');
     script.src = url;

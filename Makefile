@@ -15,6 +15,8 @@ WEIGHTS := web/dist/bert-mini.int8.bin
 CHECKPOINT ?= ../shared/checkpoints/bert-mini-int8
 FLOAT_CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
+# Every test command runs under a limit of its own (tests/lib/limit.sh): `$(LIMIT) SECONDS command`.
+LIMIT   := tests/lib/limit.sh
 
 .PHONY: deps all native wasm web test test-all test-native test-node test-node-all test-checkpoints test-browser \
         test-browser-all test-firefox test-notebook spec spec-check print-engine-sources weights bench fuzz clean help
@@ -47,7 +49,8 @@ help:
 	@echo "make bench-smoke   the bench scripts' smoke test (10 rounds)"
 	@echo "make profile       where the time goes, per length and part, in Node and Chromium (PROFILE_ARGS)"
 	@echo "make fuzz          libFuzzer targets, FUZZ_SECONDS (60) each"
-	@echo "make mutate        product mutations against the tests that should catch them"
+	@echo "make mutate        product mutations against the tests that should catch them (a test past its limit: caught)"
+	@echo "make mutate-check  every mutation's text is in the tree (part of test and test-all)"
 	@echo "make print-engine-sources  the engine's C sources, for build.sh"
 	@echo "make clean         remove build/ (the float64 reference cache, build/cache, too)"
 
@@ -99,11 +102,11 @@ weights:
 	node weights/convert.mjs $(CHECKPOINT) $(WEIGHTS)
 
 test: deps
-	$(MAKE) spec-check
+	$(MAKE) spec-check mutate-check
 	$(MAKE) test-native test-node test-browser
 
 test-all: deps
-	$(MAKE) spec-check
+	$(MAKE) spec-check mutate-check
 	$(MAKE) test-native test-fuzz-regressions test-node-all test-checkpoints test-browser-all test-firefox test-notebook test-valgrind
 
 deps:
@@ -111,16 +114,16 @@ deps:
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
 test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn
-	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
+	$(LIMIT) 120 build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
-	build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
-	build/san/test_kernels
-	build/san/test_parts $(WEIGHTS)
-	build/san/test_session $(WEIGHTS)
-	build/san/attn "The cat sat on the [MASK]." --mask --json --ablate 2.1,3.4 > /dev/null
-	build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
-	build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
-	tests/cli.sh build/attn
+	$(LIMIT) 120 build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
+	$(LIMIT) 120 build/san/test_kernels
+	$(LIMIT) 120 build/san/test_parts $(WEIGHTS)
+	$(LIMIT) 300 build/san/test_session $(WEIGHTS)
+	$(LIMIT) 60 build/san/attn "The cat sat on the [MASK]." --mask --json --ablate 2.1,3.4 > /dev/null
+	$(LIMIT) 60 build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
+	$(LIMIT) 60 build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
+	$(LIMIT) 120 tests/cli.sh build/attn
 
 # Skipped tests are counted and listed; under CI (CI=true) a skip means a missing prerequisite
 # (../shared, the native build, Chromium) and fails the run. `make test` leaves the slow files
@@ -128,11 +131,12 @@ test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kern
 # (ATTN_TEST_ALL=1): those skips are counted apart and never fail the run.
 NODE_TESTS_ALL_ONLY := tests/tokenizer-exhaustive.test.mjs tests/bench-smoke.test.mjs
 NODE_TESTS := $(filter-out $(NODE_TESTS_ALL_ONLY),$(wildcard tests/*.test.mjs))
-# Two test files at a time: one per core (node's default on 2 cores is one).
-NODE_TEST_FLAGS ?= --test-concurrency=2
+# Two test files at a time: one per core (node's default on 2 cores is one). Each test has its
+# own limit (tests/lib/test-limit.mjs: a hang fails in minutes and names the test), each file 10 min.
+NODE_TEST_FLAGS ?= --test-concurrency=2 --import ./tests/lib/test-limit.mjs --test-timeout=600000
 define node-tests
 	@mkdir -p build
-	node --test $(NODE_TEST_FLAGS) $(1) | tee build/node-tests.tap
+	$(LIMIT) 1500 node --test $(NODE_TEST_FLAGS) $(1) | tee build/node-tests.tap
 	@skips=$$(grep -E '^ *ok [0-9]+ - .*# SKIP' build/node-tests.tap | grep -v '# SKIP runs in make test-all' || true); \
 	later=$$(grep -cE '^ *ok [0-9]+ - .*# SKIP runs in make test-all' build/node-tests.tap || true); \
 	count=$$(grep -c . <<<"$$skips" || true); [ -n "$$skips" ] || count=0; \
@@ -141,12 +145,12 @@ define node-tests
 endef
 
 test-node: wasm build/test_kernels.wasm
-	node tests/parity.mjs
+	$(LIMIT) 120 node tests/parity.mjs
 	$(call node-tests,$(NODE_TESTS))
 
 test-node-all: export ATTN_TEST_ALL = 1
 test-node-all: wasm build/test_kernels.wasm build/peak.wasm
-	node tests/parity.mjs
+	$(LIMIT) 120 node tests/parity.mjs
 	$(call node-tests,tests/*.test.mjs)
 
 # The float-trained checkpoint, where precision must be spent: converted with the precision
@@ -154,25 +158,25 @@ test-node-all: wasm build/test_kernels.wasm build/peak.wasm
 test-checkpoints: wasm
 	@test -d $(FLOAT_CHECKPOINT) || { echo "test-checkpoints: $(FLOAT_CHECKPOINT) is missing"; exit 1; }
 	@mkdir -p build
-	node weights/convert.mjs $(FLOAT_CHECKPOINT) build/bert-mini-mlm.auto.bin --precision auto --target 1e-3 2>&1 | tail -3
-	node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/attention --mlm tests/fixtures/mlm.json
-	node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/pairs
+	$(LIMIT) 300 node weights/convert.mjs $(FLOAT_CHECKPOINT) build/bert-mini-mlm.auto.bin --precision auto --target 1e-3 2>&1 | tail -3
+	$(LIMIT) 120 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/attention --mlm tests/fixtures/mlm.json
+	$(LIMIT) 120 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/pairs
 
 test-browser: web
-	node tests/browser/run.mjs --core
+	$(LIMIT) 1200 node tests/browser/run.mjs --core
 
 test-browser-all: web
-	node tests/browser/run.mjs
-	node tests/browser/faults.mjs
+	$(LIMIT) 1500 node tests/browser/run.mjs
+	$(LIMIT) 600 node tests/browser/faults.mjs
 
 # The browser suite's core checks in Debian's firefox-esr, driven over WebDriver BiDi.
 test-firefox: web
-	node tests/browser/firefox.mjs
+	$(LIMIT) 1200 node tests/browser/firefox.mjs
 
 # The notebook helper (web/notebook/) in a kernel of Debian's Jupyter, its HTML export and the
 # one-file page opened alone from file:// in Chromium.
 test-notebook: web
-	node tests/browser/notebook.mjs
+	$(LIMIT) 900 node tests/browser/notebook.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
 # Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless
@@ -209,7 +213,7 @@ clean:
 # loader skips only its checksum comparison). Coverage instrumentation goes on the code that
 # parses and validates input; the numeric code runs sanitized but uninstrumented and at -O2, and
 # c/kernels.c under ASan only: UBSan's checks in the inner loops make a 512-token run 6x slower.
-.PHONY: test-fuzz-regressions test-valgrind mutate
+.PHONY: test-fuzz-regressions test-valgrind mutate mutate-check
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_tokenizer fuzz_weights fuzz_run
 FUZZ_CFLAGS  := $(WARN) -g -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -Ic
@@ -247,7 +251,7 @@ fuzz: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
 test-fuzz-regressions: $(addprefix build/fuzz/regress_,$(FUZZ_TARGETS))
 	@for t in $(FUZZ_TARGETS); do \
 	    mkdir -p tests/fuzz/regressions/$$t; \
-	    build/fuzz/regress_$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t | tail -1 || \
+	    $(LIMIT) 300 build/fuzz/regress_$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t | tail -1 || \
 	        { echo "regressions: $$t FAILED (rerun: build/fuzz/regress_$$t tests/fuzz/regressions/$$t)"; exit 1; }; \
 	done
 
@@ -256,13 +260,18 @@ test-fuzz-regressions: $(addprefix build/fuzz/regress_,$(FUZZ_TARGETS))
 mutate:
 	node tools/mutate.mjs $(MUTATE_ARGS)
 
+# Every mutation's text still in the tree (in make test and test-all: a reshaped line fails here,
+# not when make mutate next runs).
+mutate-check:
+	node tools/mutate.mjs --check
+
 # The native CLI (-O1 -g, no sanitizers) under valgrind: errors or leaks fail.
 build/valgrind/attn: $(ENGINE) c/cli.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -o $@ $(ENGINE) c/cli.c -lm
 
 test-valgrind: build/valgrind/attn
-	tests/native/valgrind.sh build/valgrind/attn
+	$(LIMIT) 900 tests/native/valgrind.sh build/valgrind/attn
 
 # All attention of one text as raw float32, for the native-vs-wasm determinism test.
 build/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)

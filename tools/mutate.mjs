@@ -4,6 +4,8 @@
 // that is not a proven equivalent survives, or when the unmutated copy fails its tests.
 //
 //   node tools/mutate.mjs [--list] [NAME_SUBSTRING...]      (make mutate)
+//   node tools/mutate.mjs --check       every mutation's text is in the tree, once (make test:
+//                                       a mutation gone stale fails at once, not when mutate runs)
 //   node tools/mutate.mjs --scores      the largest |q·k| over the fixture sentences (float64
 //                                       reference), behind the softmax mutant's equivalence
 //
@@ -33,14 +35,19 @@ const native = (target, ...args) => ['sh', '-c', `make -s build/${target} >/dev/
 const SESSION_NATIVE = native('san/test_session', 'web/dist/bert-mini.int8.bin');
 const CLI = ['sh', '-c', 'make -s build/attn >/dev/null && tests/cli.sh build/attn'];
 
+// One test command's limit: past it the command is stopped, and a mutant that makes a test hang
+// counts as caught (the baseline, unmutated, must pass within it).
+const TEST_LIMIT_MS = 5 * 60 * 1000;
+
 // Each: what it breaks, the edits (exact text, found once), what to rebuild, the tests to run.
 // `equivalent` says why no test can see the mutation (it then does not count as a failure).
 const MUTATIONS = [
   { name: 'ablation: a removed head\'s context kept', build: 'wasm', tests: [ablation('bit-identical')],
-    edits: [['c/forward.c', 'if (removed_heads[l * m->heads + h]) remove_head(s, l, h);',
-      'if (removed_heads[l * m->heads + h] && l < 0) remove_head(s, l, h);']] },
+    edits: [['c/forward.c', 'if (removed[l * m->heads + h]) remove_head(s, l, h);',
+      'if (removed[l * m->heads + h] && l < 0) remove_head(s, l, h);']] },
   { name: 'ablation: a changed set resumed one layer too high', build: 'wasm', tests: [ablation('resumed')],
-    edits: [['c/attn.c', 'return run_from(s, first_changed);', 'return run_from(s, first_changed + (first_changed < m->layers - 1));']] },
+    edits: [['c/attn.c', 'first_changed < done ? first_changed : done, 0);',
+      'first_changed < done ? first_changed + (first_changed < m->layers - 1) : done, 0);']] },
   { name: 'non-finite values never refused', build: 'wasm', tests: [ablation('NaN')],
     edits: [['c/forward.c', 'if (!isfinite(values[i])) return 0;', 'if (!isfinite(values[i]) && count == 0) return 0;']] },
   { name: 'sessions never give buffers back', build: 'wasm', tests: [ablation('gives back')],
@@ -56,7 +63,7 @@ const MUTATIONS = [
     edits: [['c/cli.c', 'if (seen[k]++) return "a key appears twice";', 'if (seen[k]++ && k < 0) return "a key appears twice";']] },
   { name: 'loader: 1 position accepted', build: 'none',
     tests: [native('test_weights', 'web/dist/bert-mini.int8.bin', '../shared/checkpoints/bert-mini-int8')],
-    edits: [['c/weights.c', 'MIN_POSITIONS = 3,', 'MIN_POSITIONS = 1,']] },
+    edits: [['c/weights.c', 'MIN_POSITIONS = 3 };', 'MIN_POSITIONS = 1 };']] },
   { name: 'GELU by its tanh approximation', build: 'wasm', tests: [PARITY],
     edits: [['c/kernels.c', `    int i = 0;
     for (; i + 4 <= count; i += 4) f4_store(x + i, f4_gelu(f4_load(x + i)));
@@ -74,7 +81,8 @@ const MUTATIONS = [
     edits: [['c/tokenizer.c', 'out->full_count = total < e->count_limit ? (int)total : e->count_limit;',
       'out->full_count = total < e->count_limit ? (int)total - 1 : e->count_limit;']] },
   { name: 'head roles: CLS sink reads the [SEP] mass', build: 'wasm', tests: [analysis('head roles')],
-    edits: [['c/analysis.c', 'if (mass[1] / n >= 0.5) roles |= ROLE_CLS_SINK;', 'if (mass[2] / n >= 0.5) roles |= ROLE_CLS_SINK;']] },
+    edits: [['c/analysis.c', 'if (mass[ATTN_MASS_CLS] / n >= 0.5) roles |= ROLE_CLS_SINK;',
+      'if (mass[ATTN_MASS_SEP] / n >= 0.5) roles |= ROLE_CLS_SINK;']] },
   { name: 'head roles: "broad" from 0.8 instead of 0.9', build: 'wasm', tests: [analysis('head roles')],
     edits: [['c/analysis.c', 'normalized / n >= 0.9) roles |= ROLE_BROAD;', 'normalized / n >= 0.8) roles |= ROLE_BROAD;']] },
   { name: 'contributions: head 1\'s W_O slice for every head', build: 'wasm', tests: [analysis('contributions')],
@@ -128,12 +136,14 @@ const MUTATIONS = [
 function run(command, cwd, { quiet = true } = {}) {
   const started = Date.now();
   const result = spawnSync(command[0], command.slice(1), {
-    cwd, encoding: 'utf8', maxBuffer: 1 << 28, timeout: 20 * 60 * 1000,
+    cwd, encoding: 'utf8', maxBuffer: 1 << 28, timeout: TEST_LIMIT_MS, killSignal: 'SIGKILL',
     env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },
   });
-  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+  const timedOut = result.error?.code === 'ETIMEDOUT';
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}` +
+    (timedOut ? `\nFAIL: stopped after ${TEST_LIMIT_MS / 1000} s (a hang)\n` : '');
   if (!quiet) process.stdout.write(output);
-  return { ok: result.status === 0, output, seconds: Math.round((Date.now() - started) / 1000), status: result.status };
+  return { ok: result.status === 0, output, seconds: Math.round((Date.now() - started) / 1000), status: result.status, timedOut };
 }
 
 function scratchCopy() {
@@ -177,6 +187,28 @@ function failureLines(text, count) {
   return lines.length ? lines.slice(0, count).map((l) => `      ${l.slice(0, 300)}`).join('\n') : lastLines(text, count);
 }
 
+/** Where `from` is in `text`, found exactly once; else why not (a mutation gone stale). */
+function findOnce(file, text, from) {
+  const at = text.indexOf(from);
+  if (at >= 0 && text.indexOf(from, at + 1) < 0) return { at };
+  return { problem: `${file}: the text to mutate is ${at < 0 ? 'missing' : 'there more than once'}: ${JSON.stringify(from.slice(0, 60))}` };
+}
+
+/** Every mutation's edits checked against the working tree: the problems, each with its mutation. */
+function staleEdits(mutations) {
+  const problems = [];
+  for (const m of mutations) {
+    for (const [file, from] of m.edits) {
+      const target = path.join(root, file);
+      if (!fs.existsSync(target)) { problems.push({ mutation: m.name, problem: `${file} is missing` }); continue; }
+      if (from === null) continue;
+      const found = findOnce(file, fs.readFileSync(target, 'utf8'), from);
+      if (found.problem) problems.push({ mutation: m.name, problem: found.problem });
+    }
+  }
+  return problems;
+}
+
 function applyEdits(repo, edits) {
   const originals = new Map();
   for (const [file, from, to] of edits) {
@@ -184,11 +216,9 @@ function applyEdits(repo, edits) {
     const text = fs.readFileSync(target, 'utf8');
     if (!originals.has(file)) originals.set(file, text);
     if (from === null) { fs.writeFileSync(target, to); continue; }
-    const at = text.indexOf(from);
-    if (at < 0 || text.indexOf(from, at + 1) >= 0) {
-      throw new Error(`${file}: the text to mutate is ${at < 0 ? 'missing' : 'there more than once'}: ${JSON.stringify(from.slice(0, 60))}`);
-    }
-    fs.writeFileSync(target, text.slice(0, at) + to + text.slice(at + from.length));
+    const found = findOnce(file, text, from);
+    if (found.problem) throw new Error(found.problem);
+    fs.writeFileSync(target, text.slice(0, found.at) + to + text.slice(found.at + from.length));
   }
   return () => { for (const [file, text] of originals) fs.writeFileSync(path.join(repo, file), text); };
 }
@@ -220,12 +250,24 @@ async function largestScore() {
 async function main() {
   const args = process.argv.slice(2);
   if (args.includes('--scores')) return largestScore();
+  if (args.includes('--check')) {
+    const problems = staleEdits(MUTATIONS);
+    for (const { mutation, problem } of problems) console.log(`stale mutation: ${mutation} — ${problem}`);
+    const stale = new Set(problems.map((p) => p.mutation)).size;
+    console.log(`mutations: ${MUTATIONS.length - stale} of ${MUTATIONS.length} found in the tree`);
+    return problems.length ? 1 : 0;
+  }
   if (args.includes('--list')) {
     for (const m of MUTATIONS) console.log(`${m.name}${m.equivalent ? ' (equivalent)' : ''}`);
     return 0;
   }
   const chosen = args.length ? MUTATIONS.filter((m) => args.some((a) => m.name.includes(a))) : MUTATIONS;
   if (chosen.length === 0) { console.error('mutate: no mutation matches'); return 2; }
+  const stale = staleEdits(chosen);
+  if (stale.length) {
+    for (const { mutation, problem } of stale) console.log(`stale mutation: ${mutation} — ${problem}`);
+    return 1;
+  }
   const { dir, repo } = scratchCopy();
   try {
     console.log(`scratch copy: ${repo}`);
@@ -234,7 +276,7 @@ async function main() {
     const allTests = [...new Map(chosen.flatMap((m) => m.tests).map((t) => [t.join(' '), t])).values()];
     for (const test of allTests) {
       const result = run(test, repo);
-      console.log(`baseline: ${test.join(' ')} — ${result.ok ? 'passes' : 'FAILS'} (${result.seconds} s)`);
+      console.log(`baseline: ${test.join(' ')} — ${result.ok ? 'passes' : result.timedOut ? 'TIMES OUT' : 'FAILS'} (${result.seconds} s)`);
       if (!result.ok) { console.log(lastLines(result.output, 20)); return 1; }
     }
     let caught = 0, survived = 0, unexplained = 0, broken = 0;
@@ -250,7 +292,8 @@ async function main() {
           line = `ERROR     ${m.name} — the mutated copy does not build (fix the mutation)\n${lastLines(built.output, 8)}`;
         } else if (failure) {
           caught++;
-          line = `caught    ${m.name} — by ${failure.test.join(' ')}\n${failureLines(failure.result.output, 4)}`;
+          line = `caught    ${m.name} — by ${failure.test.join(' ')}${failure.result.timedOut ? ' (timed out)' : ''}\n` +
+            failureLines(failure.result.output, 4);
         } else {
           survived++;
           if (m.equivalent) equivalents.push(m.name); else unexplained++;

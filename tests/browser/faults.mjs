@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createEngine } from '../../web/src/engine.mjs';
 import { partsOf, partOfToken } from '../lib/corrupt-weights.mjs';
+import { withinLimit } from './lib/check-log.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -258,7 +259,7 @@ async function testRunWithoutMemory() {
 try {
   for (const test of [testRunWithoutMemory, testOneFailedPart, testPartThatKeepsFailing, testServerIgnoringRangesForParts, testAddAndRemoveAfterLoad]) {
     try {
-      await test();
+      await withinLimit(test.name, test);
     } catch (error) {
       check(`${test.name} ran to the end`, false, error.stack || error.message);
     }

@@ -25,7 +25,7 @@ import { viewValueChecks } from './view-values.mjs';
 import { explorerOf } from './lib/puppeteer-locators.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
-import { checkLog } from './lib/check-log.mjs';
+import { checkLog, withinLimit } from './lib/check-log.mjs';
 import { allDrawnInPage, carriedPageInPage, checkDrawnRow } from './lib/carried-pages.mjs';
 import { onePage } from '../../tools/explorer-html.mjs';
 import { VIEWS } from '../../web/src/views/index.mjs';
@@ -407,7 +407,7 @@ try {
     if (only.length && !only.some((o) => name.toLowerCase().includes(o.toLowerCase()))) continue;
     const testStarted = Date.now();
     try {
-      await test();
+      await withinLimit(name, test, name === 'testLayout' ? 600 : undefined);
     } catch (error) {
       check(`${name} ran to the end`, false, error.stack || error.message);
     }

@@ -30,7 +30,7 @@ import { convertPanelTest } from './convert.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { runDrawnInPage, twoFramesInPage } from './lib/page-waits.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
-import { checkLog } from './lib/check-log.mjs';
+import { checkLog, withinLimit } from './lib/check-log.mjs';
 import { VIEWS } from '../../web/src/views/index.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -1643,6 +1643,10 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
 const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',
   'testLongInput', 'testConvertPanel']);
 
+/** The tests that take longer than the default limit (lib/check-log.mjs), in seconds. */
+const LONG_TESTS = { testTiming: 600, testLayout: 600, testLayoutColumns: 300, testLayoutFrench: 300, testScreenshots: 300,
+  testCorruptWeightsMatrix: 300, testCorruptParts: 300, testViewValues: 300 };
+
 await mkdir(SHOTS, { recursive: true });
 try {
   for (const [name, test] of Object.entries(TESTS)) {
@@ -1650,7 +1654,7 @@ try {
     if (core && FULL_ONLY.has(name)) continue;
     const started = performance.now();
     try {
-      await test();
+      await withinLimit(name, test, LONG_TESTS[name]);
       console.log(`test time: ${name} ${((performance.now() - started) / 1000).toFixed(1)} s`);
     } catch (error) {
       check(`${name} ran to the end`, false, error.stack || error.message);

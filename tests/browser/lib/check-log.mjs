@@ -11,3 +11,22 @@ export function checkLog() {
   };
   return log;
 }
+
+/** Seconds a browser test may run before it counts as hung (LONG_TESTS: the throttled loads, layouts). */
+export const TEST_LIMIT_S = Number(process.env.ATTN_BROWSER_TEST_LIMIT_S) || 180;
+
+/**
+ * Runs one test of a browser runner, failing it when it has not finished within `seconds`: a hang
+ * fails in minutes and names itself (the runner goes on with the next test).
+ */
+export async function withinLimit(name, run, seconds = TEST_LIMIT_S) {
+  let timer;
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${name}: still running after ${seconds} s (a hang, or a limit to raise)`)), seconds * 1000);
+  });
+  try {
+    return await Promise.race([run(), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -15,10 +15,12 @@ WEIGHTS := web/dist/bert-mini.int8.bin
 CHECKPOINT ?= ../shared/checkpoints/bert-mini-int8
 FLOAT_CHECKPOINT ?= ../shared/checkpoints/bert-mini-mlm
 export NODE_PATH := /usr/share/nodejs
+# Jobs at a time where checks run side by side: the cores, two at least.
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n > 2 ? n : 2 )))
 # Every test command runs under a limit of its own (tests/lib/limit.sh): `$(LIMIT) SECONDS command`.
 LIMIT   := tests/lib/limit.sh
 
-.PHONY: deps all native wasm web test test-all test-native test-node test-node-all test-checkpoints test-browser \
+.PHONY: deps all native wasm web lint test test-all test-native test-node test-node-all test-checkpoints test-browser \
         test-browser-all test-firefox test-notebook spec spec-check print-engine-sources weights bench fuzz clean help
 
 all: native wasm
@@ -31,7 +33,8 @@ help:
 	@echo "make web           wasm, then the page bundle and weight scripts in web/dist (./build.sh web)"
 	@echo "make spec          c/spec.h from c/spec.mjs (the format and the wasm boundary)"
 	@echo "make spec-check    fails when c/spec.h is not what c/spec.mjs gives"
-	@echo "make test          the fast loop: spec-check, native (ASan+UBSan), parity, node --test, browser core set"
+	@echo "make lint          the JavaScript through eslint (eslint.config.mjs; part of test and test-all)"
+	@echo "make test          the fast loop: spec-check, mutate-check, lint, native (ASan+UBSan), parity, node --test, browser core set"
 	@echo "make test-all      everything (CI): test + fuzz regressions, slow node tests, 12-layer shapes,"
 	@echo "                   bench smoke, checkpoint search, full browser suite (throttled loads), valgrind"
 	@echo "make test-native   the native tests and the CLI under ASan+UBSan, tests/cli.sh"
@@ -64,6 +67,10 @@ spec c/spec.h: c/spec.mjs tools/gen-spec.mjs
 spec-check:
 	node tools/gen-spec.mjs --check
 
+# The JavaScript linted (npm eslint, eslint.config.mjs: unused variables and imports are errors).
+lint:
+	node_modules/.bin/eslint --max-warnings 0 .
+
 native: build/attn build/test_tokenizer build/test_weights build/test_kernels build/test_parts build/test_session
 
 build/attn: $(ENGINE) c/cli.c $(HEADERS)
@@ -74,16 +81,22 @@ build/test_%: tests/native/test_%.c tests/native/test_util.h $(ENGINE) $(HEADERS
 	@mkdir -p build
 	$(CC) $(WARN) $(CFLAGS) -Ic -o $@ $< $(ENGINE) -lm $(TEST_LDFLAGS)
 
-build/san/test_%: tests/native/test_%.c tests/native/test_util.h $(ENGINE) $(HEADERS)
-	@mkdir -p build/san
-	clang $(WARN) $(SAN) -Ic -o $@ $< $(ENGINE) -lm $(TEST_LDFLAGS)
+# The engine compiled once under the sanitizers, linked into each native test and the CLI.
+SAN_OBJ := $(patsubst c/%.c,build/san/obj/%.o,$(ENGINE))
+.SECONDARY: $(SAN_OBJ)
+
+build/san/obj/%.o: c/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	clang $(WARN) $(SAN) -c -o $@ $<
+
+build/san/test_%: tests/native/test_%.c tests/native/test_util.h $(SAN_OBJ)
+	clang $(WARN) $(SAN) -Ic -o $@ $< $(SAN_OBJ) -lm $(TEST_LDFLAGS)
 
 # test_session makes allocations fail at will (its __wrap_malloc).
 build/test_session build/san/test_session: TEST_LDFLAGS := -Wl,--wrap=malloc
 
-build/san/attn: $(ENGINE) c/cli.c $(HEADERS)
-	@mkdir -p build/san
-	clang $(WARN) $(SAN) -o $@ $(ENGINE) c/cli.c -lm
+build/san/attn: c/cli.c $(SAN_OBJ)
+	clang $(WARN) $(SAN) -o $@ c/cli.c $(SAN_OBJ) -lm
 
 wasm: web/dist/attn.wasm
 
@@ -102,11 +115,16 @@ weights:
 	node weights/convert.mjs $(CHECKPOINT) $(WEIGHTS)
 
 test: deps
-	$(MAKE) spec-check mutate-check
+	$(MAKE) spec-check mutate-check lint
 	$(MAKE) test-native test-node test-browser
 
+# What test-all runs, built first and in parallel (the checks themselves then run one by one).
+TEST_BINARIES = $(addprefix build/san/,test_tokenizer test_weights test_kernels test_parts test_session attn) build/attn \
+                 $(addprefix build/fuzz/regress_,$(FUZZ_TARGETS)) build/valgrind/attn build/test_kernels.wasm build/peak.wasm
+
 test-all: deps
-	$(MAKE) spec-check mutate-check
+	$(MAKE) spec-check mutate-check lint
+	$(MAKE) -j$(JOBS) wasm $(TEST_BINARIES)
 	$(MAKE) test-native test-fuzz-regressions test-node-all test-checkpoints test-browser-all test-firefox test-notebook test-valgrind
 
 deps:
@@ -114,16 +132,17 @@ deps:
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
 test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn
-	$(LIMIT) 120 build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
+	$(LIMIT) 300 build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
-	$(LIMIT) 120 build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
-	$(LIMIT) 120 build/san/test_kernels
-	$(LIMIT) 120 build/san/test_parts $(WEIGHTS)
+	$(LIMIT) 300 build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
+	$(LIMIT) 300 build/san/test_kernels
+	$(LIMIT) 300 build/san/test_parts $(WEIGHTS)
 	$(LIMIT) 300 build/san/test_session $(WEIGHTS)
-	$(LIMIT) 60 build/san/attn "The cat sat on the [MASK]." --mask --json --ablate 2.1,3.4 > /dev/null
-	$(LIMIT) 60 build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
-	$(LIMIT) 60 build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
-	$(LIMIT) 120 tests/cli.sh build/attn
+	$(LIMIT) 300 build/san/attn "The cat sat on the [MASK]." --mask --json --ablate 2.1,3.4 > /dev/null
+	$(LIMIT) 300 build/san/attn "The cat sat on the mat." --layer 2 --head 1 --token cat > /dev/null
+	$(LIMIT) 300 build/san/attn "The cat sat on the [MASK]." --mask --json > /dev/null
+	$(LIMIT) 300 build/san/attn "$$(printf 'word %.0s' $$(seq 600))" --layer 4 --head 4 --token 511 > /dev/null
+	$(LIMIT) 300 tests/cli.sh build/attn
 
 # Skipped tests are counted and listed; under CI (CI=true) a skip means a missing prerequisite
 # (../shared, the native build, Chromium) and fails the run. `make test` leaves the slow files
@@ -131,12 +150,12 @@ test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kern
 # (ATTN_TEST_ALL=1): those skips are counted apart and never fail the run.
 NODE_TESTS_ALL_ONLY := tests/tokenizer-exhaustive.test.mjs tests/bench-smoke.test.mjs
 NODE_TESTS := $(filter-out $(NODE_TESTS_ALL_ONLY),$(wildcard tests/*.test.mjs))
-# Two test files at a time: one per core (node's default on 2 cores is one). Each test has its
-# own limit (tests/lib/test-limit.mjs: a hang fails in minutes and names the test), each file 10 min.
-NODE_TEST_FLAGS ?= --test-concurrency=2 --import ./tests/lib/test-limit.mjs --test-timeout=600000
+# One test file per core, two at least (node's default on 2 cores is one). Each test has its own
+# limit (tests/lib/test-limit.mjs: a hang fails in minutes and names the test), each file 15 min.
+NODE_TEST_FLAGS ?= --test-concurrency=$(JOBS) --import ./tests/lib/test-limit.mjs --test-timeout=900000
 define node-tests
 	@mkdir -p build
-	$(LIMIT) 1500 node --test $(NODE_TEST_FLAGS) $(1) | tee build/node-tests.tap
+	node --test $(NODE_TEST_FLAGS) $(1) | tee build/node-tests.tap
 	@skips=$$(grep -E '^ *ok [0-9]+ - .*# SKIP' build/node-tests.tap | grep -v '# SKIP runs in make test-all' || true); \
 	later=$$(grep -cE '^ *ok [0-9]+ - .*# SKIP runs in make test-all' build/node-tests.tap || true); \
 	count=$$(grep -c . <<<"$$skips" || true); [ -n "$$skips" ] || count=0; \
@@ -144,13 +163,13 @@ define node-tests
 	if [ "$$count" -gt 0 ] && [ "$${CI:-}" = true ]; then echo "node tests: skipped under CI: each names its missing prerequisite"; exit 1; fi
 endef
 
-test-node: wasm build/test_kernels.wasm
-	$(LIMIT) 120 node tests/parity.mjs
+test-node: wasm build/test_kernels.wasm build/attn
+	$(LIMIT) 300 node tests/parity.mjs
 	$(call node-tests,$(NODE_TESTS))
 
 test-node-all: export ATTN_TEST_ALL = 1
-test-node-all: wasm build/test_kernels.wasm build/peak.wasm
-	$(LIMIT) 120 node tests/parity.mjs
+test-node-all: wasm build/test_kernels.wasm build/peak.wasm build/attn
+	$(LIMIT) 300 node tests/parity.mjs
 	$(call node-tests,tests/*.test.mjs)
 
 # The float-trained checkpoint, where precision must be spent: converted with the precision
@@ -159,24 +178,24 @@ test-checkpoints: wasm
 	@test -d $(FLOAT_CHECKPOINT) || { echo "test-checkpoints: $(FLOAT_CHECKPOINT) is missing"; exit 1; }
 	@mkdir -p build
 	$(LIMIT) 300 node weights/convert.mjs $(FLOAT_CHECKPOINT) build/bert-mini-mlm.auto.bin --precision auto --target 1e-3 2>&1 | tail -3
-	$(LIMIT) 120 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/attention --mlm tests/fixtures/mlm.json
-	$(LIMIT) 120 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/pairs
+	$(LIMIT) 300 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/attention --mlm tests/fixtures/mlm.json
+	$(LIMIT) 300 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/pairs
 
 test-browser: web
-	$(LIMIT) 1200 node tests/browser/run.mjs --core
+	node tests/browser/run.mjs --core
 
 test-browser-all: web
-	$(LIMIT) 1500 node tests/browser/run.mjs
+	node tests/browser/run.mjs
 	$(LIMIT) 600 node tests/browser/faults.mjs
 
 # The browser suite's core checks in Debian's firefox-esr, driven over WebDriver BiDi.
 test-firefox: web
-	$(LIMIT) 1200 node tests/browser/firefox.mjs
+	node tests/browser/firefox.mjs
 
 # The notebook helper (web/notebook/) in a kernel of Debian's Jupyter, its HTML export and the
 # one-file page opened alone from file:// in Chromium.
 test-notebook: web
-	$(LIMIT) 900 node tests/browser/notebook.mjs
+	$(LIMIT) 1200 node tests/browser/notebook.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
 # Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless

@@ -17,7 +17,6 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../web/src/engine.mjs';
 import { runBlocksInChildren } from './blocks.mjs';

@@ -290,11 +290,6 @@ int attn_session_run_pair(attn_session *s, const char *a, size_t a_bytes, const 
     return status == ATTN_OK ? run(s) : status;
 }
 
-int attn_session_begin_pair(attn_session *s, const char *a, size_t a_bytes, const char *b, size_t b_bytes) {
-    const int status = take_pair(s, a, a_bytes, b, b_bytes);
-    return status == ATTN_OK ? begin(s, STEP_MACS) : status;
-}
-
 int attn_session_run_typed_ids(attn_session *s, const int32_t *ids, const int32_t *type_ids, int n) {
     const bert_model *m = &s->engine->model;
     forget_run(s);

@@ -78,7 +78,7 @@ int attn_session_run_pair(attn_session *session, const char *a, size_t a_bytes,
 int attn_session_run_typed_ids(attn_session *session, const int32_t *ids, const int32_t *type_ids, int n);
 
 /* A run in steps, for a page that must answer keystrokes while a long text runs: begin_text
- * (or begin_pair) tokenizes and embeds, as run_text does, and computes no layer; each
+ * tokenizes and embeds, as run_text does, and computes no layer; each
  * attn_session_step then computes the next piece (a block of tokens of a layer's projections or
  * of its output and FFN, or one head's attention: about 2^24 multiply-adds), ATTN_OK, until
  * attn_session_layers_done gives the model's layer count. A layer is readable (row stats,
@@ -89,8 +89,6 @@ int attn_session_run_typed_ids(attn_session *session, const int32_t *ids, const 
  * and every step at once (it answers NOT_LOADED and keeps the layers done when it stops at a
  * layer whose weights are missing). Beginning another run abandons the one under way. */
 int attn_session_begin_text(attn_session *session, const char *text, size_t bytes);
-int attn_session_begin_pair(attn_session *session, const char *a, size_t a_bytes,
-                            const char *b, size_t b_bytes);
 int attn_session_step(attn_session *session);
 /* Layers of the current run computed, 0 … layers (0 without a run). */
 int attn_session_layers_done(const attn_session *session);

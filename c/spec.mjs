@@ -231,9 +231,8 @@ export const byName = (fields) => Object.fromEntries(fields.map((f) => [f.name, 
 export const HEADER = byName(HEADER_FIELDS);
 export const ENTRY = byName(ENTRY_FIELDS);
 export const PART = byName(PART_FIELDS);
-/** {name: code} of STATUSES, and {code: message}. */
+/** {name: code} of STATUSES. */
 export const STATUS = Object.freeze(Object.fromEntries(STATUSES.map((s) => [s.name, s.code])));
-export const STATUS_MESSAGES = Object.freeze(Object.fromEntries(STATUSES.map((s) => [s.code, s.message])));
 /** {name: value} of LIMITS. */
 export const LIMIT = Object.freeze(Object.fromEntries(LIMITS.map((l) => [l.name, l.value])));
 

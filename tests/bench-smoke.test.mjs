@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testLimit } from './lib/test-limit.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const peers = path.resolve(root, '../shared/peers');
@@ -62,11 +63,13 @@ function checkRun({ stdout, values, result }) {
   assert.equal(result.errors.f32.model, 'bert-mini-mlm');
 }
 
-test('bench in Node: 10 rounds at n = 8 and 16 give parseable, finite, positive ratios', { skip: noPeers, timeout: 300_000 }, (t) => {
+test('bench in Node: 10 rounds at n = 8 and 16 give parseable, finite, positive ratios', { skip: noPeers }, (t) => {
+  testLimit(300);  // synchronous: node's own timeout option cannot stop it
   checkRun(run('bench/bench.mjs', 'speedup', t));
 });
 
-test('bench in Chromium: the same, on the "speedup (chromium):" line', { skip: noPeers || noChromium, timeout: 300_000 }, (t) => {
+test('bench in Chromium: the same, on the "speedup (chromium):" line', { skip: noPeers || noChromium }, (t) => {
+  testLimit(300);
   const r = run('bench/browser.mjs', 'speedup (chromium)', t);
   assert.match(r.stdout, /crossOriginIsolated true/);
   checkRun(r);

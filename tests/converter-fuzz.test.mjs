@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import fc from 'fast-check';
 import {
-  ConvertError, LIMITS, SPECIAL_TOKENS, convertCheckpoint, parseConfig, parseSafetensors, parseVocab,
+  LIMITS, SPECIAL_TOKENS, convertCheckpoint, parseConfig, parseSafetensors, parseVocab,
 } from '../weights/convert-core.mjs';
 import { createEngine } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, vocabLines } from './lib/checkpoints.mjs';

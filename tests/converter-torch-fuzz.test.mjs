@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { ConvertError, convertCheckpoint } from '../weights/convert-core.mjs';
+import { convertCheckpoint } from '../weights/convert-core.mjs';
 import { parseTorchCheckpoint, readStoredZip, unpickle } from '../weights/torch-checkpoint.mjs';
 import { createEngine } from '../web/src/engine.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';

@@ -347,7 +347,7 @@ async function checkCheckpoint(defaultEngine, dir, options) {
   const { loadCheckpoint, maxAttentionDelta, referenceForward } = await import('../weights/reference.mjs');
   const model = loadCheckpoint(dir);
   const { engine, source, owned } = await checkpointEngine(dir, defaultEngine, options);
-  const { layers, heads, hidden, maxPositions } = model.shape;
+  const { layers, heads, maxPositions } = model.shape;
   for (const key of ['vocab', 'hidden', 'layers', 'heads', 'ffn', 'maxPositions']) {
     if (engine.shape[key] !== model.shape[key]) {
       throw new Error(`the engine's ${key} is ${engine.shape[key]}, the checkpoint's ${model.shape[key]}`);

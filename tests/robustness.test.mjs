@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { createEngine, Engine, EngineError } from '../web/src/engine.mjs';
 import { defaultWasm, defaultWeights, repoRoot } from './lib/node-engine.mjs';
 import { corruptWeightsCases, MESSAGES } from './lib/corrupt-weights.mjs';
+import { testLimit } from './lib/test-limit.mjs';
 import { ALL_ONLY } from './lib/slow.mjs';
 
 const wasmBytes = fs.readFileSync(defaultWasm);
@@ -284,6 +285,7 @@ test('the wasm heap is bounded and reported', () => {
 });
 
 test('leak test: 1,000 sentences through one session leave the heap in use where it was', ALL_ONLY, () => {
+  testLimit(600);
   const session = engine.createSession();
   const longest = 'word '.repeat(50);  // buffers sized for the longest run below
   session.runText(longest);
@@ -305,6 +307,7 @@ test('leak test: 1,000 sentences through one session leave the heap in use where
 });
 
 test('leak test: 1,000 sessions created, run and destroyed; tokenize and refusals too', ALL_ONLY, () => {
+  testLimit(600);
   const before = inUse();
   for (let i = 0; i < 1000; i++) {
     const session = engine.createSession();
@@ -324,6 +327,7 @@ test('leak test: 1,000 sessions created, run and destroyed; tokenize and refusal
 });
 
 test('running out of wasm memory gives error 20, not a crash, and the engine recovers', ALL_ONLY, async () => {
+  testLimit(600);
   const own = await createEngine({ wasm: wasmModule, weights });  // its own instance and heap
   const before = own.x.attn_memory_in_use();
   const sessions = [];

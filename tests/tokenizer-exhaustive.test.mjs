@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEngine, repoRoot } from './lib/node-engine.mjs';
+import { testLimit } from './lib/test-limit.mjs';
 
 const { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, bertProcessing } =
   createRequire(import.meta.url)('tokenizers');
@@ -83,6 +84,7 @@ class Differences {
 }
 
 test('every code point alone: same ids and offsets as the reference', async () => {
+  testLimit(600);
   const codes = scalarValues();
   const differences = new Differences();
   for (let i = 0; i < codes.length; i += BATCH) {
@@ -132,6 +134,7 @@ function joinContexts(group, make) {
 }
 
 test('every code point inside a word, between words and before a combining mark', async () => {
+  testLimit(600);
   const codes = scalarValues();
   const differences = new Differences();
   for (const [context, make] of Object.entries(CONTEXTS)) {

@@ -22,7 +22,6 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PARITY = ['node', 'tests/parity.mjs'];
 const MLM_ONLY = ['node', 'tests/parity.mjs', '--mlm'];
 const analysis = (pattern) => ['node', '--test', `--test-name-pattern=${pattern}`, 'tests/analysis.test.mjs'];
-const ENGINE = ['node', '--test', 'tests/engine.test.mjs'];
 const FUZZ_REGRESSIONS = ['make', '--no-print-directory', 'test-fuzz-regressions'];
 // The browser suite's view checks alone: what each view draws against the float64 analyses.
 const VIEW_VALUES = ['node', 'tests/browser/run.mjs', 'viewvalues'];

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  ConvertError, fail, parseConfig, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
+  ConvertError, fail, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
 } from './convert-core.mjs';
 import { searchPrecision, HELD_OUT_FACTOR } from './precision-search.mjs';
 import { weightScripts } from './asset-scripts.mjs';
@@ -84,10 +84,6 @@ function folderNames(dir) {
   try { return fs.readdirSync(dir); } catch (e) {
     return fail(`cannot read the checkpoint folder ${dir}: ${e.code === 'ENOENT' ? 'no such folder' : e.code === 'ENOTDIR' ? 'not a folder' : e.message}`);
   }
-}
-
-export function readConfig(dir) {
-  return parseConfig(readFile(dir, 'config.json').toString('utf8')).shape;
 }
 
 // Name → tensor under BertForMaskedLM's names, whichever variant the file uses (canonicalTensors).

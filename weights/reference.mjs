@@ -608,26 +608,6 @@ function headContext(p, start, v, n, hidden, column, size, context) {
   }
 }
 
-/**
- * The engine's arithmetic, when a caller asks for it: model.inputLevels (Map from a matrix name
- * to L) rounds each token's input row to L levels of its own scale (x ≈ round(x·L/max|x|)·max|x|/L)
- * before that matrix multiplies it, as the engine's integer kernels do. Without it: the inputs
- * as they are (the textbook model).
- */
-function roundedInputs(model, matrixName, x, n, width) {
-  const levels = model.inputLevels?.get(matrixName);
-  if (!levels) return x;
-  const out = new Float64Array(x.length);
-  for (let i = 0; i < n; i++) {
-    let amax = 0;
-    for (let k = 0; k < width; k++) amax = Math.max(amax, Math.abs(x[i * width + k]));
-    if (amax === 0) continue;
-    const step = amax / levels;
-    for (let k = 0; k < width; k++) out[i * width + k] = Math.round(x[i * width + k] / step) * step;
-  }
-  return out;
-}
-
 /** In place: the columns of every head of `layer` that `removed` names set to 0 (an ablation). */
 function removeHeads(context, n, shape, layer, removed) {
   const { hidden, heads } = shape;
@@ -648,9 +628,7 @@ function removalTest(removedHeads) {
 function encoderLayer(model, layer, x, n, attention, record, removed) {
   const { hidden, heads, ffn, lnEps } = model.shape;
   const name = (suffix) => tensor(model, `bert.encoder.layer.${layer}.${suffix}`);
-  const project = (input, inputs, prefix, outputs) => linear(
-    roundedInputs(model, `bert.encoder.layer.${layer}.${prefix}.weight`, input, n, inputs),
-    n, inputs, name(`${prefix}.weight`), name(`${prefix}.bias`), outputs);
+  const project = (input, inputs, prefix, outputs) => linear(input, n, inputs, name(`${prefix}.weight`), name(`${prefix}.bias`), outputs);
 
   const q = project(x, hidden, 'attention.self.query', hidden);
   const k = project(x, hidden, 'attention.self.key', hidden);

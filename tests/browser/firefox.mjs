@@ -407,7 +407,7 @@ try {
     if (only.length && !only.some((o) => name.toLowerCase().includes(o.toLowerCase()))) continue;
     const testStarted = Date.now();
     try {
-      await withinLimit(name, test, name === 'testLayout' ? 600 : undefined);
+      await withinLimit(name, test, name === 'testLayout' ? 900 : undefined);
     } catch (error) {
       check(`${name} ran to the end`, false, error.stack || error.message);
     }

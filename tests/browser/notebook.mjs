@@ -12,7 +12,7 @@
 // that file, alone, draws too. Outputs rendered one at a time as a live JupyterLab renders them
 // draw too, and so do figures alone carrying only the weights they read. Ends with "N passed, N failed"; exits 1 on any failure.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

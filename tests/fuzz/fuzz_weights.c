@@ -12,6 +12,7 @@
  * pass, analysis calls, MLM): a file the loader accepts must never make the engine misbehave. */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include "fuzz_util.h"
+#include "spec.h"  /* header offsets */
 #include "weights.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,11 +86,9 @@ static void run_model(const attn_engine *engine) {
     attn_session_destroy(s);
 }
 
-enum { AT_CHECKSUM = 12, AT_FILE_SIZE = 16, HEADER_SIZE = 128 };
-
 static void match_file_size(uint8_t *bytes, size_t size) {
-    if (size < HEADER_SIZE || (bytes[AT_CHECKSUM] & 1)) return;
-    for (int i = 0; i < 8; i++) bytes[AT_FILE_SIZE + i] = (uint8_t)((uint64_t)size >> (8 * i));
+    if (size < WEIGHTS_HEADER_SIZE || (bytes[HEADER_HEAD_CHECKSUM] & 1)) return;
+    for (int i = 0; i < 8; i++) bytes[HEADER_FILE_SIZE + i] = (uint8_t)((uint64_t)size >> (8 * i));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

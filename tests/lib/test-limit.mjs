@@ -7,13 +7,13 @@
 // runner reports the file as failed with that line. (A hang in the process's own exit, after the
 // worker is gone, is left to --test-timeout.)
 //
-// The limit is ATTN_TEST_LIMIT_S seconds (default 120); a test that needs longer says so first:
+// The limit is ATTN_TEST_LIMIT_S seconds (default 180); a test that needs longer says so first:
 //   import { testLimit } from './lib/test-limit.mjs';
 //   test('a long one', () => { testLimit(600); … });
 import { beforeEach, afterEach } from 'node:test';
 import { Worker } from 'node:worker_threads';
 
-const DEFAULT_SECONDS = Number(process.env.ATTN_TEST_LIMIT_S) || 120;
+const DEFAULT_SECONDS = Number(process.env.ATTN_TEST_LIMIT_S) || 180;
 const LABEL_BYTES = 400;
 // [0] when the phase began (ms since `origin`), [1] its limit (s), [2] its label's length
 const state = new Int32Array(new SharedArrayBuffer(12));

@@ -10,6 +10,7 @@
  * whole-file engine's. Prints "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include "../../c/attn.h"
+#include "../../c/spec.h"  /* header and entry offsets */
 #include "../../c/weights.h"
 #include "test_util.h"
 
@@ -18,18 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { AT_TENSOR_COUNT = 28, AT_TABLE_OFFSET = 48, ENTRY_SIZE = 128 };
-enum { AT_CHECKSUM = 12, AT_HEAD_BYTES = 96, AT_PART_COUNT = 108, AT_PARTS_OFFSET = 112, PART_ENTRY = 16 };
-
-static uint64_t head_bytes_of(const buffer *f) { return get_u64(f->bytes + AT_HEAD_BYTES); }
+static uint64_t head_bytes_of(const buffer *f) { return get_u64(f->bytes + HEADER_HEAD_BYTES); }
 
 /* data_offset of the tensor named `name` (0 when there is none). */
 static uint64_t data_offset_of(const buffer *f, const char *name)
 {
-    const uint64_t table = get_u64(f->bytes + AT_TABLE_OFFSET);
-    for (uint32_t i = 0; i < get_u32(f->bytes + AT_TENSOR_COUNT); i++) {
-        const uint8_t *e = f->bytes + table + (uint64_t)i * ENTRY_SIZE;
-        if (strncmp((const char *)e, name, 64) == 0) return get_u64(e + 80);
+    const uint64_t table = get_u64(f->bytes + HEADER_TABLE_OFFSET);
+    for (uint32_t i = 0; i < get_u32(f->bytes + HEADER_TENSOR_COUNT); i++) {
+        const uint8_t *e = f->bytes + table + (uint64_t)i * WEIGHTS_ENTRY_SIZE;
+        if (strncmp((const char *)e, name, WEIGHTS_NAME_SIZE) == 0) return get_u64(e + ENTRY_DATA_OFFSET);
     }
     return 0;
 }
@@ -54,8 +52,8 @@ static void copy_part(buffer *to, const buffer *from, attn_engine *e, int32_t pa
 static void reseal_head(buffer *b)
 {
     const size_t head = (size_t)head_bytes_of(b);
-    put_u32(b->bytes + AT_CHECKSUM, 0);
-    put_u32(b->bytes + AT_CHECKSUM, weights_crc32(b->bytes, head));
+    put_u32(b->bytes + HEADER_HEAD_CHECKSUM, 0);
+    put_u32(b->bytes + HEADER_HEAD_CHECKSUM, weights_crc32(b->bytes, head));
 }
 
 static const char SENTENCE[] = "The quick brown fox jumps over the lazy dog.";
@@ -236,7 +234,7 @@ static int mlm_status(const attn_engine *e, const char *text, int32_t *top_id)
 static void test_whole_file_engine(const attn_engine *whole, const buffer *file)
 {
     const int32_t count = attn_engine_part_count(whole);
-    check(count == (int32_t)get_u32(file->bytes + AT_PART_COUNT) && count >= 2, "whole-file engine: %d parts", count);
+    check(count == (int32_t)get_u32(file->bytes + HEADER_PART_COUNT) && count >= 2, "whole-file engine: %d parts", count);
     check(attn_engine_parts_missing(whole) == 0 && attn_engine_part_ready(whole, count - 1) == 1 &&
               attn_engine_part_ready(whole, count) == 0,
           "whole-file engine: every part ready");
@@ -245,7 +243,7 @@ static void test_whole_file_engine(const attn_engine *whole, const buffer *file)
 static void test_part_table(attn_engine *e, const buffer *file)
 {
     const int32_t count = attn_engine_part_count(e);
-    check(count == (int32_t)get_u32(file->bytes + AT_PART_COUNT), "partial engine: part count %d", count);
+    check(count == (int32_t)get_u32(file->bytes + HEADER_PART_COUNT), "partial engine: part count %d", count);
     check(attn_engine_parts_missing(e) == count, "partial engine: every part missing at first");
     size_t expected = (size_t)head_bytes_of(file), offset = 0, bytes = 0;
     int contiguous = 1;
@@ -399,18 +397,18 @@ static void test_bad_values_in_part(const buffer *file)
     buffer b = aligned_buffer(file->size);
     memcpy(b.bytes, file->bytes, file->size);
     const uint64_t bias = data_offset_of(&b, "cls.predictions.bias");
-    const uint32_t count = get_u32(b.bytes + AT_PART_COUNT);
+    const uint32_t count = get_u32(b.bytes + HEADER_PART_COUNT);
     uint32_t part = 0;
-    uint8_t *entry = b.bytes + get_u64(b.bytes + AT_PARTS_OFFSET);
-    while (part + 1 < count && get_u64(entry + PART_ENTRY) <= bias) part++, entry += PART_ENTRY;
-    const uint64_t offset = get_u64(entry), bytes = get_u32(entry + 8);
+    uint8_t *entry = b.bytes + get_u64(b.bytes + HEADER_PARTS_OFFSET);
+    while (part + 1 < count && get_u64(entry + WEIGHTS_PART_ENTRY_SIZE) <= bias) part++, entry += WEIGHTS_PART_ENTRY_SIZE;
+    const uint64_t offset = get_u64(entry), bytes = get_u32(entry + PART_BYTES);
     check(bias >= offset && bias < offset + bytes && part > 0, "cls.predictions.bias lies in part %u", part);
     if (bias < offset || bias >= offset + bytes || part == 0) {
         free(b.bytes);
         return;
     }
     put_u32(b.bytes + bias + 4, 0x7fc00000u);
-    put_u32(entry + 12, weights_crc32(b.bytes + offset, (size_t)bytes));
+    put_u32(entry + PART_CRC, weights_crc32(b.bytes + offset, (size_t)bytes));
     reseal_head(&b);
     attn_engine *e = NULL;
     check(attn_engine_create(b.bytes, b.size, &e) == 7, "whole file with a NaN in the MLM part: status 7");

@@ -7,6 +7,7 @@
  * cannot get memory can be made at will. Prints "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include "../../c/attn.h"
+#include "../../c/spec.h"  /* header and entry offsets */
 #include "test_util.h"
 
 #include <math.h>
@@ -136,14 +137,12 @@ static void test_no_memory(const attn_engine *e) {
     attn_session_destroy(fresh);
 }
 
-enum { AT_TENSOR_COUNT = 28, AT_TABLE_OFFSET = 48, ENTRY_SIZE = 128, AT_SCALE_OFFSET = 96 };
-
 /* scale_offset of the tensor named `name` (0 when there is none). */
 static uint64_t scale_offset_of(const buffer *f, const char *name) {
-    const uint64_t table = get_u64(f->bytes + AT_TABLE_OFFSET);
-    for (uint32_t i = 0; i < get_u32(f->bytes + AT_TENSOR_COUNT); i++) {
-        const uint8_t *entry = f->bytes + table + (uint64_t)i * ENTRY_SIZE;
-        if (strncmp((const char *)entry, name, 64) == 0) return get_u64(entry + AT_SCALE_OFFSET);
+    const uint64_t table = get_u64(f->bytes + HEADER_TABLE_OFFSET);
+    for (uint32_t i = 0; i < get_u32(f->bytes + HEADER_TENSOR_COUNT); i++) {
+        const uint8_t *entry = f->bytes + table + (uint64_t)i * WEIGHTS_ENTRY_SIZE;
+        if (strncmp((const char *)entry, name, WEIGHTS_NAME_SIZE) == 0) return get_u64(entry + ENTRY_SCALE_OFFSET);
     }
     return 0;
 }

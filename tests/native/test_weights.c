@@ -10,6 +10,7 @@
  * can be wrong is built from the good one and must be refused with its own status.
  * Prints "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#include "../../c/spec.h"  /* the layout: header and entry offsets, sizes, kinds */
 #include "../../c/weights.h"
 #include "test_util.h"
 
@@ -36,21 +37,10 @@ static void put_i16(uint8_t *p, int v)
 
 static size_t align16(size_t n) { return (n + 15) / 16 * 16; }
 
-/* ------------------------------------------------------------------ the layout (c/weights.c) */
+/* ------------------------------------------------------------------ the layout (c/spec.h) */
 
-enum { HEADER_SIZE = 128, ENTRY_SIZE = 128, PART_ENTRY_SIZE = 16 };
-enum {
-    AT_VERSION = 8, AT_CHECKSUM = 12, AT_FILE_SIZE = 16, AT_HEADER_SIZE = 24, AT_TENSOR_COUNT = 28,
-    AT_VOCAB_OFFSET = 32, AT_VOCAB_BYTES = 40, AT_TABLE_OFFSET = 48, AT_TABLE_BYTES = 56, AT_VOCAB_SIZE = 64,
-    AT_HIDDEN = 68, AT_LAYERS = 72, AT_HEADS = 76, AT_FFN = 80, AT_MAX_POSITIONS = 84, AT_TYPE_VOCAB = 88,
-    AT_LN_EPS = 92, AT_HEAD_BYTES = 96, AT_ENTRY_SIZE = 104, AT_PART_COUNT = 108, AT_PARTS_OFFSET = 112,
-    AT_CARD_BYTES = 120, AT_CARD_OFFSET = 124,
-};
-enum {
-    E_KIND = 64, E_ROWS = 68, E_COLS = 72, E_GROUP = 76, E_DATA_OFFSET = 80, E_DATA_BYTES = 88,
-    E_SCALE_OFFSET = 96, E_SCALE_BYTES = 104, E_QMAX = 112, E_RESERVED = 116,
-};
-enum { KIND_INT8 = 1, KIND_F32 = 2, KIND_TWO_PLANE = 3, KIND_INT16 = 4 };
+/* The old format's two-plane kind: no longer in the spec, refused by its own status. */
+enum { KIND_TWO_PLANE = 3 };
 
 static const char *const WORD = "bert.embeddings.word_embeddings.weight";
 static const char *const TYPE = "bert.embeddings.token_type_embeddings.weight";
@@ -60,20 +50,20 @@ static const char *const LN = "bert.embeddings.LayerNorm.weight";
 static const char *const LN_BIAS = "bert.embeddings.LayerNorm.bias";
 static const char *const MLM_DENSE = "cls.predictions.transform.dense.weight";
 
-static uint64_t head_bytes_of(const uint8_t *b) { return get_u64(b + AT_HEAD_BYTES); }
-static uint32_t part_count_of(const uint8_t *b) { return get_u32(b + AT_PART_COUNT); }
+static uint64_t head_bytes_of(const uint8_t *b) { return get_u64(b + HEADER_HEAD_BYTES); }
+static uint32_t part_count_of(const uint8_t *b) { return get_u32(b + HEADER_PART_COUNT); }
 
 static uint8_t *part_entry(uint8_t *b, uint32_t i)
 {
-    return b + get_u64(b + AT_PARTS_OFFSET) + (uint64_t)i * PART_ENTRY_SIZE;
+    return b + get_u64(b + HEADER_PARTS_OFFSET) + (uint64_t)i * WEIGHTS_PART_ENTRY_SIZE;
 }
 
 static uint8_t *entry_named(uint8_t *bytes, const char *name)
 {
-    uint64_t table = get_u64(bytes + AT_TABLE_OFFSET), count = get_u32(bytes + AT_TENSOR_COUNT);
+    uint64_t table = get_u64(bytes + HEADER_TABLE_OFFSET), count = get_u32(bytes + HEADER_TENSOR_COUNT);
     for (uint64_t i = 0; i < count; i++) {
-        uint8_t *e = bytes + table + i * ENTRY_SIZE;
-        if (strncmp((const char *)e, name, 64) == 0) return e;
+        uint8_t *e = bytes + table + i * WEIGHTS_ENTRY_SIZE;
+        if (strncmp((const char *)e, name, WEIGHTS_NAME_SIZE) == 0) return e;
     }
     fprintf(stderr, "no tensor %s in the table\n", name);
     exit(2);
@@ -83,21 +73,21 @@ static uint8_t *entry_named(uint8_t *bytes, const char *name)
 static void seal_head(uint8_t *b, size_t size)
 {
     uint64_t head = head_bytes_of(b);
-    if (head < HEADER_SIZE || head > size) return;  /* the loader refuses before the checksum */
-    put_u32(b + AT_CHECKSUM, 0);
-    put_u32(b + AT_CHECKSUM, weights_crc32(b, (size_t)head));
+    if (head < WEIGHTS_HEADER_SIZE || head > size) return;  /* the loader refuses before the checksum */
+    put_u32(b + HEADER_HEAD_CHECKSUM, 0);
+    put_u32(b + HEADER_HEAD_CHECKSUM, weights_crc32(b, (size_t)head));
 }
 
 /* Every part's CRC recomputed where the part lies inside the file, then the head's. */
 static void seal_all(uint8_t *b, size_t size)
 {
-    uint64_t head = head_bytes_of(b), table = get_u64(b + AT_PARTS_OFFSET);
+    uint64_t head = head_bytes_of(b), table = get_u64(b + HEADER_PARTS_OFFSET);
     uint32_t count = part_count_of(b);
-    if (head >= HEADER_SIZE && head <= size && table <= head && (uint64_t)count * PART_ENTRY_SIZE <= head - table)
+    if (head >= WEIGHTS_HEADER_SIZE && head <= size && table <= head && (uint64_t)count * WEIGHTS_PART_ENTRY_SIZE <= head - table)
         for (uint32_t i = 0; i < count; i++) {
             uint8_t *e = part_entry(b, i);
-            uint64_t offset = get_u64(e), bytes = get_u32(e + 8);
-            if (offset <= size && bytes <= size - offset) put_u32(e + 12, weights_crc32(b + offset, (size_t)bytes));
+            uint64_t offset = get_u64(e), bytes = get_u32(e + PART_BYTES);
+            if (offset <= size && bytes <= size - offset) put_u32(e + PART_CRC, weights_crc32(b + offset, (size_t)bytes));
         }
     seal_head(b, size);
 }
@@ -185,7 +175,7 @@ static void test_real_file_loads(const buffer *file, bert_model *m)
     printf("matrices: %d int8, %d int16; file %zu bytes, head %llu bytes, %u parts\n", bits8, bits16, file->size,
            (unsigned long long)head_bytes_of(file->bytes), (unsigned)part_count_of(file->bytes));
 
-    const uint64_t card_bytes = get_u32(file->bytes + AT_CARD_BYTES);
+    const uint64_t card_bytes = get_u32(file->bytes + HEADER_CARD_BYTES);
     check(m->card != NULL && strlen(m->card) + (card_bytes ? 1 : 0) == card_bytes, "model card: %llu bytes with its NUL",
           (unsigned long long)card_bytes);
     if (card_bytes > 1)
@@ -196,7 +186,7 @@ static void test_real_file_loads(const buffer *file, bert_model *m)
 /* Whether [at, at + bytes) lies inside part `index`. */
 static int inside_part(uint8_t *b, uint64_t index, uint64_t at, uint64_t bytes)
 {
-    const uint64_t begin = get_u64(part_entry(b, index)), end = begin + get_u32(part_entry(b, index) + 8);
+    const uint64_t begin = get_u64(part_entry(b, index)), end = begin + get_u32(part_entry(b, index) + PART_BYTES);
     return at >= begin && at + bytes <= end;
 }
 
@@ -233,12 +223,12 @@ static void test_parts_layout(const buffer *file, const bert_model *m)
     for (size_t i = 0; i < sizeof mlm_arrays / sizeof mlm_arrays[0]; i++)
         outside += !inside_part(b, layers, (uint64_t)(mlm_arrays[i] - b), 4);
     check(outside == 0, "part %llu holds the MLM head", (unsigned long long)layers);
-    const uint64_t mlm_end = get_u64(part_entry(b, layers)) + get_u32(part_entry(b, layers) + 8);
+    const uint64_t mlm_end = get_u64(part_entry(b, layers)) + get_u32(part_entry(b, layers) + PART_BYTES);
     check(word_offset == mlm_end, "the word-embedding values follow the MLM part");
     int bad = 0;
     uint64_t covered = 0, largest = 0;
     for (uint64_t i = layers + 1; i < count; i++) {
-        const uint64_t offset = get_u64(part_entry(b, i)), bytes = get_u32(part_entry(b, i) + 8);
+        const uint64_t offset = get_u64(part_entry(b, i)), bytes = get_u32(part_entry(b, i) + PART_BYTES);
         bad += (offset - word_offset) % row_bytes != 0 || bytes % row_bytes != 0 || offset != word_offset + covered;
         covered += bytes;
         largest = bytes > largest ? bytes : largest;
@@ -439,12 +429,12 @@ static weights_status load_exact_copy(const uint8_t *bytes, size_t size)
 
 static void test_truncation(const buffer *file)
 {
-    const size_t parts_end = (size_t)(get_u64(file->bytes + AT_PARTS_OFFSET) +
-                                      (uint64_t)part_count_of(file->bytes) * PART_ENTRY_SIZE);
+    const size_t parts_end = (size_t)(get_u64(file->bytes + HEADER_PARTS_OFFSET) +
+                                      (uint64_t)part_count_of(file->bytes) * WEIGHTS_PART_ENTRY_SIZE);
     int wrong = 0;
     for (size_t k = 0; k <= parts_end; k++) {  /* every cut through header, vocabulary, card and tables */
         weights_status s = k < 2048 ? load_exact_copy(file->bytes, k) : load_status(file->bytes, k);
-        wrong += s != (k < HEADER_SIZE ? WEIGHTS_ERR_TOO_SMALL : WEIGHTS_ERR_TRUNCATED);
+        wrong += s != (k < WEIGHTS_HEADER_SIZE ? WEIGHTS_ERR_TOO_SMALL : WEIGHTS_ERR_TRUNCATED);
     }
     check(wrong == 0, "cut at every byte up to the end of the part table: TOO_SMALL / TRUNCATED (%d wrong)", wrong);
     wrong = 0;
@@ -460,7 +450,7 @@ static void test_truncation(const buffer *file)
     wrong = 0;
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         buffer cut = aligned_copy(file->bytes, cuts[i]);
-        put_u64(cut.bytes + AT_FILE_SIZE, cuts[i]);
+        put_u64(cut.bytes + HEADER_FILE_SIZE, cuts[i]);
         seal_all(cut.bytes, cut.size);
         weights_status s = load_status(cut.bytes, cut.size);
         if (s != WEIGHTS_ERR_TENSOR) {
@@ -477,13 +467,13 @@ static weights_status expected_for_flip(const buffer *file, size_t position)
 {
     if (position < 8) return WEIGHTS_ERR_MAGIC;
     if (position < 12) return WEIGHTS_ERR_VERSION;  /* 2 ^ 0x5a is not 1 */
-    if (position >= AT_FILE_SIZE && position < AT_FILE_SIZE + 8) return WEIGHTS_OK;  /* TRUNCATED or TRAILING */
-    if (position >= AT_HEAD_BYTES && position < AT_HEAD_BYTES + 8) {
+    if (position >= HEADER_FILE_SIZE && position < HEADER_FILE_SIZE + 8) return WEIGHTS_OK;  /* TRUNCATED or TRAILING */
+    if (position >= HEADER_HEAD_BYTES && position < HEADER_HEAD_BYTES + 8) {
         uint8_t field[8];
-        memcpy(field, file->bytes + AT_HEAD_BYTES, 8);
-        field[position - AT_HEAD_BYTES] ^= 0x5a;
+        memcpy(field, file->bytes + HEADER_HEAD_BYTES, 8);
+        field[position - HEADER_HEAD_BYTES] ^= 0x5a;
         const uint64_t head = get_u64(field);
-        if (head < HEADER_SIZE || head > file->size) return WEIGHTS_ERR_VERSION;
+        if (head < WEIGHTS_HEADER_SIZE || head > file->size) return WEIGHTS_ERR_VERSION;
     }
     return WEIGHTS_ERR_CHECKSUM;  /* the head's CRC, or for a byte after the head its part's */
 }
@@ -493,7 +483,7 @@ static void test_flipped_bytes(const buffer *file, buffer *work)
     int wrong = 0, tried = 0;
     const size_t head = (size_t)head_bytes_of(file->bytes);
     /* Every header byte; then samples, each costing a CRC pass. */
-    for (size_t p = 0; p < work->size; p = p < HEADER_SIZE ? p + 1 : p < head ? p + head / 23 + 5 : p + work->size / 29 + 7) {
+    for (size_t p = 0; p < work->size; p = p < WEIGHTS_HEADER_SIZE ? p + 1 : p < head ? p + head / 23 + 5 : p + work->size / 29 + 7) {
         work->bytes[p] ^= 0x5a;
         weights_status s = load_status(work->bytes, work->size), want = expected_for_flip(file, p);
         work->bytes[p] ^= 0x5a;
@@ -520,41 +510,41 @@ static void test_envelope(const buffer *file, buffer *work)
 
     const uint32_t versions[] = {0, 3, 0x01000000u, 0x02000000u};
     for (int i = 0; i < 4; i++) {
-        put_u32(work->bytes + AT_VERSION, versions[i]);
+        put_u32(work->bytes + HEADER_VERSION, versions[i]);
         check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version %u: VERSION", (unsigned)versions[i]);
         seal_head(work->bytes, work->size);
         check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version %u, re-checksummed: VERSION",
               (unsigned)versions[i]);
-        memcpy(work->bytes, file->bytes, HEADER_SIZE);
+        memcpy(work->bytes, file->bytes, WEIGHTS_HEADER_SIZE);
     }
 
     /* A version-1 file (two int8 planes per matrix): its own status, whatever follows the version. */
-    put_u32(work->bytes + AT_VERSION, 1);
+    put_u32(work->bytes + HEADER_VERSION, 1);
     weights_status s = load_status(work->bytes, work->size);
     check(s == WEIGHTS_ERR_OLD_FORMAT, "version 1: OLD_FORMAT (got \"%s\")", weights_status_message(s));
     check(WEIGHTS_ERR_OLD_FORMAT == 11, "OLD_FORMAT is status 11");
     check(strstr(weights_status_message(WEIGHTS_ERR_OLD_FORMAT), "version 1") != NULL,
           "the OLD_FORMAT message names format version 1");
-    buffer header_only = aligned_copy(work->bytes, HEADER_SIZE);
+    buffer header_only = aligned_copy(work->bytes, WEIGHTS_HEADER_SIZE);
     check(load_status(header_only.bytes, header_only.size) == WEIGHTS_ERR_OLD_FORMAT, "a bare version-1 header: OLD_FORMAT");
     free(header_only.bytes);
-    memcpy(work->bytes, file->bytes, HEADER_SIZE);
+    memcpy(work->bytes, file->bytes, WEIGHTS_HEADER_SIZE);
 
-    put_u64(work->bytes + AT_FILE_SIZE, file->size + 1);
+    put_u64(work->bytes + HEADER_FILE_SIZE, file->size + 1);
     check(load_status(work->bytes, work->size) == WEIGHTS_ERR_TRUNCATED, "file_size one more: TRUNCATED");
-    put_u64(work->bytes + AT_FILE_SIZE, file->size - 1);
+    put_u64(work->bytes + HEADER_FILE_SIZE, file->size - 1);
     check(load_status(work->bytes, work->size) == WEIGHTS_ERR_TRAILING, "file_size one less: TRAILING");
-    memcpy(work->bytes, file->bytes, HEADER_SIZE);
+    memcpy(work->bytes, file->bytes, WEIGHTS_HEADER_SIZE);
 
-    work->bytes[AT_CHECKSUM] ^= 1;
+    work->bytes[HEADER_HEAD_CHECKSUM] ^= 1;
     check(load_status(work->bytes, work->size) == WEIGHTS_ERR_CHECKSUM, "head checksum field changed: CHECKSUM");
-    work->bytes[AT_CHECKSUM] ^= 1;
+    work->bytes[HEADER_HEAD_CHECKSUM] ^= 1;
 
     buffer longer = aligned_buffer(file->size + 1);
     memcpy(longer.bytes, file->bytes, file->size);
     longer.bytes[file->size] = 0;
     check(load_status(longer.bytes, longer.size) == WEIGHTS_ERR_TRAILING, "one extra byte: TRAILING");
-    put_u64(longer.bytes + AT_FILE_SIZE, longer.size);
+    put_u64(longer.bytes + HEADER_FILE_SIZE, longer.size);
     seal_head(longer.bytes, longer.size);
     check(load_status(longer.bytes, longer.size) == WEIGHTS_ERR_TENSOR,
           "one extra byte counted in file_size, re-checksummed: TENSOR (no part covers it)");
@@ -588,53 +578,53 @@ static void expect_edit(const buffer *file, buffer *work, edit_fn *edit, sealing
 #define ENTRY_EDIT(fn, tensor, at, put, value) \
     static void fn(uint8_t *b) { uint8_t *e = entry_named(b, tensor); (void)e; put(e + (at), (value)); }
 
-FIELD_EDIT(header_size_256, AT_HEADER_SIZE, put_u32, 256)
-FIELD_EDIT(entry_size_64, AT_ENTRY_SIZE, put_u32, 64)
-FIELD_EDIT(head_bytes_127, AT_HEAD_BYTES, put_u64, 127)
-FIELD_EDIT(head_bytes_past_end, AT_HEAD_BYTES, put_u64, get_u64(b + AT_FILE_SIZE) + 1)
-FIELD_EDIT(head_bytes_huge, AT_HEAD_BYTES, put_u64, UINT64_MAX)
-FIELD_EDIT(head_bytes_minus_16, AT_HEAD_BYTES, put_u64, get_u64(b + AT_HEAD_BYTES) - 16)
-FIELD_EDIT(head_bytes_plus_16, AT_HEAD_BYTES, put_u64, get_u64(b + AT_HEAD_BYTES) + 16)
-FIELD_EDIT(heads_3, AT_HEADS, put_u32, 3)
-FIELD_EDIT(heads_13, AT_HEADS, put_u32, 13)
-FIELD_EDIT(heads_0, AT_HEADS, put_u32, 0)
-FIELD_EDIT(layers_13, AT_LAYERS, put_u32, 13)
-FIELD_EDIT(layers_0, AT_LAYERS, put_u32, 0)
-FIELD_EDIT(layers_minus_1, AT_LAYERS, put_u32, get_u32(b + AT_LAYERS) - 1)
-FIELD_EDIT(layers_plus_1, AT_LAYERS, put_u32, get_u32(b + AT_LAYERS) + 1)
-FIELD_EDIT(hidden_0, AT_HIDDEN, put_u32, 0)
-FIELD_EDIT(hidden_1028, AT_HIDDEN, put_u32, 1028)
-FIELD_EDIT(hidden_plus_4, AT_HIDDEN, put_u32, get_u32(b + AT_HIDDEN) + 4)
-FIELD_EDIT(ffn_0, AT_FFN, put_u32, 0)
-FIELD_EDIT(ffn_4097, AT_FFN, put_u32, 4097)
-FIELD_EDIT(ffn_minus_1, AT_FFN, put_u32, get_u32(b + AT_FFN) - 1)
-FIELD_EDIT(positions_513, AT_MAX_POSITIONS, put_u32, 513)
-FIELD_EDIT(positions_0, AT_MAX_POSITIONS, put_u32, 0)
-FIELD_EDIT(positions_1, AT_MAX_POSITIONS, put_u32, 1)
-FIELD_EDIT(positions_2, AT_MAX_POSITIONS, put_u32, 2)
-FIELD_EDIT(positions_minus_1, AT_MAX_POSITIONS, put_u32, get_u32(b + AT_MAX_POSITIONS) - 1)
-FIELD_EDIT(type_vocab_0, AT_TYPE_VOCAB, put_u32, 0)
-FIELD_EDIT(type_vocab_17, AT_TYPE_VOCAB, put_u32, 17)
-FIELD_EDIT(type_vocab_plus_1, AT_TYPE_VOCAB, put_u32, get_u32(b + AT_TYPE_VOCAB) + 1)
-FIELD_EDIT(eps_nan, AT_LN_EPS, put_u32, 0x7fc00000u)
-FIELD_EDIT(eps_inf, AT_LN_EPS, put_u32, 0x7f800000u)
-FIELD_EDIT(eps_zero, AT_LN_EPS, put_u32, 0)
-FIELD_EDIT(eps_negative, AT_LN_EPS, put_u32, 0xbf800000u)
-FIELD_EDIT(vocab_size_0, AT_VOCAB_SIZE, put_u32, 0)
-FIELD_EDIT(vocab_size_minus_1, AT_VOCAB_SIZE, put_u32, get_u32(b + AT_VOCAB_SIZE) - 1)
-FIELD_EDIT(vocab_offset_huge, AT_VOCAB_OFFSET, put_u64, UINT64_MAX - 7)
-FIELD_EDIT(vocab_offset_in_header, AT_VOCAB_OFFSET, put_u64, 64)
-FIELD_EDIT(vocab_bytes_0, AT_VOCAB_BYTES, put_u64, 0)
-FIELD_EDIT(vocab_bytes_past_head, AT_VOCAB_BYTES, put_u64, get_u64(b + AT_HEAD_BYTES))
-FIELD_EDIT(tensor_count_plus_1, AT_TENSOR_COUNT, put_u32, get_u32(b + AT_TENSOR_COUNT) + 1)
-FIELD_EDIT(table_bytes_minus_128, AT_TABLE_BYTES, put_u64, get_u64(b + AT_TABLE_BYTES) - 128)
-FIELD_EDIT(table_offset_past_head, AT_TABLE_OFFSET, put_u64, get_u64(b + AT_HEAD_BYTES) - 64)
-FIELD_EDIT(table_offset_wraps, AT_TABLE_OFFSET, put_u64, UINT64_MAX - 127)
-FIELD_EDIT(table_offset_misplaced, AT_TABLE_OFFSET, put_u64, get_u64(b + AT_TABLE_OFFSET) + 128)
+FIELD_EDIT(header_size_256, HEADER_HEADER_SIZE, put_u32, 256)
+FIELD_EDIT(entry_size_64, HEADER_ENTRY_SIZE, put_u32, 64)
+FIELD_EDIT(head_bytes_127, HEADER_HEAD_BYTES, put_u64, 127)
+FIELD_EDIT(head_bytes_past_end, HEADER_HEAD_BYTES, put_u64, get_u64(b + HEADER_FILE_SIZE) + 1)
+FIELD_EDIT(head_bytes_huge, HEADER_HEAD_BYTES, put_u64, UINT64_MAX)
+FIELD_EDIT(head_bytes_minus_16, HEADER_HEAD_BYTES, put_u64, get_u64(b + HEADER_HEAD_BYTES) - 16)
+FIELD_EDIT(head_bytes_plus_16, HEADER_HEAD_BYTES, put_u64, get_u64(b + HEADER_HEAD_BYTES) + 16)
+FIELD_EDIT(heads_3, HEADER_HEADS, put_u32, 3)
+FIELD_EDIT(heads_13, HEADER_HEADS, put_u32, 13)
+FIELD_EDIT(heads_0, HEADER_HEADS, put_u32, 0)
+FIELD_EDIT(layers_13, HEADER_LAYERS, put_u32, 13)
+FIELD_EDIT(layers_0, HEADER_LAYERS, put_u32, 0)
+FIELD_EDIT(layers_minus_1, HEADER_LAYERS, put_u32, get_u32(b + HEADER_LAYERS) - 1)
+FIELD_EDIT(layers_plus_1, HEADER_LAYERS, put_u32, get_u32(b + HEADER_LAYERS) + 1)
+FIELD_EDIT(hidden_0, HEADER_HIDDEN, put_u32, 0)
+FIELD_EDIT(hidden_1028, HEADER_HIDDEN, put_u32, 1028)
+FIELD_EDIT(hidden_plus_4, HEADER_HIDDEN, put_u32, get_u32(b + HEADER_HIDDEN) + 4)
+FIELD_EDIT(ffn_0, HEADER_FFN, put_u32, 0)
+FIELD_EDIT(ffn_4097, HEADER_FFN, put_u32, 4097)
+FIELD_EDIT(ffn_minus_1, HEADER_FFN, put_u32, get_u32(b + HEADER_FFN) - 1)
+FIELD_EDIT(positions_513, HEADER_MAX_POSITIONS, put_u32, 513)
+FIELD_EDIT(positions_0, HEADER_MAX_POSITIONS, put_u32, 0)
+FIELD_EDIT(positions_1, HEADER_MAX_POSITIONS, put_u32, 1)
+FIELD_EDIT(positions_2, HEADER_MAX_POSITIONS, put_u32, 2)
+FIELD_EDIT(positions_minus_1, HEADER_MAX_POSITIONS, put_u32, get_u32(b + HEADER_MAX_POSITIONS) - 1)
+FIELD_EDIT(type_vocab_0, HEADER_TYPE_VOCAB, put_u32, 0)
+FIELD_EDIT(type_vocab_17, HEADER_TYPE_VOCAB, put_u32, 17)
+FIELD_EDIT(type_vocab_plus_1, HEADER_TYPE_VOCAB, put_u32, get_u32(b + HEADER_TYPE_VOCAB) + 1)
+FIELD_EDIT(eps_nan, HEADER_LAYER_NORM_EPS, put_u32, 0x7fc00000u)
+FIELD_EDIT(eps_inf, HEADER_LAYER_NORM_EPS, put_u32, 0x7f800000u)
+FIELD_EDIT(eps_zero, HEADER_LAYER_NORM_EPS, put_u32, 0)
+FIELD_EDIT(eps_negative, HEADER_LAYER_NORM_EPS, put_u32, 0xbf800000u)
+FIELD_EDIT(vocab_size_0, HEADER_VOCAB_SIZE, put_u32, 0)
+FIELD_EDIT(vocab_size_minus_1, HEADER_VOCAB_SIZE, put_u32, get_u32(b + HEADER_VOCAB_SIZE) - 1)
+FIELD_EDIT(vocab_offset_huge, HEADER_VOCAB_OFFSET, put_u64, UINT64_MAX - 7)
+FIELD_EDIT(vocab_offset_in_header, HEADER_VOCAB_OFFSET, put_u64, 64)
+FIELD_EDIT(vocab_bytes_0, HEADER_VOCAB_BYTES, put_u64, 0)
+FIELD_EDIT(vocab_bytes_past_head, HEADER_VOCAB_BYTES, put_u64, get_u64(b + HEADER_HEAD_BYTES))
+FIELD_EDIT(tensor_count_plus_1, HEADER_TENSOR_COUNT, put_u32, get_u32(b + HEADER_TENSOR_COUNT) + 1)
+FIELD_EDIT(table_bytes_minus_128, HEADER_TABLE_BYTES, put_u64, get_u64(b + HEADER_TABLE_BYTES) - 128)
+FIELD_EDIT(table_offset_past_head, HEADER_TABLE_OFFSET, put_u64, get_u64(b + HEADER_HEAD_BYTES) - 64)
+FIELD_EDIT(table_offset_wraps, HEADER_TABLE_OFFSET, put_u64, UINT64_MAX - 127)
+FIELD_EDIT(table_offset_misplaced, HEADER_TABLE_OFFSET, put_u64, get_u64(b + HEADER_TABLE_OFFSET) + 128)
 
 static uint8_t *vocab_byte(uint8_t *b, const char *what)
 {
-    uint8_t *text = b + get_u64(b + AT_VOCAB_OFFSET);
+    uint8_t *text = b + get_u64(b + HEADER_VOCAB_OFFSET);
     return (uint8_t *)strstr((char *)text, what);  /* the vocab has no NUL; the card or table after it does */
 }
 
@@ -696,7 +686,7 @@ static void test_header_edits(const buffer *file, buffer *work)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_edit(file, work, cases[i].edit, SEAL_HEAD, cases[i].want, cases[i].what);
-    const uint32_t layers = get_u32(file->bytes + AT_LAYERS);  /* 0 or 13 layers is a shape error */
+    const uint32_t layers = get_u32(file->bytes + HEADER_LAYERS);  /* 0 or 13 layers is a shape error */
     expect_edit(file, work, layers_minus_1, SEAL_HEAD, layers > 1 ? WEIGHTS_ERR_TENSOR : WEIGHTS_ERR_SHAPE,
                 "one layer fewer than the table holds");
     expect_edit(file, work, layers_plus_1, SEAL_HEAD, layers < BERT_MAX_LAYERS ? WEIGHTS_ERR_TENSOR : WEIGHTS_ERR_SHAPE,
@@ -705,23 +695,23 @@ static void test_header_edits(const buffer *file, buffer *work)
 
 /* ------------------------------------------------------------------ the model card */
 
-static uint8_t *card_of(uint8_t *b) { return b + get_u32(b + AT_CARD_OFFSET); }
+static uint8_t *card_of(uint8_t *b) { return b + get_u32(b + HEADER_CARD_OFFSET); }
 
-static void card_without_nul(uint8_t *b) { card_of(b)[get_u32(b + AT_CARD_BYTES) - 1] = '}'; }
+static void card_without_nul(uint8_t *b) { card_of(b)[get_u32(b + HEADER_CARD_BYTES) - 1] = '}'; }
 static void card_nul_inside(uint8_t *b) { card_of(b)[1] = '\0'; }
-static void card_one_byte_short(uint8_t *b) { put_u32(b + AT_CARD_BYTES, get_u32(b + AT_CARD_BYTES) - 1); }
-static void card_offset_without_bytes(uint8_t *b) { put_u32(b + AT_CARD_BYTES, 0); }
-static void card_past_head(uint8_t *b) { put_u32(b + AT_CARD_OFFSET, (uint32_t)get_u64(b + AT_HEAD_BYTES) - 4); }
-static void card_in_header(uint8_t *b) { put_u32(b + AT_CARD_OFFSET, 100); }
+static void card_one_byte_short(uint8_t *b) { put_u32(b + HEADER_CARD_BYTES, get_u32(b + HEADER_CARD_BYTES) - 1); }
+static void card_offset_without_bytes(uint8_t *b) { put_u32(b + HEADER_CARD_BYTES, 0); }
+static void card_past_head(uint8_t *b) { put_u32(b + HEADER_CARD_OFFSET, (uint32_t)get_u64(b + HEADER_HEAD_BYTES) - 4); }
+static void card_in_header(uint8_t *b) { put_u32(b + HEADER_CARD_OFFSET, 100); }
 static void card_removed(uint8_t *b)
 {
-    put_u32(b + AT_CARD_BYTES, 0);
-    put_u32(b + AT_CARD_OFFSET, 0);
+    put_u32(b + HEADER_CARD_BYTES, 0);
+    put_u32(b + HEADER_CARD_OFFSET, 0);
 }
 
 static void test_card_edits(const buffer *file, buffer *work)
 {
-    if (get_u32(file->bytes + AT_CARD_BYTES) < 3) {
+    if (get_u32(file->bytes + HEADER_CARD_BYTES) < 3) {
         printf("skipped: model card edits (the file has no card)\n");
         return;
     }
@@ -739,62 +729,62 @@ static void test_card_edits(const buffer *file, buffer *work)
 
 /* ------------------------------------------------------------------ the part table */
 
-static void part_count_plus_1(uint8_t *b) { put_u32(b + AT_PART_COUNT, part_count_of(b) + 1); }
-static void part_count_minus_1(uint8_t *b) { put_u32(b + AT_PART_COUNT, part_count_of(b) - 1); }
-static void part_count_0(uint8_t *b) { put_u32(b + AT_PART_COUNT, 0); }
-static void part_count_huge(uint8_t *b) { put_u32(b + AT_PART_COUNT, UINT32_MAX); }
-static void parts_offset_past_head(uint8_t *b) { put_u64(b + AT_PARTS_OFFSET, get_u64(b + AT_HEAD_BYTES) - 8); }
-static void parts_offset_wraps(uint8_t *b) { put_u64(b + AT_PARTS_OFFSET, UINT64_MAX - 15); }
-static void parts_offset_in_header(uint8_t *b) { put_u64(b + AT_PARTS_OFFSET, 64); }
+static void part_count_plus_1(uint8_t *b) { put_u32(b + HEADER_PART_COUNT, part_count_of(b) + 1); }
+static void part_count_minus_1(uint8_t *b) { put_u32(b + HEADER_PART_COUNT, part_count_of(b) - 1); }
+static void part_count_0(uint8_t *b) { put_u32(b + HEADER_PART_COUNT, 0); }
+static void part_count_huge(uint8_t *b) { put_u32(b + HEADER_PART_COUNT, UINT32_MAX); }
+static void parts_offset_past_head(uint8_t *b) { put_u64(b + HEADER_PARTS_OFFSET, get_u64(b + HEADER_HEAD_BYTES) - 8); }
+static void parts_offset_wraps(uint8_t *b) { put_u64(b + HEADER_PARTS_OFFSET, UINT64_MAX - 15); }
+static void parts_offset_in_header(uint8_t *b) { put_u64(b + HEADER_PARTS_OFFSET, 64); }
 static void first_part_late(uint8_t *b)  /* a gap between the head and the first part */
 {
     uint8_t *e = part_entry(b, 0);
     put_u64(e, get_u64(e) + 16);
-    put_u32(e + 8, get_u32(e + 8) - 16);
+    put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) - 16);
 }
 static void gap_between_parts(uint8_t *b)
 {
     uint8_t *e = part_entry(b, 2);
     put_u64(e, get_u64(e) + 16);
-    put_u32(e + 8, get_u32(e + 8) - 16);
+    put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) - 16);
 }
 static void parts_overlap(uint8_t *b)
 {
     uint8_t *e = part_entry(b, 2);
     put_u64(e, get_u64(e) - 16);
-    put_u32(e + 8, get_u32(e + 8) + 16);
+    put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) + 16);
 }
 static void part_empty(uint8_t *b)  /* part 1 of length 0, part 2 takes its bytes */
 {
     uint8_t *one = part_entry(b, 1), *two = part_entry(b, 2);
     put_u64(two, get_u64(one));
-    put_u32(two + 8, get_u32(two + 8) + get_u32(one + 8));
-    put_u32(one + 8, 0);
+    put_u32(two + PART_BYTES, get_u32(two + PART_BYTES) + get_u32(one + PART_BYTES));
+    put_u32(one + PART_BYTES, 0);
 }
-static void last_part_past_end(uint8_t *b) { uint8_t *e = part_entry(b, part_count_of(b) - 1); put_u32(e + 8, get_u32(e + 8) + 16); }
-static void last_part_short(uint8_t *b) { uint8_t *e = part_entry(b, part_count_of(b) - 1); put_u32(e + 8, get_u32(e + 8) - 16); }
+static void last_part_past_end(uint8_t *b) { uint8_t *e = part_entry(b, part_count_of(b) - 1); put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) + 16); }
+static void last_part_short(uint8_t *b) { uint8_t *e = part_entry(b, part_count_of(b) - 1); put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) - 16); }
 static void part_offset_huge(uint8_t *b) { put_u64(part_entry(b, 1), UINT64_MAX - 15); }
 static void parts_swapped(uint8_t *b)  /* the table out of file order */
 {
-    uint8_t t[PART_ENTRY_SIZE];
-    memcpy(t, part_entry(b, 1), PART_ENTRY_SIZE);
-    memcpy(part_entry(b, 1), part_entry(b, 2), PART_ENTRY_SIZE);
-    memcpy(part_entry(b, 2), t, PART_ENTRY_SIZE);
+    uint8_t t[WEIGHTS_PART_ENTRY_SIZE];
+    memcpy(t, part_entry(b, 1), WEIGHTS_PART_ENTRY_SIZE);
+    memcpy(part_entry(b, 1), part_entry(b, 2), WEIGHTS_PART_ENTRY_SIZE);
+    memcpy(part_entry(b, 2), t, WEIGHTS_PART_ENTRY_SIZE);
 }
 /* Parts 1 and 2 joined into one (the table one entry shorter): how the tail is cut is free. */
 static void parts_joined(uint8_t *b)
 {
     uint8_t *one = part_entry(b, 1);
     const uint32_t count = part_count_of(b);
-    put_u32(one + 8, get_u32(one + 8) + get_u32(part_entry(b, 2) + 8));
-    memmove(part_entry(b, 2), part_entry(b, 3), (size_t)(count - 3) * PART_ENTRY_SIZE);
-    memset(part_entry(b, count - 1), 0, PART_ENTRY_SIZE);
-    put_u32(b + AT_PART_COUNT, count - 1);
+    put_u32(one + 8, get_u32(one + PART_BYTES) + get_u32(part_entry(b, 2) + PART_BYTES));
+    memmove(part_entry(b, 2), part_entry(b, 3), (size_t)(count - 3) * WEIGHTS_PART_ENTRY_SIZE);
+    memset(part_entry(b, count - 1), 0, WEIGHTS_PART_ENTRY_SIZE);
+    put_u32(b + HEADER_PART_COUNT, count - 1);
 }
 static void part_crc_changed(uint8_t *b) { part_entry(b, 1)[12] ^= 1; }
-static void mlm_part_byte_flipped(uint8_t *b) { b[get_u64(part_entry(b, 0)) + get_u32(part_entry(b, 0) + 8) / 2] ^= 0x10; }
+static void mlm_part_byte_flipped(uint8_t *b) { b[get_u64(part_entry(b, 0)) + get_u32(part_entry(b, 0) + PART_BYTES) / 2] ^= 0x10; }
 static void word_part_byte_flipped(uint8_t *b) { b[get_u64(part_entry(b, 2)) + 5] ^= 0x01; }
-static void last_part_byte_flipped(uint8_t *b) { b[get_u64(b + AT_FILE_SIZE) - 1] ^= 0x80; }
+static void last_part_byte_flipped(uint8_t *b) { b[get_u64(b + HEADER_FILE_SIZE) - 1] ^= 0x80; }
 
 static void test_part_edits(const buffer *file, buffer *work)
 {
@@ -828,35 +818,35 @@ static void test_part_edits(const buffer *file, buffer *work)
 
 /* ------------------------------------------------------------------ the tensor table */
 
-ENTRY_EDIT(offset_misaligned, QUERY, E_DATA_OFFSET, put_u64, get_u64(e + E_DATA_OFFSET) + 1)
-ENTRY_EDIT(offset_misaligned_8, QUERY, E_DATA_OFFSET, put_u64, get_u64(e + E_DATA_OFFSET) + 8)
-ENTRY_EDIT(scale_misaligned, QUERY, E_SCALE_OFFSET, put_u64, get_u64(e + E_SCALE_OFFSET) + 4)
-ENTRY_EDIT(vector_misaligned, LN, E_DATA_OFFSET, put_u64, get_u64(e + E_DATA_OFFSET) + 4)
-ENTRY_EDIT(offset_past_end, QUERY, E_DATA_OFFSET, put_u64, get_u64(b + AT_FILE_SIZE))
-ENTRY_EDIT(offset_wraps, QUERY, E_DATA_OFFSET, put_u64, UINT64_MAX - 15)
-ENTRY_EDIT(offset_into_header, QUERY, E_DATA_OFFSET, put_u64, 0)
-ENTRY_EDIT(scale_offset_wraps, QUERY, E_SCALE_OFFSET, put_u64, UINT64_MAX - 15)
-ENTRY_EDIT(word_past_end, WORD, E_DATA_OFFSET, put_u64, get_u64(e + E_DATA_OFFSET) + 16)
-ENTRY_EDIT(data_bytes_huge, QUERY, E_DATA_BYTES, put_u64, UINT64_MAX)
-ENTRY_EDIT(data_bytes_minus_1, QUERY, E_DATA_BYTES, put_u64, get_u64(e + E_DATA_BYTES) - 1)
-ENTRY_EDIT(scale_bytes_minus_4, QUERY, E_SCALE_BYTES, put_u64, get_u64(e + E_SCALE_BYTES) - 4)
-ENTRY_EDIT(group_3, QUERY, E_GROUP, put_u32, 3)
-ENTRY_EDIT(group_0, QUERY, E_GROUP, put_u32, 0)
-ENTRY_EDIT(group_twice_cols, QUERY, E_GROUP, put_u32, 2 * get_u32(e + E_COLS))
-ENTRY_EDIT(rows_plus_1, QUERY, E_ROWS, put_u32, get_u32(e + E_ROWS) + 1)
-ENTRY_EDIT(cols_half, QUERY, E_COLS, put_u32, get_u32(e + E_COLS) / 2)
-ENTRY_EDIT(kind_f32, QUERY, E_KIND, put_u32, KIND_F32)
-ENTRY_EDIT(kind_two_plane, QUERY, E_KIND, put_u32, KIND_TWO_PLANE)
-ENTRY_EDIT(kind_0, QUERY, E_KIND, put_u32, 0)
-ENTRY_EDIT(kind_5, QUERY, E_KIND, put_u32, 5)
-ENTRY_EDIT(vector_as_int8, LN, E_KIND, put_u32, KIND_INT8)
-ENTRY_EDIT(vector_as_two_plane, LN, E_KIND, put_u32, KIND_TWO_PLANE)
-ENTRY_EDIT(vector_group_set, LN, E_GROUP, put_u32, 1)
-ENTRY_EDIT(vector_qmax_set, LN, E_QMAX, put_u32, 127)
-ENTRY_EDIT(vector_scale_offset_set, LN, E_SCALE_OFFSET, put_u64, get_u64(e + E_DATA_OFFSET))
-ENTRY_EDIT(vector_rows_2, LN, E_ROWS, put_u32, 2)
-ENTRY_EDIT(reserved_set, QUERY, E_RESERVED + 5, put_u32, 1)
-ENTRY_EDIT(reserved_last_set, LN, ENTRY_SIZE - 4, put_u32, 0x01000000u)
+ENTRY_EDIT(offset_misaligned, QUERY, ENTRY_DATA_OFFSET, put_u64, get_u64(e + ENTRY_DATA_OFFSET) + 1)
+ENTRY_EDIT(offset_misaligned_8, QUERY, ENTRY_DATA_OFFSET, put_u64, get_u64(e + ENTRY_DATA_OFFSET) + 8)
+ENTRY_EDIT(scale_misaligned, QUERY, ENTRY_SCALE_OFFSET, put_u64, get_u64(e + ENTRY_SCALE_OFFSET) + 4)
+ENTRY_EDIT(vector_misaligned, LN, ENTRY_DATA_OFFSET, put_u64, get_u64(e + ENTRY_DATA_OFFSET) + 4)
+ENTRY_EDIT(offset_past_end, QUERY, ENTRY_DATA_OFFSET, put_u64, get_u64(b + HEADER_FILE_SIZE))
+ENTRY_EDIT(offset_wraps, QUERY, ENTRY_DATA_OFFSET, put_u64, UINT64_MAX - 15)
+ENTRY_EDIT(offset_into_header, QUERY, ENTRY_DATA_OFFSET, put_u64, 0)
+ENTRY_EDIT(scale_offset_wraps, QUERY, ENTRY_SCALE_OFFSET, put_u64, UINT64_MAX - 15)
+ENTRY_EDIT(word_past_end, WORD, ENTRY_DATA_OFFSET, put_u64, get_u64(e + ENTRY_DATA_OFFSET) + 16)
+ENTRY_EDIT(data_bytes_huge, QUERY, ENTRY_DATA_BYTES, put_u64, UINT64_MAX)
+ENTRY_EDIT(data_bytes_minus_1, QUERY, ENTRY_DATA_BYTES, put_u64, get_u64(e + ENTRY_DATA_BYTES) - 1)
+ENTRY_EDIT(scale_bytes_minus_4, QUERY, ENTRY_SCALE_BYTES, put_u64, get_u64(e + ENTRY_SCALE_BYTES) - 4)
+ENTRY_EDIT(group_3, QUERY, ENTRY_GROUP, put_u32, 3)
+ENTRY_EDIT(group_0, QUERY, ENTRY_GROUP, put_u32, 0)
+ENTRY_EDIT(group_twice_cols, QUERY, ENTRY_GROUP, put_u32, 2 * get_u32(e + ENTRY_COLS))
+ENTRY_EDIT(rows_plus_1, QUERY, ENTRY_ROWS, put_u32, get_u32(e + ENTRY_ROWS) + 1)
+ENTRY_EDIT(cols_half, QUERY, ENTRY_COLS, put_u32, get_u32(e + ENTRY_COLS) / 2)
+ENTRY_EDIT(kind_f32, QUERY, ENTRY_KIND, put_u32, WEIGHTS_KIND_F32)
+ENTRY_EDIT(kind_two_plane, QUERY, ENTRY_KIND, put_u32, KIND_TWO_PLANE)
+ENTRY_EDIT(kind_0, QUERY, ENTRY_KIND, put_u32, 0)
+ENTRY_EDIT(kind_5, QUERY, ENTRY_KIND, put_u32, 5)
+ENTRY_EDIT(vector_as_int8, LN, ENTRY_KIND, put_u32, WEIGHTS_KIND_INT8)
+ENTRY_EDIT(vector_as_two_plane, LN, ENTRY_KIND, put_u32, KIND_TWO_PLANE)
+ENTRY_EDIT(vector_group_set, LN, ENTRY_GROUP, put_u32, 1)
+ENTRY_EDIT(vector_qmax_set, LN, ENTRY_QMAX, put_u32, 127)
+ENTRY_EDIT(vector_scale_offset_set, LN, ENTRY_SCALE_OFFSET, put_u64, get_u64(e + ENTRY_DATA_OFFSET))
+ENTRY_EDIT(vector_rows_2, LN, ENTRY_ROWS, put_u32, 2)
+ENTRY_EDIT(reserved_set, QUERY, ENTRY_RESERVED + 5, put_u32, 1)
+ENTRY_EDIT(reserved_last_set, LN, WEIGHTS_ENTRY_SIZE - 4, put_u32, 0x01000000u)
 ENTRY_EDIT(name_changed, QUERY, 0, put_u32, get_u32(e) ^ 0x20)
 ENTRY_EDIT(name_garbage_after_nul, QUERY, 62, put_i16, 0x4141)
 /* A float of a tensor's array (its values, or a matrix's scales) set to `bits`. */
@@ -864,20 +854,20 @@ static void set_float(uint8_t *b, const char *name, int field, uint64_t index, u
 {
     put_u32(b + get_u64(entry_named(b, name) + field) + 4 * index, bits);
 }
-static void scale_nan(uint8_t *b) { set_float(b, QUERY, E_SCALE_OFFSET, 0, 0x7fc00000u); }
-static void scale_inf(uint8_t *b) { set_float(b, KEY, E_SCALE_OFFSET, 1, 0xff800000u); }
-static void vector_inf(uint8_t *b) { set_float(b, LN, E_DATA_OFFSET, 0, 0x7f800000u); }
-static void mlm_bias_nan(uint8_t *b) { set_float(b, "cls.predictions.bias", E_DATA_OFFSET, 2, 0xffc00001u); }
+static void scale_nan(uint8_t *b) { set_float(b, QUERY, ENTRY_SCALE_OFFSET, 0, 0x7fc00000u); }
+static void scale_inf(uint8_t *b) { set_float(b, KEY, ENTRY_SCALE_OFFSET, 1, 0xff800000u); }
+static void vector_inf(uint8_t *b) { set_float(b, LN, ENTRY_DATA_OFFSET, 0, 0x7f800000u); }
+static void mlm_bias_nan(uint8_t *b) { set_float(b, "cls.predictions.bias", ENTRY_DATA_OFFSET, 2, 0xffc00001u); }
 
 static void entries_swapped(uint8_t *b)  /* query and its bias trade places in the table */
 {
-    uint8_t *q = entry_named(b, QUERY), t[ENTRY_SIZE];
-    memcpy(t, q, ENTRY_SIZE);
-    memcpy(q, q + ENTRY_SIZE, ENTRY_SIZE);
-    memcpy(q + ENTRY_SIZE, t, ENTRY_SIZE);
+    uint8_t *q = entry_named(b, QUERY), t[WEIGHTS_ENTRY_SIZE];
+    memcpy(t, q, WEIGHTS_ENTRY_SIZE);
+    memcpy(q, q + WEIGHTS_ENTRY_SIZE, WEIGHTS_ENTRY_SIZE);
+    memcpy(q + WEIGHTS_ENTRY_SIZE, t, WEIGHTS_ENTRY_SIZE);
 }
 
-static void qmax_for(uint8_t *b, const char *name, uint32_t qmax) { put_u32(entry_named(b, name) + E_QMAX, qmax); }
+static void qmax_for(uint8_t *b, const char *name, uint32_t qmax) { put_u32(entry_named(b, name) + ENTRY_QMAX, qmax); }
 static void int8_qmax_126(uint8_t *b) { qmax_for(b, QUERY, 126); }
 static void int8_qmax_128(uint8_t *b) { qmax_for(b, QUERY, 128); }
 static void int8_qmax_0(uint8_t *b) { qmax_for(b, QUERY, 0); }
@@ -888,8 +878,8 @@ static void int8_qmax_0(uint8_t *b) { qmax_for(b, QUERY, 0); }
 static void type_scales_per_half_row(uint8_t *b)
 {
     uint8_t *e = entry_named(b, TYPE);
-    put_u32(e + E_GROUP, get_u32(e + E_COLS) / 2);
-    put_u64(e + E_SCALE_BYTES, 2 * get_u64(e + E_SCALE_BYTES));
+    put_u32(e + ENTRY_GROUP, get_u32(e + ENTRY_COLS) / 2);
+    put_u64(e + ENTRY_SCALE_BYTES, 2 * get_u64(e + ENTRY_SCALE_BYTES));
 }
 
 static void test_entry_edits(const buffer *file, buffer *work)
@@ -948,19 +938,19 @@ static void test_entry_edits(const buffer *file, buffer *work)
 static void move_to(uint8_t *b, const char *name, int field, uint64_t offset) { put_u64(entry_named(b, name) + field, offset); }
 static uint64_t offset_of(uint8_t *b, const char *name, int field) { return get_u64(entry_named(b, name) + field); }
 
-static void matrices_share_bytes(uint8_t *b) { move_to(b, KEY, E_DATA_OFFSET, offset_of(b, QUERY, E_DATA_OFFSET)); }
-static void scales_share_bytes(uint8_t *b) { move_to(b, KEY, E_SCALE_OFFSET, offset_of(b, QUERY, E_SCALE_OFFSET)); }
-static void data_on_own_scales(uint8_t *b) { move_to(b, QUERY, E_SCALE_OFFSET, offset_of(b, QUERY, E_DATA_OFFSET)); }
+static void matrices_share_bytes(uint8_t *b) { move_to(b, KEY, ENTRY_DATA_OFFSET, offset_of(b, QUERY, ENTRY_DATA_OFFSET)); }
+static void scales_share_bytes(uint8_t *b) { move_to(b, KEY, ENTRY_SCALE_OFFSET, offset_of(b, QUERY, ENTRY_SCALE_OFFSET)); }
+static void data_on_own_scales(uint8_t *b) { move_to(b, QUERY, ENTRY_SCALE_OFFSET, offset_of(b, QUERY, ENTRY_DATA_OFFSET)); }
 static void data_half_over_next(uint8_t *b)  /* starts inside the query's data, ends inside its scales */
 {
-    move_to(b, KEY, E_DATA_OFFSET, offset_of(b, QUERY, E_SCALE_OFFSET) - 16);
+    move_to(b, KEY, ENTRY_DATA_OFFSET, offset_of(b, QUERY, ENTRY_SCALE_OFFSET) - 16);
 }
-static void vectors_share_bytes(uint8_t *b) { move_to(b, LN_BIAS, E_DATA_OFFSET, offset_of(b, LN, E_DATA_OFFSET)); }
-static void data_on_vocab(uint8_t *b) { move_to(b, QUERY, E_DATA_OFFSET, get_u64(b + AT_VOCAB_OFFSET)); }
-static void data_on_table(uint8_t *b) { move_to(b, TYPE, E_DATA_OFFSET, get_u64(b + AT_TABLE_OFFSET)); }
-static void data_on_part_table(uint8_t *b) { move_to(b, TYPE, E_DATA_OFFSET, get_u64(b + AT_PARTS_OFFSET)); }
-static void data_on_card(uint8_t *b) { move_to(b, TYPE, E_DATA_OFFSET, align16(get_u32(b + AT_CARD_OFFSET))); }
-static void data_on_word_values(uint8_t *b) { move_to(b, QUERY, E_DATA_OFFSET, offset_of(b, WORD, E_DATA_OFFSET)); }
+static void vectors_share_bytes(uint8_t *b) { move_to(b, LN_BIAS, ENTRY_DATA_OFFSET, offset_of(b, LN, ENTRY_DATA_OFFSET)); }
+static void data_on_vocab(uint8_t *b) { move_to(b, QUERY, ENTRY_DATA_OFFSET, get_u64(b + HEADER_VOCAB_OFFSET)); }
+static void data_on_table(uint8_t *b) { move_to(b, TYPE, ENTRY_DATA_OFFSET, get_u64(b + HEADER_TABLE_OFFSET)); }
+static void data_on_part_table(uint8_t *b) { move_to(b, TYPE, ENTRY_DATA_OFFSET, get_u64(b + HEADER_PARTS_OFFSET)); }
+static void data_on_card(uint8_t *b) { move_to(b, TYPE, ENTRY_DATA_OFFSET, align16(get_u32(b + HEADER_CARD_OFFSET))); }
+static void data_on_word_values(uint8_t *b) { move_to(b, QUERY, ENTRY_DATA_OFFSET, offset_of(b, WORD, ENTRY_DATA_OFFSET)); }
 
 static void test_overlaps(const buffer *file, buffer *work)
 {
@@ -980,7 +970,7 @@ static void test_overlaps(const buffer *file, buffer *work)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_edit(file, work, cases[i].edit, SEAL_ALL, WEIGHTS_ERR_TENSOR, cases[i].what);
-    if (get_u32(file->bytes + AT_CARD_BYTES) > 0)
+    if (get_u32(file->bytes + HEADER_CARD_BYTES) > 0)
         expect_edit(file, work, data_on_card, SEAL_ALL, WEIGHTS_ERR_TENSOR, "matrix values over the model card");
 }
 
@@ -993,39 +983,39 @@ static buffer widen_to_int16(const buffer *file, const char *name)
     const uint8_t *src = file->bytes;
     const uint64_t head = head_bytes_of(src);
     const uint8_t *old_entry = entry_named(file->bytes, name);
-    const uint64_t count = get_u64(old_entry + E_DATA_BYTES), delta = align16((size_t)(2 * count));
+    const uint64_t count = get_u64(old_entry + ENTRY_DATA_BYTES), delta = align16((size_t)(2 * count));
     buffer out = aligned_buffer(file->size + (size_t)delta);
     memset(out.bytes, 0, out.size);
     memcpy(out.bytes, src, (size_t)head);
     memcpy(out.bytes + head + delta, src + head, file->size - (size_t)head);
     uint8_t *b = out.bytes;
-    const uint64_t table = get_u64(b + AT_TABLE_OFFSET), tensors = get_u32(b + AT_TENSOR_COUNT);
+    const uint64_t table = get_u64(b + HEADER_TABLE_OFFSET), tensors = get_u32(b + HEADER_TENSOR_COUNT);
     for (uint64_t i = 0; i < tensors; i++) {
-        uint8_t *e = b + table + i * ENTRY_SIZE;
-        if (get_u64(e + E_DATA_OFFSET) >= head) put_u64(e + E_DATA_OFFSET, get_u64(e + E_DATA_OFFSET) + delta);
-        if (get_u64(e + E_SCALE_BYTES) > 0 && get_u64(e + E_SCALE_OFFSET) >= head)
-            put_u64(e + E_SCALE_OFFSET, get_u64(e + E_SCALE_OFFSET) + delta);
+        uint8_t *e = b + table + i * WEIGHTS_ENTRY_SIZE;
+        if (get_u64(e + ENTRY_DATA_OFFSET) >= head) put_u64(e + ENTRY_DATA_OFFSET, get_u64(e + ENTRY_DATA_OFFSET) + delta);
+        if (get_u64(e + ENTRY_SCALE_BYTES) > 0 && get_u64(e + ENTRY_SCALE_OFFSET) >= head)
+            put_u64(e + ENTRY_SCALE_OFFSET, get_u64(e + ENTRY_SCALE_OFFSET) + delta);
     }
     for (uint32_t i = 0; i < part_count_of(b); i++) put_u64(part_entry(b, i), get_u64(part_entry(b, i)) + delta);
-    const int8_t *values = (const int8_t *)(src + get_u64(old_entry + E_DATA_OFFSET));
+    const int8_t *values = (const int8_t *)(src + get_u64(old_entry + ENTRY_DATA_OFFSET));
     int qmax = 1;
     for (uint64_t i = 0; i < count; i++) {
         put_i16(b + head + 2 * i, values[i]);
         qmax = abs(values[i]) > qmax ? abs(values[i]) : qmax;
     }
     uint8_t *e = entry_named(b, name);
-    put_u32(e + E_KIND, KIND_INT16);
-    put_u64(e + E_DATA_OFFSET, head);
-    put_u64(e + E_DATA_BYTES, 2 * count);
-    put_u32(e + E_QMAX, (uint32_t)qmax);
-    put_u64(b + AT_HEAD_BYTES, head + delta);
-    put_u64(b + AT_FILE_SIZE, out.size);
+    put_u32(e + ENTRY_KIND, WEIGHTS_KIND_INT16);
+    put_u64(e + ENTRY_DATA_OFFSET, head);
+    put_u64(e + ENTRY_DATA_BYTES, 2 * count);
+    put_u32(e + ENTRY_QMAX, (uint32_t)qmax);
+    put_u64(b + HEADER_HEAD_BYTES, head + delta);
+    put_u64(b + HEADER_FILE_SIZE, out.size);
     seal_head(b, out.size);
     return out;
 }
 
-static uint8_t *type_values(uint8_t *b) { return b + offset_of(b, TYPE, E_DATA_OFFSET); }
-static int type_qmax(uint8_t *b) { return (int)get_u32(entry_named(b, TYPE) + E_QMAX); }
+static uint8_t *type_values(uint8_t *b) { return b + offset_of(b, TYPE, ENTRY_DATA_OFFSET); }
+static int type_qmax(uint8_t *b) { return (int)get_u32(entry_named(b, TYPE) + ENTRY_QMAX); }
 
 static void int16_over_qmax(uint8_t *b) { put_i16(type_values(b) + 6, type_qmax(b) + 1); }
 static void int16_under_minus_qmax(uint8_t *b) { put_i16(type_values(b) + 2, -type_qmax(b) - 1); }
@@ -1044,13 +1034,13 @@ static void int16_minus_32768(uint8_t *b)
 static void int16_qmax_lowered(uint8_t *b) { qmax_for(b, TYPE, (uint32_t)type_qmax(b) - 1); }
 static void int16_qmax_0(uint8_t *b) { qmax_for(b, TYPE, 0); }
 static void int16_qmax_32768(uint8_t *b) { qmax_for(b, TYPE, 32768); }
-static void int16_bytes_as_int8(uint8_t *b) { uint8_t *e = entry_named(b, TYPE); put_u64(e + E_DATA_BYTES, get_u64(e + E_DATA_BYTES) / 2); }
-static void int16_marked_int8(uint8_t *b) { put_u32(entry_named(b, TYPE) + E_KIND, KIND_INT8); }
-static void int16_marked_two_plane(uint8_t *b) { put_u32(entry_named(b, TYPE) + E_KIND, KIND_TWO_PLANE); }
+static void int16_bytes_as_int8(uint8_t *b) { uint8_t *e = entry_named(b, TYPE); put_u64(e + ENTRY_DATA_BYTES, get_u64(e + ENTRY_DATA_BYTES) / 2); }
+static void int16_marked_int8(uint8_t *b) { put_u32(entry_named(b, TYPE) + ENTRY_KIND, WEIGHTS_KIND_INT8); }
+static void int16_marked_two_plane(uint8_t *b) { put_u32(entry_named(b, TYPE) + ENTRY_KIND, KIND_TWO_PLANE); }
 
 static void test_int16(const buffer *file, buffer *work)
 {
-    const int converted_int16 = get_u32(entry_named(file->bytes, TYPE) + E_KIND) == KIND_INT16;
+    const int converted_int16 = get_u32(entry_named(file->bytes, TYPE) + ENTRY_KIND) == WEIGHTS_KIND_INT16;
     buffer wide = converted_int16 ? aligned_copy(file->bytes, file->size) : widen_to_int16(file, TYPE);
     bert_model narrow_model, wide_model;
     weights_status s = weights_load(file->bytes, file->size, &narrow_model);
@@ -1090,14 +1080,14 @@ static void test_int16(const buffer *file, buffer *work)
 
     /* A file converted with int16 matrices: a value beyond qmax in a part, its CRC recomputed. */
     uint8_t *word = entry_named(file->bytes, WORD);
-    if (get_u32(word + E_KIND) != KIND_INT16) {
+    if (get_u32(word + ENTRY_KIND) != WEIGHTS_KIND_INT16) {
         printf("skipped: int16 word embeddings in a part (this file's are int8)\n");
         return;
     }
     memcpy(work->bytes, file->bytes, file->size);
     uint8_t *e = entry_named(work->bytes, WORD);
-    const uint64_t last = get_u64(e + E_DATA_OFFSET) + get_u64(e + E_DATA_BYTES) - 2;
-    put_i16(work->bytes + last, (int)get_u32(e + E_QMAX) + 1);
+    const uint64_t last = get_u64(e + ENTRY_DATA_OFFSET) + get_u64(e + ENTRY_DATA_BYTES) - 2;
+    put_i16(work->bytes + last, (int)get_u32(e + ENTRY_QMAX) + 1);
     seal_all(work->bytes, work->size);
     s = load_status(work->bytes, work->size);
     check(s == WEIGHTS_ERR_TENSOR, "int16 word embedding beyond qmax in the last part, CRCs recomputed: %s",
@@ -1129,8 +1119,8 @@ int main(int argc, char **argv)
     buffer file = read_file(argv[1]);
     bert_model model;
     test_messages();
-    if (file.size >= HEADER_SIZE && get_u32(file.bytes + AT_VERSION) != 2) {
-        printf("FAIL: %s is format version %u; this test reads version 2\n", argv[1], (unsigned)get_u32(file.bytes + AT_VERSION));
+    if (file.size >= WEIGHTS_HEADER_SIZE && get_u32(file.bytes + HEADER_VERSION) != 2) {
+        printf("FAIL: %s is format version %u; this test reads version 2\n", argv[1], (unsigned)get_u32(file.bytes + HEADER_VERSION));
         return 1;
     }
     test_real_file_loads(&file, &model);

@@ -9,7 +9,6 @@
 
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { translator } from './i18n/index.mjs';
-import { statusText } from './explorer/loading.mjs';
 import { convertCheckpoint, chooseCheckpointFiles, ConvertError } from '../../weights/convert-core.mjs';
 
 // The converter's input for each file it reads (convertCheckpoint's `files`).

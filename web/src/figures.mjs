@@ -71,7 +71,7 @@ function sparkline(values, { x, y, width, height, colour }) {
 /**
  * The 4 × 4 head grid for one token. cells: [{layer, head, stats, roles, values}], 0-based.
  */
-export function headGridFigure({ width, theme, title, subtitle, cells, layers, heads, selected, colour, token, n, t = english }) {
+export function headGridFigure({ width, title, subtitle, cells, layers, heads, selected, colour, token, n, t = english }) {
   const root = figureRoot(width, 1, title);
   const background = svg('rect', { x: 0, y: 0, width, height: 1, class: 'fig-bg' });
   root.append(background);

@@ -19,11 +19,6 @@ export function headName(t, layer, head) {
   return t('name.head', { layer: layer + 1, head: head + 1 });
 }
 
-/** The token as shown in labels: WordPiece pieces keep their ## prefix. */
-export function tokenLabel(token) {
-  return token;
-}
-
 /** "“cat” (token 2)" */
 export function tokenPhrase(t, token, index) {
   return t('name.tokenPhrase', { token: t.quote(token), index });

@@ -59,10 +59,6 @@ export function inkOn([r, g, b]) {
   return luminance > 0.55 ? '#111' : '#fff';
 }
 
-export function legendStops(theme, kind = 'sequential') {
-  return kind === 'sequential' ? SEQUENTIAL[theme] : DIVERGING[theme];
-}
-
 /** Okabe–Ito, for the heads of a layer overlaid in one figure. */
 const HEAD_COLOURS = {
   light: ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#7a5c00', '#000000'],

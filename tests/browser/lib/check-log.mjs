@@ -13,7 +13,7 @@ export function checkLog() {
 }
 
 /** Seconds a browser test may run before it counts as hung (LONG_TESTS: the throttled loads, layouts). */
-export const TEST_LIMIT_S = Number(process.env.ATTN_BROWSER_TEST_LIMIT_S) || 180;
+export const TEST_LIMIT_S = Number(process.env.ATTN_BROWSER_TEST_LIMIT_S) || 240;
 
 /**
  * Runs one test of a browser runner, failing it when it has not finished within `seconds`: a hang

@@ -81,7 +81,7 @@ function effectAt(importance, token, index) {
   return own ? { value: own.heads[index], own: true } : { value: importance.mean.heads[index], own: false };
 }
 
-function targetsText(t, importance, tokens) {
+function targetsText(t, importance) {
   if (importance.maskedInTurn) return t('imp.targetsInTurn', { count: importance.targets.length });
   const list = importance.targets.map((target) => t('imp.maskAnswer', { index: target.position, answer: t.quote(target.answer.token) })).join(', ');
   return t('imp.targetsMask', { count: importance.targets.length, list });
@@ -137,7 +137,7 @@ function drawMap(root, { y, width, theme, importance, layers, heads, selected, t
 }
 
 /** Attention paid, contribution made and the head's effect, for the chosen token and head, side by side. */
-function drawBars(root, { y, width, t, bars }) {
+function drawBars(root, { y, width, bars }) {
   const labelWidth = Math.ceil(Math.max(...bars.map((b) => textWidth(b.label, 12.5, 600)))) + 10;
   const valueWidth = Math.ceil(Math.max(...bars.map((b) => textWidth(b.text, 12, 600)))) + 10;
   const barWidth = Math.max(40, width - 2 * FIGURE_PAD - labelWidth - valueWidth);

@@ -1,0 +1,21 @@
+// JavaScript lint (npm eslint, flat config): `make lint`, part of `make test` and CI. Unused
+// variables and imports are errors; an argument or a caught error may go unused when its name
+// starts with "_" (a callback's required parameter, say).
+export default [
+  {
+    ignores: ['web/dist/**', 'build/**', 'test-output/**', 'bench/out/**', 'node_modules/**'],
+  },
+  {
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
+    languageOptions: { ecmaVersion: 2024, sourceType: 'module' },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      'no-unused-private-class-members': 'error',
+    },
+  },
+  {
+    files: ['**/*.cjs', 'web/page-language.js'],
+    languageOptions: { sourceType: 'script' },
+  },
+];

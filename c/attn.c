@@ -341,11 +341,9 @@ static int valid(const attn_session *s, int layer, int head, int row) {
     return layer < attn_session_layers_done(s) ? ATTN_OK : ATTN_ERR_NOT_LOADED;
 }
 
-int attn_session_row_stats(const attn_session *s, int layer, int head, int row, double *out) {
-    const int status = valid(s, layer, head, row);
-    if (status != ATTN_OK) return status;
-    const row_stats r =
-        analyse_row(s->state.attention + attention_index(&s->state, layer, head, row), s->n);
+/* The statistics of a row of n probabilities into out[ATTN_ROW_STATS_COUNT]. */
+static void write_row_stats(const float *row, int n, double *out) {
+    const row_stats r = analyse_row(row, n);
     out[ATTN_ROW_STATS_SUM] = r.sum;
     out[ATTN_ROW_STATS_MAX] = r.max;
     out[ATTN_ROW_STATS_ARGMAX] = r.argmax;
@@ -353,6 +351,12 @@ int attn_session_row_stats(const attn_session *s, int layer, int head, int row, 
     out[ATTN_ROW_STATS_ENTROPY] = r.entropy;
     out[ATTN_ROW_STATS_EFFECTIVE] = r.effective;
     out[ATTN_ROW_STATS_NORMALIZED] = r.normalized;
+}
+
+int attn_session_row_stats(const attn_session *s, int layer, int head, int row, double *out) {
+    const int status = valid(s, layer, head, row);
+    if (status != ATTN_OK) return status;
+    write_row_stats(s->state.attention + attention_index(&s->state, layer, head, row), s->n, out);
     return ATTN_OK;
 }
 
@@ -377,10 +381,12 @@ int attn_session_contributions(const attn_session *s, int layer, int head, int r
 }
 
 int attn_session_row_scaled(const attn_session *s, int layer, int head, int row,
-                            int divide_by_sqrt_d, float *out) {
+                            int divide_by_sqrt_d, float *out, double *stats) {
     const int status = valid(s, layer, head, row);
     if (status != ATTN_OK) return status;
-    return status_of(attention_row_scaled(&s->state, layer, head, row, divide_by_sqrt_d, out));
+    const int scaled = status_of(attention_row_scaled(&s->state, layer, head, row, divide_by_sqrt_d, out));
+    if (scaled == ATTN_OK && stats) write_row_stats(out, s->n, stats);
+    return scaled;
 }
 
 int attn_session_walkthrough(const attn_session *s, int layer, int token, float *out) {

@@ -121,8 +121,10 @@ int attn_session_rollout(const attn_session *session, int last_layer, float *out
  * on words, [CLS], [SEP], punctuation (may be NULL). */
 int attn_session_head_roles(const attn_session *session, int layer, int head, float *mass);
 int attn_session_contributions(const attn_session *session, int layer, int head, int row, float *out);
+/* The row recomputed from the same q·k scores, divided by sqrt(d) or not (the what-if), into
+ * out[n], and its statistics as attn_session_row_stats gives them into stats (may be NULL). */
 int attn_session_row_scaled(const attn_session *session, int layer, int head, int row,
-                            int divide_by_sqrt_d, float *out);
+                            int divide_by_sqrt_d, float *out, double *stats);
 int attn_session_walkthrough(const attn_session *session, int layer, int token, float *out /* [ATTN_WALKTHROUGH_COUNT][hidden] */);
 /* The k most probable ids at a position (usually a [MASK]) and their probabilities;
  * ATTN_ERR_NO_MLM when the model has no masked-LM head. */

@@ -84,7 +84,7 @@ enum {
     WEIGHTS_INT16_QMAX_LOOKUP     = 32767,
 };
 
-/* The largest model the engine runs. */
+/* The model shapes the engine runs: the largest, and the fewest positions. */
 enum {
     BERT_MAX_LAYERS     = 12,  /* layers */
     BERT_MAX_HEADS      = 12,  /* heads */
@@ -93,6 +93,7 @@ enum {
     BERT_MAX_TOKENS     = 512,  /* maxPositions */
     BERT_MAX_VOCAB      = 262144,  /* vocab */
     BERT_MAX_TYPE_VOCAB = 16,  /* typeVocab */
+    BERT_MIN_TOKENS     = 3,  /* minPositions */
 };
 
 /* The special tokens, in the order of SPECIAL_TOKEN_NAMES. */

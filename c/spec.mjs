@@ -97,7 +97,10 @@ export const LIMITS = [
   { name: 'maxPositions', value: 512, c: 'BERT_MAX_TOKENS' },  // [CLS] + 510 pieces + [SEP]
   { name: 'vocab', value: 1 << 18, c: 'BERT_MAX_VOCAB' },
   { name: 'typeVocab', value: 16, c: 'BERT_MAX_TYPE_VOCAB' },
+  { name: 'minPositions', value: 3, c: 'BERT_MIN_TOKENS' },  // [CLS] piece [SEP], or a pair's [CLS] [SEP] [SEP]
 ];
+/** One limit's value, for the messages below. */
+const limit = (name) => LIMITS.find((l) => l.name === name).value;
 
 /** The tokens the vocabulary must hold (the tokenizer refuses a vocabulary without one). */
 export const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
@@ -176,7 +179,7 @@ export const STATUSES = [
   { name: 'VERSION', code: 3, weights: true, message: "weights file has an unsupported format version or layout; reconvert it with this engine's weights/convert.mjs" },
   { name: 'TRUNCATED', code: 4, weights: true, message: 'weights file is truncated: it is shorter than its header says (incomplete download?)' },
   { name: 'CHECKSUM', code: 5, weights: true, message: 'weights file is corrupted: checksum mismatch' },
-  { name: 'SHAPE', code: 6, weights: true, message: 'weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)' },
+  { name: 'SHAPE', code: 6, weights: true, message: `weights file describes a model shape this engine cannot run (1 to ${limit('layers')} layers and heads, hidden up to ${limit('hidden')} and a multiple of the heads, FFN up to ${limit('ffn')}, ${limit('minPositions')} to ${limit('maxPositions')} positions: fewer than ${limit('minPositions')} cannot hold [CLS], a word and [SEP]; 1 to ${limit('typeVocab')} token types; layer_norm_eps finite and above 0)` },
   { name: 'TENSOR', code: 7, weights: true, message: 'weights file has an inconsistent tensor table (name, shape, size, offset or alignment)' },
   { name: 'VOCAB_TABLE', c: 'VOCAB', code: 8, weights: true, message: 'weights file vocabulary does not match its header (line count or size)' },
   { name: 'ALIGNMENT', code: 9, weights: true, message: 'weights buffer is not 16-byte aligned in memory' },

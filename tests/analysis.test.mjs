@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadCheckpoint } from '../weights/reference.mjs';
-import { analyseSentence, ANALYSIS_BARS as BARS, maxAbs, maxDelta, ROLE_NAMES } from './lib/analysis-reference.mjs';
+import { analyseSentence, ANALYSIS_BARS as BARS, maxAbs, maxDelta, ROLE_NAMES, rowStats } from './lib/analysis-reference.mjs';
 import { loadEngine, repoRoot } from './lib/node-engine.mjs';
 import { runFixtureSentence } from './lib/pairs.mjs';
 
@@ -180,20 +180,25 @@ test('contributions ‖α·f(x)‖ with each head\'s own W_O slice', async (t) =
   assertAll([worst]);
 });
 
-test('the √d what-if: rows with and without the division', async (t) => {
+test('the √d what-if: rows with and without the division, and the statistics of the undivided row', async (t) => {
   const s = await setup(t);
   if (!s) return;
   const scaled = new Worst('divided by √d', BARS.scaled), unscaled = new Worst('not divided', BARS.unscaled);
+  const ratio = new Worst('not divided: ratio to uniform / n', BARS.unscaled);
+  const effective = new Worst('not divided: effective tokens, relative', BARS.effective);
   eachSentence(s, (session, ref, sentence) => {
     heads(s.engine.shape, (l, h) => {
       for (const i of new Set([0, 1, ref.n - 1])) {
         const where = `"${sentence.text.slice(0, 30)}" layer ${l + 1} head ${h + 1} row ${i}`;
         scaled.see(maxDelta(session.rowScaled(l, h, i, true), ref.rowScaled(l, h, i, true)), where);
         unscaled.see(maxDelta(session.rowScaled(l, h, i, false), ref.rowScaled(l, h, i, false)), where);
+        const ours = session.rowScaledStats(l, h, i, false), theirs = rowStats(ref.rowScaled(l, h, i, false));
+        ratio.see(Math.abs(ours.ratio - theirs.ratio) / ref.n, where);
+        effective.see(Math.abs(ours.effective - theirs.effective) / theirs.effective, where);
       }
     });
   });
-  assertAll([scaled, unscaled]);
+  assertAll([scaled, unscaled, ratio, effective]);
 });
 
 test('inside a layer: heads concatenated, after W_O, after the residual, after LayerNorm', async (t) => {

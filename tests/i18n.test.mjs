@@ -96,14 +96,3 @@ test('language tags: supported ones by their base, others refused', () => {
   assert.equal(supportedLanguage('de'), null);
   assert.equal(supportedLanguage(''), null);
 });
-
-test('the English status texts are the engine\u2019s own (c/attn.c, c/weights.c), for the CLI and the page alike', async () => {
-  const { createEngine } = await import('../web/src/engine.mjs');
-  const { defaultWasm, defaultWeights } = await import('./lib/node-engine.mjs');
-  const wasm = readFileSync(defaultWasm), weights = readFileSync(defaultWeights);
-  const engine = await createEngine({ wasm, weights });
-  const differ = Object.entries(STATUS).filter(([name, code]) => name !== 'OK' && engine.statusMessage(code) !== english[`status.${name}`])
-    .map(([name, code]) => `${name} (${code}): C "${engine.statusMessage(code)}"`);
-  engine.destroy();
-  assert.deepEqual(differ, []);
-});

@@ -82,7 +82,7 @@ export function generate() {
       { comment: 'Tensor kinds (an entry\'s kind).' }),
     ...enumBlock(Object.entries(spec.QMAX).map(([k, v]) => [qmaxName(k), v]),
       { comment: 'Bounds on |q| the converter writes (an int16 matrix\'s own qmax is in its entry).' }),
-    ...enumBlock(spec.LIMITS.map((l) => [l.c, l.value, l.name]), { comment: 'The largest model the engine runs.' }),
+    ...enumBlock(spec.LIMITS.map((l) => [l.c, l.value, l.name]), { comment: 'The model shapes the engine runs: the largest, and the fewest positions.' }),
     ...enumBlock([...spec.SPECIAL_TOKENS.map((t) => [`SPECIAL_${t.replace(/[[\]]/g, '')}`]), ['SPECIAL_COUNT']],
       { comment: 'The special tokens, in the order of SPECIAL_TOKEN_NAMES.' }),
     `#define SPECIAL_TOKEN_NAMES {${spec.SPECIAL_TOKENS.map(cString).join(', ')}}`,

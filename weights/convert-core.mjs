@@ -25,9 +25,6 @@ export const PART_TARGET_BYTES = 16384;
 export const WORD_PARTS_MAX = 512;
 export const LIMITS = LIMIT;
 
-// The shortest input the engine runs: [CLS], one token, [SEP].
-const MIN_POSITIONS = 3;
-
 import { ConvertError, fail } from './convert-error.mjs';
 
 export { ConvertError, fail };
@@ -81,8 +78,8 @@ export function parseConfig(text) {
   atMost(shape.maxPositions, LIMITS.maxPositions, 'max_position_embeddings');
   atMost(shape.vocab, LIMITS.vocab, 'vocab_size');
   atMost(shape.typeVocab, LIMITS.typeVocab, 'type_vocab_size');
-  if (shape.maxPositions < MIN_POSITIONS) {
-    fail(`config.json: max_position_embeddings is ${shape.maxPositions}; the engine needs at least ${MIN_POSITIONS} (every input is [CLS] … [SEP] around one token or more)`);
+  if (shape.maxPositions < LIMITS.minPositions) {
+    fail(`config.json: max_position_embeddings is ${shape.maxPositions}; the engine needs at least ${LIMITS.minPositions} (every input is [CLS] … [SEP] around one token or more)`);
   }
   if (shape.vocab < SPECIAL_TOKENS.length) fail(`config.json: vocab_size is ${shape.vocab}; the ${SPECIAL_TOKENS.length} special tokens alone need ${SPECIAL_TOKENS.length} rows`);
   if (shape.hidden % shape.heads !== 0) fail(`config.json: hidden_size ${shape.hidden} is not a multiple of num_attention_heads ${shape.heads}`);

@@ -108,7 +108,7 @@ static void run_analyses(fuzz_reader *r, int flags) {
     const int roles = attn_session_head_roles(session, layer, head, mass);
     FUZZ_REQUIRE(head_ok ? roles >= 0 : roles == -ATTN_ERR_ARGUMENT);
     expect(attn_session_contributions(session, layer, head, row, out), head_ok && in_range(row, n));
-    expect(attn_session_row_scaled(session, layer, head, row, !(flags & FLAG_UNSCALED), out), head_ok && in_range(row, n));
+    expect(attn_session_row_scaled(session, layer, head, row, !(flags & FLAG_UNSCALED), out, NULL), head_ok && in_range(row, n));
     expect(attn_session_walkthrough(session, layer, row, out), layer_ok && in_range(row, n));
     expect(attn_session_mlm(session, position, k, ids, probs), in_range(position, n) && k >= 1);
     const float *hidden = attn_session_hidden(session, layer);

@@ -50,7 +50,7 @@ static void run_analyses(attn_session *s, const int32_t *shape) {
     FUZZ_REQUIRE(attn_session_rollout(s, layers - 1, buffer) == ATTN_OK);
     FUZZ_REQUIRE(attn_session_head_roles(s, 0, shape[3] - 1, mass) >= 0);
     FUZZ_REQUIRE(attn_session_contributions(s, 0, 0, 0, buffer) == ATTN_OK);
-    FUZZ_REQUIRE(attn_session_row_scaled(s, 0, 0, n - 1, 0, buffer) == ATTN_OK);
+    FUZZ_REQUIRE(attn_session_row_scaled(s, 0, 0, n - 1, 0, buffer, NULL) == ATTN_OK);
     FUZZ_REQUIRE(attn_session_walkthrough(s, layers - 1, n - 1, buffer) == ATTN_OK);
     int32_t ids[3];
     const int mlm = attn_session_mlm(s, 1 % n, 3 < shape[0] ? 3 : shape[0], ids, buffer);

@@ -111,7 +111,7 @@ static int every_reading(attn_session *s, int layer)
         attn_session_rollout_row(s, layer, 1, out),
         roles < 0 ? -roles : ATTN_OK,
         attn_session_contributions(s, layer, 0, 1, out),
-        attn_session_row_scaled(s, layer, 0, 1, 1, out),
+        attn_session_row_scaled(s, layer, 0, 1, 1, out, NULL),
         attn_session_walkthrough(s, layer, n - 1, out),
     };
     for (size_t i = 1; i < sizeof statuses / sizeof statuses[0]; i++)

@@ -529,7 +529,15 @@ export class Session {
   /** The row recomputed from the same q·k scores, divided by √d (the model) or not (what-if). */
   rowScaled(layer, head, row, divideBySqrtD) {
     return this.floats(this.n, (p) =>
-      this.x.attn_session_row_scaled(this.pointer, layer, head, row, divideBySqrtD ? 1 : 0, p));
+      this.x.attn_session_row_scaled(this.pointer, layer, head, row, divideBySqrtD ? 1 : 0, p, 0));
+  }
+
+  /** That row's statistics, named as rowStats's (the engine's analyse_row). */
+  rowScaledStats(layer, head, row, divideBySqrtD) {
+    const count = ROW_STATS_FIELDS.length, statsAt = 8 * Math.ceil(this.n / 2);
+    return this.heap.withBuffer(statsAt + 8 * count, (p) =>
+      check(this.engine, this.x.attn_session_row_scaled(this.pointer, layer, head, row, divideBySqrtD ? 1 : 0, p, p + statsAt)),
+    (p) => named(ROW_STATS_FIELDS, this.heap.f64(p + statsAt, count)));
   }
 
   walkthrough(layer, token) {

@@ -89,13 +89,6 @@ export function total(values) {
   return sum;
 }
 
-/** exp(entropy) of a probability row: the "effective number of tokens" of a what-if row. */
-export function effectiveTokens(values) {
-  let entropy = 0;
-  for (const p of values) if (p > 0) entropy -= p * Math.log(p);
-  return Math.exp(entropy);
-}
-
 export function fileSafe(text) {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'token';
 }

@@ -1,6 +1,7 @@
 // English: every text the explorer shows. Keys are grouped by where they appear; {name} is a
 // placeholder; an object holds plural forms (Intl.PluralRules categories) chosen by {count}.
 // fr.mjs has exactly the same keys and placeholders (tests/i18n.test.mjs checks it).
+import { STATUSES } from '../../../c/spec.mjs';
 
 export default {
   // tabs (one per view)
@@ -100,25 +101,9 @@ export default {
   'load.partsFailed': 'the model weights {parts} could not be loaded: {detail}',
   'load.refused': 'the engine refused the weights',
 
-  // engine status codes (names of STATUS in engine.mjs); the texts of c/attn.c and c/weights.c
-  'status.TOO_SMALL': 'weights file is too small to hold a header (empty or cut short)',
-  'status.MAGIC': 'not a weights file (bad magic bytes; expected a file made by weights/convert.mjs)',
-  'status.VERSION': 'weights file has an unsupported format version or layout; reconvert it with this engine\'s weights/convert.mjs',
-  'status.TRUNCATED': 'weights file is truncated: it is shorter than its header says (incomplete download?)',
-  'status.CHECKSUM': 'weights file is corrupted: checksum mismatch',
-  'status.SHAPE': 'weights file describes a model shape this engine cannot run (1 to 12 layers and heads, hidden up to 1024 and a multiple of the heads, FFN up to 4096, 3 to 512 positions: fewer than 3 cannot hold [CLS], a word and [SEP]; 1 to 16 token types; layer_norm_eps finite and above 0)',
-  'status.TENSOR': 'weights file has an inconsistent tensor table (name, shape, size, offset or alignment)',
-  'status.VOCAB_TABLE': 'weights file vocabulary does not match its header (line count or size)',
-  'status.ALIGNMENT': 'weights buffer is not 16-byte aligned in memory',
-  'status.TRAILING': 'weights file is longer than its header says (extra bytes after the end)',
-  'status.OLD_FORMAT': 'weights file is format version 1 (two int8 planes per matrix); this engine reads version 2: reconvert the checkpoint with weights/convert.mjs',
-  'status.NO_MEMORY': 'out of memory',
-  'status.VOCAB': 'the vocabulary in the weights file is unusable (a special token is missing, or the vocabulary is not UTF-8)',
-  'status.ARGUMENT': 'argument out of range (layer, head, token or position), or no run yet',
-  'status.PAIR': 'this model has a single token type, so it cannot take a sentence pair',
-  'status.NO_MLM': 'this model has no masked-word head (it was converted from a checkpoint without cls.predictions.* tensors): attention works, [MASK] predictions are off',
-  'status.NOT_LOADED': 'the weights this needs have not arrived yet (a part of the weights file is still loading)',
-  'status.NOT_FINITE': 'the weights make a value that is not a number (NaN or infinity) in this run, so no result is shown: the weights file has values the model cannot use',
+  // engine status codes: the engine's own texts (c/spec.mjs STATUSES, which c/spec.h gives the
+  // C side), written once there
+  ...Object.fromEntries(STATUSES.filter((s) => s.code !== 0).map((s) => [`status.${s.name}`, s.message])),
   'status.unknown': 'engine error {code}',
 
   // settings that cannot be used

@@ -2,7 +2,7 @@
 
 import { html } from '../dom.mjs';
 import { tokenBarFigure, niceMax, seriesColours } from '../charts.mjs';
-import { headName, tokenPhrase, largest, total, effectiveTokens } from '../format.mjs';
+import { headName, tokenPhrase } from '../format.mjs';
 import { capitalise, rowDataset, statLine } from './common.mjs';
 import { switchParam } from '../view-state.mjs';
 import { toggle } from '../widgets.mjs';
@@ -36,12 +36,11 @@ export const scalingView = {
     const stats = session.rowStats(layer, head, token);
     const model = session.rowScaled(layer, head, token, true);
     const unscaled = session.rowScaled(layer, head, token, false);
-    const unscaledMax = largest(unscaled);
-    const unscaledEffective = effectiveTokens(unscaled);
+    const unscaledStats = session.rowScaledStats(layer, head, token, false);
     const colours = seriesColours(theme);
     const columns = [{
       heading: t('scaling.headingModel', { root }), colour: colours.head, values: model, uniform: 1 / n,
-      scaleMax: whatIf ? niceMax(Math.max(stats.max, unscaledMax.value)) : undefined, emphasiseStats: true,
+      scaleMax: whatIf ? niceMax(Math.max(stats.max, unscaledStats.max)) : undefined, emphasiseStats: true,
       stats: [t('scaling.statSum', { sum: t.number(stats.sum, 3), ratio: t.number(stats.ratio, 2) }), t('scaling.statEffective', { effective: t.number(stats.effective, 1) })],
       className: 'attention-row', data: { ...rowDataset(layer, head, token, stats, n), kind: 'head', effective: String(stats.effective) },
     }];
@@ -49,11 +48,11 @@ export const scalingView = {
       columns.push({
         heading: t('scaling.headingWhatIf'), colour: colours.whatif, values: unscaled, uniform: 1 / n,
         scaleMax: columns[0].scaleMax, emphasiseStats: true,
-        stats: [t('scaling.statSum', { sum: t.number(total(unscaled), 3), ratio: t.number(unscaledMax.value * n, 2) }), t('scaling.statEffective', { effective: t.number(unscaledEffective, 1) })],
+        stats: [t('scaling.statSum', { sum: t.number(unscaledStats.sum, 3), ratio: t.number(unscaledStats.ratio, 2) }), t('scaling.statEffective', { effective: t.number(unscaledStats.effective, 1) })],
         className: 'whatif-row',
         data: {
           kind: 'what-if', whatif: 'true', layer: String(layer + 1), head: String(head + 1), token: String(token),
-          sum: String(total(unscaled)), ratio: String(unscaledMax.value * n), effective: String(unscaledEffective),
+          sum: String(unscaledStats.sum), ratio: String(unscaledStats.ratio), effective: String(unscaledStats.effective),
         },
       });
     }
@@ -65,7 +64,7 @@ export const scalingView = {
     const notes = [
       html('p', { class: 'readout' }, [
         statLine(t('scaling.readoutModel', { root }), t('row.readoutEffectiveValue', { effective: t.number(stats.effective, 2), n }), 'effective-model'),
-        whatIf ? statLine(t('scaling.readoutWhatIf', { root }), t('row.readoutEffectiveValue', { effective: t.number(unscaledEffective, 2), n }), 'effective-whatif') : null,
+        whatIf ? statLine(t('scaling.readoutWhatIf', { root }), t('row.readoutEffectiveValue', { effective: t.number(unscaledStats.effective, 2), n }), 'effective-whatif') : null,
       ]),
     ];
     return { figure, notes };

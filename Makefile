@@ -8,7 +8,7 @@ CFLAGS  ?= -O2
 WARN    := -std=c11 -Wall -Wextra -Werror
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -g -O1
 # The engine's C sources: the one list (build.sh reads it through `make print-engine-sources`).
-ENGINE  := c/attn.c c/forward.c c/kernels.c c/analysis.c c/tokenizer.c c/unicode_tables.c c/weights.c
+ENGINE  := c/attn.c c/forward.c c/kernels.c c/linear.c c/analysis.c c/tokenizer.c c/unicode_tables.c c/weights.c
 HEADERS := $(sort $(wildcard c/*.h) c/spec.h)
 # The default weights, committed once: where the page loads them from.
 WEIGHTS := web/dist/bert-mini.int8.bin
@@ -88,9 +88,9 @@ web/dist/attn.wasm: $(ENGINE) $(HEADERS) build.sh Makefile
 	./build.sh wasm
 
 # tests/native/test_kernels.c for wasm SIMD128, run by tests/kernels.test.mjs under WASI.
-build/test_kernels.wasm: tests/native/test_kernels.c c/kernels.c $(HEADERS)
+build/test_kernels.wasm: tests/native/test_kernels.c c/kernels.c c/linear.c c/linear_kernel.h $(HEADERS)
 	@mkdir -p build
-	emcc -O3 -msimd128 $(WARN) -Ic -o $@ $< c/kernels.c -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=1MB
+	emcc -O3 -msimd128 $(WARN) -Ic -o $@ $< c/kernels.c c/linear.c -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=1MB
 
 web: wasm
 	./build.sh web
@@ -208,7 +208,7 @@ clean:
 # libFuzzer targets (clang, ASan + UBSan, FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION so that the
 # loader skips only its checksum comparison). Coverage instrumentation goes on the code that
 # parses and validates input; the numeric code runs sanitized but uninstrumented and at -O2, and
-# c/kernels.c under ASan only: UBSan's checks in the inner loops make a 512-token run 6x slower.
+# c/kernels.c and c/linear.c under ASan only: UBSan's checks in the inner loops make a 512-token run 6x slower.
 .PHONY: test-fuzz-regressions test-valgrind mutate
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_tokenizer fuzz_weights fuzz_run
@@ -216,7 +216,7 @@ FUZZ_CFLAGS  := $(WARN) -g -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE
 FUZZ_GUIDED  := $(patsubst c/%.c,build/fuzz/guided/%.o,c/attn.c c/tokenizer.c c/weights.c)
 FUZZ_PLAIN   := $(patsubst c/%.c,build/fuzz/plain/%.o,c/attn.c c/tokenizer.c c/weights.c)
 FUZZ_NUMERIC := $(patsubst c/%.c,build/fuzz/plain/%.o,c/forward.c c/analysis.c c/unicode_tables.c) \
-                build/fuzz/asan/kernels.o
+                build/fuzz/asan/kernels.o build/fuzz/asan/linear.o
 .SECONDARY: $(FUZZ_GUIDED) $(FUZZ_PLAIN) $(FUZZ_NUMERIC)
 
 build/fuzz/guided/%.o: c/%.c $(HEADERS)

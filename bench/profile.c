@@ -82,7 +82,7 @@ static void layer(int l) {
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
     float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
-    TIMED(P_QKV, matmul_w8_or_w16_shared(x, n, 3, qkv, qkv_bias, qkv_out));
+    TIMED(P_QKV, linear_shared(x, n, 3, qkv, qkv_bias, qkv_out));
     for (int h = 0; h < model.heads; h++) {
         float *probs = s->attention + attention_index(s, l, h, 0);
         const int off = h * size;
@@ -91,12 +91,12 @@ static void layer(int l) {
         TIMED(P_SOFTMAX, for (int i = 0; i < n; i++) softmax(probs + (size_t)i * n, n));
         TIMED(P_MIX, gemm_nn(n, size, n, probs, n, s->value + base + off, hidden, s->context + base + off, hidden));
     }
-    TIMED(P_ATTN_OUT, matmul_w8_or_w16(s->context + base, n, &L->attn_out, L->attn_out_bias, next));
+    TIMED(P_ATTN_OUT, linear(s->context + base, n, &L->attn_out, L->attn_out_bias, next));
     TIMED(P_RESIDUAL, add_residual(next, x, count));
     TIMED(P_LN, layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, model.ln_eps));
-    TIMED(P_FFN_IN, matmul_w8_or_w16(next, n, &L->ffn_in, L->ffn_in_bias, ffn_hidden));
+    TIMED(P_FFN_IN, linear(next, n, &L->ffn_in, L->ffn_in_bias, ffn_hidden));
     TIMED(P_GELU, gelu(ffn_hidden, n * model.ffn));
-    TIMED(P_FFN_OUT, matmul_w8_or_w16(ffn_hidden, n, &L->ffn_out, L->ffn_out_bias, ffn_output));
+    TIMED(P_FFN_OUT, linear(ffn_hidden, n, &L->ffn_out, L->ffn_out_bias, ffn_output));
     TIMED(P_RESIDUAL, add_residual(next, ffn_output, count));
     TIMED(P_LN, layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, model.ln_eps));
 }

@@ -15,7 +15,8 @@
 typedef struct {
     const void *q;          /* const int8_t * (bits 8) or const int16_t * (bits 16) */
     const float *scale;
-    int bits;
+    int kind;               /* WEIGHTS_KIND_INT8 or WEIGHTS_KIND_INT16: picks the kernel (linear.c) */
+    int bits;               /* 8 or 16, as kind says */
     int qmax;
     int rows, cols;
 } qmatrix;

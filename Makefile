@@ -5,7 +5,8 @@ SHELL   := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 CC      ?= cc
 CFLAGS  ?= -O2
-WARN    := -std=c11 -Wall -Wextra -Werror
+# -ffp-contract=off: no fused multiply-adds, so that every build rounds as wasm SIMD128 does.
+WARN    := -std=c11 -Wall -Wextra -Werror -ffp-contract=off
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -g -O1
 # The engine's C sources: the one list (build.sh reads it through `make print-engine-sources`).
 ENGINE  := c/attn.c c/forward.c c/kernels.c c/linear.c c/analysis.c c/tokenizer.c c/unicode_tables.c c/weights.c
@@ -110,11 +111,12 @@ deps:
 	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
-test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn
+test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn build/scalar/test_kernels
 	build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
 	build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
 	build/san/test_kernels
+	build/scalar/test_kernels
 	build/san/test_parts $(WEIGHTS)
 	build/san/test_session $(WEIGHTS)
 	build/san/attn "The cat sat on the [MASK]." --mask --json --ablate 2.1,3.4 > /dev/null
@@ -197,7 +199,7 @@ profile: wasm build/peak.wasm build/profile.wasm
 
 build/profile.wasm: bench/profile.c $(ENGINE) $(HEADERS)
 	@mkdir -p build
-	emcc -O3 -msimd128 $(WARN) -DATTN_PROFILE -Ic bench/profile.c c/forward.c c/kernels.c c/weights.c -o $@ \
+	emcc -O3 -msimd128 $(WARN) -Ic bench/profile.c c/forward.c c/kernels.c c/weights.c -o $@ \
 	  --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=32MB -sMAXIMUM_MEMORY=512MB \
 	  -sTOTAL_STACK=1MB -sERROR_ON_UNDEFINED_SYMBOLS=0 -sWARN_ON_UNDEFINED_SYMBOLS=0
 
@@ -264,7 +266,16 @@ build/valgrind/attn: $(ENGINE) c/cli.c $(HEADERS)
 test-valgrind: build/valgrind/attn
 	tests/native/valgrind.sh build/valgrind/attn
 
-# All attention of one text as raw float32, for the native-vs-wasm determinism test.
+# All attention of one text as raw float32, for the native-vs-wasm determinism test; the
+# scalar one is built from the portable path of c/simd.h (-DATTN_SCALAR), as other targets are.
 build/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
 	@mkdir -p build
 	$(CC) $(WARN) $(CFLAGS) -Ic -o $@ $< $(ENGINE) -lm
+
+build/scalar/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
+	@mkdir -p build/scalar
+	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm
+
+build/scalar/test_kernels: tests/native/test_kernels.c tests/native/test_util.h $(ENGINE) $(HEADERS)
+	@mkdir -p build/scalar
+	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm

@@ -276,6 +276,10 @@ build/scalar/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
 	@mkdir -p build/scalar
 	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm
 
+build/scalar/attn: $(ENGINE) c/cli.c $(HEADERS)
+	@mkdir -p build/scalar
+	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -o $@ $(ENGINE) c/cli.c -lm
+
 build/scalar/test_kernels: tests/native/test_kernels.c tests/native/test_util.h $(ENGINE) $(HEADERS)
 	@mkdir -p build/scalar
 	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm

@@ -11,7 +11,7 @@
 /* A weight matrix of `rows` x `cols` (row-major, HF Linear layout [out][in]), stored as it is
  * computed: int8 or int16 values with one float scale per row, w[r][c] = q[r*cols + c] *
  * scale[r]. `qmax` bounds |q| (checked by the loader for int16; 128 for int8), so the kernels
- * can size their exact int32 sums (kernels.c). */
+ * can size their exact int32 sums (linear.c). */
 typedef struct {
     const void *q;          /* const int8_t * (bits 8) or const int16_t * (bits 16) */
     const float *scale;

@@ -276,6 +276,16 @@ build/scalar/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
 	@mkdir -p build/scalar
 	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm
 
+# The same for arm64 (NEON, and portable), static, run under qemu-aarch64 by the determinism test.
+ARM64_CC ?= aarch64-linux-gnu-gcc
+build/arm64/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
+	@mkdir -p build/arm64
+	$(ARM64_CC) $(WARN) -O2 -static -Ic -o $@ $< $(ENGINE) -lm
+
+build/arm64/scalar_dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
+	@mkdir -p build/arm64
+	$(ARM64_CC) $(WARN) -O2 -static -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm
+
 build/scalar/attn: $(ENGINE) c/cli.c $(HEADERS)
 	@mkdir -p build/scalar
 	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -o $@ $(ENGINE) c/cli.c -lm

@@ -7,6 +7,8 @@
  *   SSE2           (__SSE2__: every x86-64 compiler)   the same operations; i32x4.dot_i16x8_s
  *                  is _mm_madd_epi16 (the same exact integer dot), pmax/pmin are maxps/minps
  *                  with the operands swapped (the same result for NaN and ±0);
+ *   NEON           (arm64)                              the dot is two widening multiplies and
+ *                  a pairwise add (exact), pmax/pmin a compare and a select;
  *   portable       (other targets, or -DATTN_SCALAR)   plain structs, lane by lane.
  *
  * ATTN_SIMD is 1 in the first two, for the few loops that have no portable vector form. */
@@ -22,6 +24,9 @@
 #define ATTN_SIMD 1
 #elif defined(__SSE2__) && !defined(ATTN_SCALAR)
 #define ATTN_SIMD_SSE2 1
+#define ATTN_SIMD 1
+#elif defined(__aarch64__) && defined(__ARM_NEON) && !defined(ATTN_SCALAR)
+#define ATTN_SIMD_NEON 1
 #define ATTN_SIMD 1
 #else
 #define ATTN_SIMD 0
@@ -161,6 +166,74 @@ static inline i16x8 load_w8(const int8_t *p) {
 }
 static inline i16x8 load_w16(const int16_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
 #define I4_DOT_ADD(acc, x, w) ((acc) = _mm_add_epi32((acc), _mm_madd_epi16((x), (w))))
+
+/* ------------------------------------------------------------------ NEON (arm64) */
+#elif defined(ATTN_SIMD_NEON)
+#include <arm_neon.h>
+typedef float32x4_t f4;
+typedef int32x4_t i4;
+typedef int16x8_t i16x8;
+static inline f4 f4_load(const float *p) { return vld1q_f32(p); }
+static inline void f4_store(float *p, f4 v) { vst1q_f32(p, v); }
+static inline f4 f4_splat(float x) { return vdupq_n_f32(x); }
+static inline f4 f4_make(float a, float b, float c, float d) {
+    const float lanes[4] = {a, b, c, d};
+    return vld1q_f32(lanes);
+}
+static inline f4 f4_load_splat(const float *p) { return vld1q_dup_f32(p); }
+static inline f4 f4_add(f4 a, f4 b) { return vaddq_f32(a, b); }
+static inline f4 f4_sub(f4 a, f4 b) { return vsubq_f32(a, b); }
+static inline f4 f4_mul(f4 a, f4 b) { return vmulq_f32(a, b); }
+static inline f4 f4_div(f4 a, f4 b) { return vdivq_f32(a, b); }
+static inline f4 f4_max(f4 a, f4 b) { return vbslq_f32(vcltq_f32(a, b), b, a); }
+static inline f4 f4_min(f4 a, f4 b) { return vbslq_f32(vcltq_f32(b, a), b, a); }
+static inline f4 f4_abs(f4 a) { return vabsq_f32(a); }
+static inline f4 f4_floor(f4 a) { return vrndmq_f32(a); }
+static inline f4 f4_pow2(f4 n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline f4 f4_add_exponent(f4 e, f4 k) {
+    return vreinterpretq_f32_s32(vaddq_s32(vreinterpretq_s32_f32(e), vshlq_n_s32(vreinterpretq_s32_f32(k), 23)));
+}
+static inline float f4_lane(f4 v, int i) {
+    switch (i) {
+    case 0: return vgetq_lane_f32(v, 0);
+    case 1: return vgetq_lane_f32(v, 1);
+    case 2: return vgetq_lane_f32(v, 2);
+    default: return vgetq_lane_f32(v, 3);
+    }
+}
+static inline f4 f4_sums(f4 a, f4 b, f4 c, f4 d) {
+    const f4 ab = vaddq_f32(vzip1q_f32(a, b), vzip2q_f32(a, b));  /* a0+a2 b0+b2 a1+a3 b1+b3 */
+    const f4 cd = vaddq_f32(vzip1q_f32(c, d), vzip2q_f32(c, d));
+    return vaddq_f32(vcombine_f32(vget_low_f32(ab), vget_low_f32(cd)), vcombine_f32(vget_high_f32(ab), vget_high_f32(cd)));
+}
+static inline void f4_dequant16(const int8_t *q, f4 scale, f4 *out) {
+    const int8x16_t v = vld1q_s8(q);
+    const int16x8_t lo = vmovl_s8(vget_low_s8(v)), hi = vmovl_high_s8(v);
+    out[0] = vmulq_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo))), scale);
+    out[1] = vmulq_f32(vcvtq_f32_s32(vmovl_high_s16(lo)), scale);
+    out[2] = vmulq_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi))), scale);
+    out[3] = vmulq_f32(vcvtq_f32_s32(vmovl_high_s16(hi)), scale);
+}
+static inline i16x8 f4_round_narrow(f4 u, f4 v) {
+    const f4 round = vdupq_n_f32(12582912.0f);
+    const int32x4_t r = vreinterpretq_s32_f32(round);
+    const int32x4_t a = vandq_s32(vsubq_s32(vreinterpretq_s32_f32(vaddq_f32(u, round)), r),
+                                  vreinterpretq_s32_u32(vceqq_f32(u, u)));
+    const int32x4_t b = vandq_s32(vsubq_s32(vreinterpretq_s32_f32(vaddq_f32(v, round)), r),
+                                  vreinterpretq_s32_u32(vceqq_f32(v, v)));
+    return vcombine_s16(vqmovn_s32(a), vqmovn_s32(b));
+}
+static inline void i16x8_store(int16_t *p, i16x8 v) { vst1q_s16(p, v); }
+static inline i4 i4_zero(void) { return vdupq_n_s32(0); }
+static inline f4 i4_float(i4 v) { return vcvtq_f32_s32(v); }
+static inline i16x8 load_x(const int16_t *p) { return vld1q_s16(p); }
+static inline i16x8 load_w8(const int8_t *p) { return vmovl_s8(vld1_s8(p)); }
+static inline i16x8 load_w16(const int16_t *p) { return vld1q_s16(p); }
+/* products of lanes 0–3 and 4–7 widened to int32, then adjacent pairs added: pmaddwd's layout */
+#define I4_DOT_ADD(acc, x, w)                                                                  \
+    ((acc) = vaddq_s32((acc), vpaddq_s32(vmull_s16(vget_low_s16(x), vget_low_s16(w)), vmull_high_s16((x), (w)))))
 
 /* ------------------------------------------------------------------ portable */
 #else

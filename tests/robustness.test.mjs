@@ -37,8 +37,19 @@ const COUNT_LIMIT = 8192;  // ATTN_COUNT_LIMIT in c/attn.h
 const build = spawnSync('make', ['-s', 'build/attn', 'build/dump_attention', 'build/scalar/dump_attention'], { cwd: repoRoot, encoding: 'utf8' });
 const nativeReady = build.status === 0;
 const cli = path.join(repoRoot, 'build/attn');
-// The native build with its SIMD path (SSE2 on x86-64) and with the portable one (-DATTN_SCALAR).
-const DUMP_TOOLS = { simd: path.join(repoRoot, 'build/dump_attention'), scalar: path.join(repoRoot, 'build/scalar/dump_attention') };
+// The native build with its SIMD path (SSE2 on x86-64) and with the portable one (-DATTN_SCALAR);
+// on x86-64, the arm64 builds (NEON, and portable) too, run under qemu-aarch64
+// (tools/install-deps.sh installs the cross compiler and qemu-user).
+const DUMP_TOOLS = { simd: [path.join(repoRoot, 'build/dump_attention')], scalar: [path.join(repoRoot, 'build/scalar/dump_attention')] };
+const arm64Build = process.arch === 'x64'
+  ? spawnSync('make', ['-s', 'build/arm64/dump_attention', 'build/arm64/scalar_dump_attention'], { cwd: repoRoot, encoding: 'utf8' })
+  : null;
+const arm64Missing = arm64Build && (arm64Build.status !== 0 || spawnSync('qemu-aarch64', ['--version']).status !== 0)
+  ? `the arm64 build or qemu-aarch64 is missing (tools/install-deps.sh): ${arm64Build.stderr}` : null;
+if (arm64Build) {
+  DUMP_TOOLS['arm64 NEON'] = ['qemu-aarch64', path.join(repoRoot, 'build/arm64/dump_attention')];
+  DUMP_TOOLS['arm64 scalar'] = ['qemu-aarch64', path.join(repoRoot, 'build/arm64/scalar_dump_attention')];
+}
 const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'robustness-'));
 process.on('exit', () => fs.rmSync(tempDir, { recursive: true, force: true }));
 
@@ -379,12 +390,17 @@ test('determinism: the same input gives bit-identical attention on two runs and 
 const FIXTURE_TEXTS = JSON.parse(fs.readFileSync(path.join(repoRoot, 'tests/fixtures/attention.json'), 'utf8'))
   .sentences.map((s) => s.text);
 
-for (const [flavour, tool] of Object.entries(DUMP_TOOLS)) {
-  test(`determinism: native (${flavour}) and wasm give bit-identical attention and hidden states on every fixture`, { skip: !nativeReady && process.env.ATTN_ALLOW_MISSING_NATIVE === '1' && build.stderr }, () => {
+for (const [flavour, [tool, ...toolArgs]] of Object.entries(DUMP_TOOLS)) {
+  const arm64 = flavour.startsWith('arm64');
+  const skip = arm64 ? (arm64Missing && !process.env.CI ? arm64Missing : false)
+    : (!nativeReady && process.env.ATTN_ALLOW_MISSING_NATIVE === '1' ? build.stderr : false);
+  test(`determinism: native (${flavour}) and wasm give bit-identical attention and hidden states on ${arm64 ? 'every eighth' : 'every'} fixture`, { skip }, () => {
     assert.ok(nativeReady, `the native build is missing: ${build.stderr}`);
-    const texts = [...DETERMINISM_TEXTS, ...FIXTURE_TEXTS];
+    if (arm64) assert.ok(!arm64Missing, arm64Missing);
+    // Under emulation (about 20× slower) every eighth fixture sentence; natively all of them.
+    const texts = [...DETERMINISM_TEXTS, ...FIXTURE_TEXTS.filter((_, i) => !arm64 || i % 8 === 0)];
     assert.ok(FIXTURE_TEXTS.length >= 100, `${FIXTURE_TEXTS.length} fixture sentences`);
-    const run = spawnSync(tool, [weightsPath, ...texts], { maxBuffer: 1 << 30 });
+    const run = spawnSync(tool, [...toolArgs, weightsPath, ...texts], { maxBuffer: 1 << 30 });
     assert.equal(run.status, 0, String(run.stderr));
     const native = run.stdout;
     let at = 0, worstAttention = 0, worstHidden = 0, differing = 0;

@@ -47,6 +47,7 @@ help:
 	@echo "make bench         engine vs onnxruntime-web (Chromium and Node)"
 	@echo "make bench-smoke   the bench scripts' smoke test (10 rounds)"
 	@echo "make profile       where the time goes, per length and part, in Node and Chromium (PROFILE_ARGS)"
+	@echo "make scale         a base-size BERT (12 x 768): ours vs ORT-web f32, per-token cost, memory, CLI SIMD vs scalar (SCALE_ARGS)"
 	@echo "make fuzz          libFuzzer targets, FUZZ_SECONDS (60) each"
 	@echo "make mutate        product mutations against the tests that should catch them"
 	@echo "make print-engine-sources  the engine's C sources, for build.sh"
@@ -193,6 +194,11 @@ build/peak.wasm: bench/peak.c
 	emcc -O3 -msimd128 -std=c11 -Wall -Wextra -Werror bench/peak.c -o $@ --no-entry -sSTANDALONE_WASM
 
 # Where the time goes, per length and part, in Node and Chromium (bench/profile.mjs).
+# What a base-size BERT costs (bench/scale.mjs; the checkpoint is made once into build/scale/).
+.PHONY: scale
+scale: wasm build/attn build/scalar/attn
+	node bench/scale.mjs $(SCALE_ARGS)
+
 .PHONY: profile
 profile: wasm build/peak.wasm build/profile.wasm
 	node bench/profile.mjs $(PROFILE_ARGS)

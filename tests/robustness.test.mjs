@@ -11,7 +11,8 @@
 //  - the wasm heap is bounded (memory maximum read from the module), and 1,000 runs, sessions,
 //    tokenizations and refused weights leave the heap in use where it was; running out of
 //    memory gives error 20, not a crash, and the engine recovers;
-//  - two runs are bit-identical; native and wasm attention agree within 1e-6.
+//  - two runs are bit-identical; native (SSE2 or NEON, and portable) and wasm attention and hidden
+//    states are bit-identical on the fixture sentences.
 // Needs web/dist/attn.wasm (make wasm); builds build/attn and build/dump_attention (make).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

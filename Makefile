@@ -5,10 +5,11 @@ SHELL   := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 CC      ?= cc
 CFLAGS  ?= -O2
-WARN    := -std=c11 -Wall -Wextra -Werror
+# -ffp-contract=off: no fused multiply-adds, so that every build rounds as wasm SIMD128 does.
+WARN    := -std=c11 -Wall -Wextra -Werror -ffp-contract=off
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -g -O1
 # The engine's C sources: the one list (build.sh reads it through `make print-engine-sources`).
-ENGINE  := c/attn.c c/forward.c c/kernels.c c/analysis.c c/tokenizer.c c/unicode_tables.c c/weights.c
+ENGINE  := c/attn.c c/forward.c c/kernels.c c/linear.c c/analysis.c c/tokenizer.c c/unicode_tables.c c/weights.c
 HEADERS := $(sort $(wildcard c/*.h) c/spec.h)
 # The default weights, committed once: where the page loads them from.
 WEIGHTS := web/dist/bert-mini.int8.bin
@@ -51,6 +52,7 @@ help:
 	@echo "make bench         engine vs onnxruntime-web (Chromium and Node)"
 	@echo "make bench-smoke   the bench scripts' smoke test (10 rounds)"
 	@echo "make profile       where the time goes, per length and part, in Node and Chromium (PROFILE_ARGS)"
+	@echo "make scale         a base-size BERT (12 x 768): ours vs ORT-web f32, per-token cost, memory, CLI SIMD vs scalar (SCALE_ARGS)"
 	@echo "make fuzz          libFuzzer targets, FUZZ_SECONDS (60) each"
 	@echo "make mutate        product mutations against the tests that should catch them (a test past its limit: caught)"
 	@echo "make mutate-check  every mutation's text is in the tree (part of test and test-all)"
@@ -104,9 +106,9 @@ web/dist/attn.wasm: $(ENGINE) $(HEADERS) build.sh Makefile
 	./build.sh wasm
 
 # tests/native/test_kernels.c for wasm SIMD128, run by tests/kernels.test.mjs under WASI.
-build/test_kernels.wasm: tests/native/test_kernels.c c/kernels.c $(HEADERS)
+build/test_kernels.wasm: tests/native/test_kernels.c c/kernels.c c/linear.c c/linear_kernel.h $(HEADERS)
 	@mkdir -p build
-	emcc -O3 -msimd128 $(WARN) -Ic -o $@ $< c/kernels.c -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=1MB
+	emcc -O3 -msimd128 $(WARN) -Ic -o $@ $< c/kernels.c c/linear.c -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=1MB
 
 web: wasm
 	./build.sh web
@@ -131,11 +133,12 @@ deps:
 	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
-test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn
+test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn build/scalar/test_kernels
 	$(LIMIT) 300 build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
 	$(LIMIT) 300 build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
 	$(LIMIT) 300 build/san/test_kernels
+	$(LIMIT) 300 build/scalar/test_kernels
 	$(LIMIT) 300 build/san/test_parts $(WEIGHTS)
 	$(LIMIT) 300 build/san/test_session $(WEIGHTS)
 	$(LIMIT) 300 build/san/attn "The cat sat on the [MASK]." --mask --json --ablate 2.1,3.4 > /dev/null
@@ -213,13 +216,18 @@ build/peak.wasm: bench/peak.c
 	emcc -O3 -msimd128 -std=c11 -Wall -Wextra -Werror bench/peak.c -o $@ --no-entry -sSTANDALONE_WASM
 
 # Where the time goes, per length and part, in Node and Chromium (bench/profile.mjs).
+# What a base-size BERT costs (bench/scale.mjs; the checkpoint is made once into build/scale/).
+.PHONY: scale
+scale: wasm build/attn build/scalar/attn
+	node bench/scale.mjs $(SCALE_ARGS)
+
 .PHONY: profile
 profile: wasm build/peak.wasm build/profile.wasm
 	node bench/profile.mjs $(PROFILE_ARGS)
 
 build/profile.wasm: bench/profile.c $(ENGINE) $(HEADERS)
 	@mkdir -p build
-	emcc -O3 -msimd128 $(WARN) -DATTN_PROFILE -Ic bench/profile.c c/forward.c c/kernels.c c/weights.c -o $@ \
+	emcc -O3 -msimd128 $(WARN) -Ic bench/profile.c c/forward.c c/kernels.c c/weights.c -o $@ \
 	  --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=32MB -sMAXIMUM_MEMORY=512MB \
 	  -sTOTAL_STACK=1MB -sERROR_ON_UNDEFINED_SYMBOLS=0 -sWARN_ON_UNDEFINED_SYMBOLS=0
 
@@ -230,7 +238,7 @@ clean:
 # libFuzzer targets (clang, ASan + UBSan, FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION so that the
 # loader skips only its checksum comparison). Coverage instrumentation goes on the code that
 # parses and validates input; the numeric code runs sanitized but uninstrumented and at -O2, and
-# c/kernels.c under ASan only: UBSan's checks in the inner loops make a 512-token run 6x slower.
+# c/kernels.c and c/linear.c under ASan only: UBSan's checks in the inner loops make a 512-token run 6x slower.
 .PHONY: test-fuzz-regressions test-valgrind mutate mutate-check
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_tokenizer fuzz_weights fuzz_run
@@ -238,7 +246,7 @@ FUZZ_CFLAGS  := $(WARN) -g -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE
 FUZZ_GUIDED  := $(patsubst c/%.c,build/fuzz/guided/%.o,c/attn.c c/tokenizer.c c/weights.c)
 FUZZ_PLAIN   := $(patsubst c/%.c,build/fuzz/plain/%.o,c/attn.c c/tokenizer.c c/weights.c)
 FUZZ_NUMERIC := $(patsubst c/%.c,build/fuzz/plain/%.o,c/forward.c c/analysis.c c/unicode_tables.c) \
-                build/fuzz/asan/kernels.o
+                build/fuzz/asan/kernels.o build/fuzz/asan/linear.o
 .SECONDARY: $(FUZZ_GUIDED) $(FUZZ_PLAIN) $(FUZZ_NUMERIC)
 
 build/fuzz/guided/%.o: c/%.c $(HEADERS)
@@ -291,7 +299,30 @@ build/valgrind/attn: $(ENGINE) c/cli.c $(HEADERS)
 test-valgrind: build/valgrind/attn
 	$(LIMIT) 900 tests/native/valgrind.sh build/valgrind/attn
 
-# All attention of one text as raw float32, for the native-vs-wasm determinism test.
+# All attention of one text as raw float32, for the native-vs-wasm determinism test; the
+# scalar one is built from the portable path of c/simd.h (-DATTN_SCALAR), as other targets are.
 build/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
 	@mkdir -p build
 	$(CC) $(WARN) $(CFLAGS) -Ic -o $@ $< $(ENGINE) -lm
+
+build/scalar/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
+	@mkdir -p build/scalar
+	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm
+
+# The same for arm64 (NEON, and portable), static, run under qemu-aarch64 by the determinism test.
+ARM64_CC ?= aarch64-linux-gnu-gcc
+build/arm64/dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
+	@mkdir -p build/arm64
+	$(ARM64_CC) $(WARN) -O2 -static -Ic -o $@ $< $(ENGINE) -lm
+
+build/arm64/scalar_dump_attention: tests/native/dump_attention.c $(ENGINE) $(HEADERS)
+	@mkdir -p build/arm64
+	$(ARM64_CC) $(WARN) -O2 -static -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm
+
+build/scalar/attn: $(ENGINE) c/cli.c $(HEADERS)
+	@mkdir -p build/scalar
+	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -o $@ $(ENGINE) c/cli.c -lm
+
+build/scalar/test_kernels: tests/native/test_kernels.c tests/native/test_util.h $(ENGINE) $(HEADERS)
+	@mkdir -p build/scalar
+	$(CC) $(WARN) $(CFLAGS) -DATTN_SCALAR -Ic -o $@ $< $(ENGINE) -lm

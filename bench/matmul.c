@@ -1,5 +1,5 @@
 /* One weight-matrix product timed alone (the "harness" of bench/README.md): an int8 matrix,
- * one scale per row, rows × cols, against n tokens, through matmul_w8_or_w16.
+ * one scale per row, rows × cols, against n tokens, through linear.
  * Built and run by bench/matmul.mjs. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,10 +20,10 @@ __attribute__((export_name("setup"))) int setup(int rows, int cols, int n) {
     for (size_t i = 0; i < count; i++) q[i] = (int8_t)((i * 37) % 255 - 127);
     for (int r = 0; r < rows; r++) scale[r] = 0.032f, bias[r] = 0.1f;
     for (int i = 0; i < n * cols; i++) x[i] = (float)((i * 13) % 101 - 50) / 7.0f;
-    matrix = (qmatrix){.q = q, .scale = scale, .bits = 8, .qmax = 128, .rows = rows, .cols = cols};
+    matrix = (qmatrix){.q = q, .scale = scale, .kind = WEIGHTS_KIND_INT8, .bits = 8, .qmax = 128, .rows = rows, .cols = cols};
     return 1;
 }
 
 __attribute__((export_name("run"))) void run(int n, int repeats) {
-    for (int i = 0; i < repeats; i++) matmul_w8_or_w16(x, n, &matrix, bias, y);
+    for (int i = 0; i < repeats; i++) linear(x, n, &matrix, bias, y);
 }

@@ -1,7 +1,7 @@
 // Times one matrix product alone (bench/matmul.c) for each ROWSxCOLSxN given, in GFLOP/s
 // counted as 2 per multiply-add (best of 20):
 //
-//   NODE_PATH=/usr/share/nodejs emcc -O3 -msimd128 -std=c11 -Ic bench/matmul.c c/kernels.c \
+//   NODE_PATH=/usr/share/nodejs emcc -O3 -msimd128 -std=c11 -Ic bench/matmul.c c/kernels.c c/linear.c \
 //     -o build/matmul.wasm --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=1MB
 //   node bench/matmul.mjs build/matmul.wasm 256x256x16 1024x256x16
 import { readFileSync } from 'node:fs';

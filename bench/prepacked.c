@@ -1,10 +1,12 @@
 /* A weight layout in the order a tile reads it, measured on the whole forward pass before it
  * becomes a format version (bench/README.md, "Weights stored as the tile reads them").
  *
- * Built three times by bench/prepacked.mjs from this file, which includes c/kernels.c:
+ * Built three times by bench/prepacked.mjs from this file, which includes c/kernels.c and
+ * c/linear.c:
  *   -DPREPACKED=0  the engine's kernels, int8 weights row-major as the file stores them;
- *   -DPREPACKED=1  every int8 layer matrix copied at load into the layout below, and block_w8
- *                  replaced (ATTN_BENCH_BLOCK_W8) by a kernel that reads it in place;
+ *   -DPREPACKED=1  every int8 layer matrix copied at load into the layout below, and the int8
+ *                  kernel (linear_block_w8) replaced by one that reads it in place: linear()
+ *                  and linear_shared() are this file's, the engine's renamed *_engine;
  *   -DPREPACKED=2  the same with the layout widened to int16 (what the widening costs).
  *
  * The layout (int8, no widening): rows in groups of 8 (the last group's missing rows repeat the
@@ -21,15 +23,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if PREPACKED
-#define ATTN_BENCH_BLOCK_W8 block_w8_prepacked
-#endif
 #include "../c/kernels.c"
+#if PREPACKED
+#define linear linear_engine
+#define linear_shared linear_shared_engine
+#endif
+#include "../c/linear.c"
+#if PREPACKED
+#undef linear
+#undef linear_shared
+#endif
 #include "forward.h"
 #include "weights.h"
 
 #if PREPACKED
-#if defined(__wasm_simd128__)
+#if defined(ATTN_SIMD_WASM)
 static inline i16x8 load_x_pair(const int16_t *p) { return wasm_v128_load32_splat(p); }
 #else
 static inline i16x8 load_x_pair(const int16_t *p) {
@@ -71,7 +79,7 @@ static inline void tile_pairs(const int16_t *xp, const packed_t *pp, int pairs, 
     acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;
 }
 
-/* y[t][r…r+3] = (Σ_chunks S · scale)·sx + bias, as the engine's block_w8 stores them. */
+/* y[t][r…r+3] = (Σ_chunks S · scale)·sx + bias, as the engine's linear_block_w8 stores them. */
 static void store_quad(float *y, int rows, int r, const float *scale_of, const float *bias, const f4 *g,
                        const float *sx, int b0, int t0, int valid) {
     const int last = rows - 1;
@@ -126,6 +134,47 @@ static void block_w8_prepacked(const qmatrix *w, int chunk, const int16_t *X, co
             if (r + 4 < rows) store_quad(y, rows, r + 4, w->scale, bias, g + QT, sx, b0, t0, valid);
         }
     }
+}
+
+/* linear.c's linear_blocks with the int8 kernel above. */
+static linear_block_fn *const PREPACKED_BLOCK_OF_KIND[] = {
+    [WEIGHTS_KIND_INT8] = block_w8_prepacked,
+    [WEIGHTS_KIND_INT16] = linear_block_w16,
+};
+
+static void prepacked_blocks(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
+                             float *const *y) {
+    const int cols = w[0]->cols, padded = padded_cols(w[0]);
+    int_plan plans[LINEAR_SHARED_MAX];
+    int xmax = XLIMIT;
+    for (int i = 0; i < count; i++) {
+        plans[i] = plan_for(w[i]);
+        xmax = plans[i].xmax < xmax ? plans[i].xmax : xmax;
+    }
+    int16_t X[ATTN_QBLOCK] __attribute__((aligned(16)));
+    float sx[ATTN_QBLOCK / 8];
+    const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1);
+    for (int b0 = 0; b0 < n; b0 += per_block) {
+        const int tokens = n - b0 < per_block ? n - b0 : per_block;
+        quantize_block(x, b0, tokens, cols, xmax, X, sx);
+        for (int i = 0; i < count; i++)
+            PREPACKED_BLOCK_OF_KIND[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
+    }
+}
+
+void linear(const float *x, int n, const qmatrix *w, const float *bias, float *y) {
+    prepacked_blocks(x, n, 1, &w, &bias, &y);
+}
+
+void linear_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
+                   float *const *y) {
+    int joint = count <= LINEAR_SHARED_MAX;
+    for (int i = 1; i < count && joint; i++) joint = w[i]->cols == w[0]->cols;
+    if (joint) {
+        prepacked_blocks(x, n, count, w, bias, y);
+        return;
+    }
+    for (int i = 0; i < count; i++) prepacked_blocks(x, n, 1, &w[i], &bias[i], &y[i]);
 }
 
 /* The layout above, in a new buffer (the weights file stays as it is). */

@@ -1,7 +1,7 @@
 /* Where a forward pass's time goes: the encoder of c/forward.c step by step, each step timed
  * with the host's clock (performance.now(), imported as env.profile_clock), the same kernels
- * on the same shapes. c/kernels.c built with -DATTN_PROFILE also times the quantization of
- * activations inside the weight products, so the products' share is their own. The harness
+ * on the same shapes. The weight products run through linear_timed below, c/linear.c's block
+ * loop with the quantization of activations timed apart, so the products' share is their own. The harness
  * also times bert_forward itself, so that the sum of the parts can be checked against it.
  * Built by `make build/profile.wasm`, run by bench/profile.mjs (Node and Chromium). */
 #include <math.h>
@@ -9,12 +9,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../c/linear.c"  /* its quantize_block, plan_for and kernel table, for linear_timed */
 #include "forward.h"
 #include "kernels.h"
 #include "weights.h"
 
 __attribute__((import_module("env"), import_name("profile_clock"))) double profile_clock(void);
-extern double attn_profile_quantize_ms;  /* kernels.c, -DATTN_PROFILE */
+static double quantize_ms;  /* summed by linear_timed */
+
+/* linear_shared (c/linear.c) step by step, the time spent in quantize_block added to quantize_ms. */
+static void linear_timed(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
+                         float *const *y) {
+    const int cols = w[0]->cols, padded = padded_cols(w[0]);
+    int_plan plans[LINEAR_SHARED_MAX];
+    int xmax = XLIMIT;
+    for (int i = 0; i < count; i++) {
+        plans[i] = plan_for(w[i]);
+        xmax = plans[i].xmax < xmax ? plans[i].xmax : xmax;
+    }
+    static int16_t X[ATTN_QBLOCK] __attribute__((aligned(16)));
+    static float sx[ATTN_QBLOCK / 8];
+    const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1);
+    for (int b0 = 0; b0 < n; b0 += per_block) {
+        const int tokens = n - b0 < per_block ? n - b0 : per_block;
+        const double t0 = profile_clock();
+        quantize_block(x, b0, tokens, cols, xmax, X, sx);
+        quantize_ms += profile_clock() - t0;
+        for (int i = 0; i < count; i++)
+            LINEAR_BLOCK_OF_KIND[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
+    }
+}
+
+static void linear_one_timed(const float *x, int n, const qmatrix *w, const float *bias, float *y) {
+    linear_timed(x, n, 1, &w, &bias, &y);
+}
 
 /* The parts, in the order of profile_part_name. */
 enum {
@@ -46,9 +74,9 @@ __attribute__((export_name("profile_part_ms"))) double profile_part_ms(int k) { 
 /* Times `call` into part_ms[part]; a weight product's quantization goes to its own part. */
 #define TIMED(part, call)                                                                      \
     do {                                                                                       \
-        const double q0_ = attn_profile_quantize_ms, t0_ = profile_clock();                    \
+        const double q0_ = quantize_ms, t0_ = profile_clock();                    \
         call;                                                                                  \
-        const double quantized_ = attn_profile_quantize_ms - q0_;                              \
+        const double quantized_ = quantize_ms - q0_;                              \
         part_ms[part] += profile_clock() - t0_ - quantized_;                                   \
         part_ms[P_QUANTIZE] += quantized_;                                                     \
     } while (0)
@@ -82,7 +110,7 @@ static void layer(int l) {
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
     float *qkv_out[3] = {s->query + base, s->key + base, s->value + base};
-    TIMED(P_QKV, matmul_w8_or_w16_shared(x, n, 3, qkv, qkv_bias, qkv_out));
+    TIMED(P_QKV, linear_timed(x, n, 3, qkv, qkv_bias, qkv_out));
     for (int h = 0; h < model.heads; h++) {
         float *probs = s->attention + attention_index(s, l, h, 0);
         const int off = h * size;
@@ -91,12 +119,12 @@ static void layer(int l) {
         TIMED(P_SOFTMAX, for (int i = 0; i < n; i++) softmax(probs + (size_t)i * n, n));
         TIMED(P_MIX, gemm_nn(n, size, n, probs, n, s->value + base + off, hidden, s->context + base + off, hidden));
     }
-    TIMED(P_ATTN_OUT, matmul_w8_or_w16(s->context + base, n, &L->attn_out, L->attn_out_bias, next));
+    TIMED(P_ATTN_OUT, linear_one_timed(s->context + base, n, &L->attn_out, L->attn_out_bias, next));
     TIMED(P_RESIDUAL, add_residual(next, x, count));
     TIMED(P_LN, layer_norm(next, n, hidden, L->attn_ln_gamma, L->attn_ln_beta, model.ln_eps));
-    TIMED(P_FFN_IN, matmul_w8_or_w16(next, n, &L->ffn_in, L->ffn_in_bias, ffn_hidden));
+    TIMED(P_FFN_IN, linear_one_timed(next, n, &L->ffn_in, L->ffn_in_bias, ffn_hidden));
     TIMED(P_GELU, gelu(ffn_hidden, n * model.ffn));
-    TIMED(P_FFN_OUT, matmul_w8_or_w16(ffn_hidden, n, &L->ffn_out, L->ffn_out_bias, ffn_output));
+    TIMED(P_FFN_OUT, linear_one_timed(ffn_hidden, n, &L->ffn_out, L->ffn_out_bias, ffn_output));
     TIMED(P_RESIDUAL, add_residual(next, ffn_output, count));
     TIMED(P_LN, layer_norm(next, n, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, model.ln_eps));
 }

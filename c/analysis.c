@@ -193,7 +193,7 @@ int layer_walkthrough(const bert_state *s, int layer, int token, float *out) {
     float *concat = out + ATTN_WALKTHROUGH_CONCAT * hidden, *projected = out + ATTN_WALKTHROUGH_PROJECTED * hidden,
           *residual = out + ATTN_WALKTHROUGH_RESIDUAL * hidden, *normed = out + ATTN_WALKTHROUGH_NORMED * hidden;
     memcpy(concat, s->context + hidden_index(s, layer, token), (size_t)hidden * sizeof(float));
-    matmul_w8_or_w16(concat, 1, &L->attn_out, L->attn_out_bias, projected);
+    linear(concat, 1, &L->attn_out, L->attn_out_bias, projected);
     const float *x = s->layer_input + hidden_index(s, layer, token);
     for (int i = 0; i < hidden; i++) residual[i] = projected[i] + x[i];
     memcpy(normed, residual, (size_t)hidden * sizeof(float));

@@ -123,7 +123,7 @@ static int project(bert_state *s, int l, int first, int count) {
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
     float *qkv_out[3] = {s->query + at, s->key + at, s->value + at};
-    matmul_w8_or_w16_shared(s->layer_input + at, count, 3, qkv, qkv_bias, qkv_out);
+    linear_shared(s->layer_input + at, count, 3, qkv, qkv_bias, qkv_out);
     const int finite = all_finite(qkv_out[0], rows) && all_finite(qkv_out[1], rows) && all_finite(qkv_out[2], rows);
     return finite ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
@@ -151,15 +151,15 @@ static int layer_output(bert_state *s, int l, int first, int count) {
     float *next = s->layer_input + hidden_index(s, l + 1, first);
     float *ffn_hidden = s->scratch, *ffn_output = s->scratch + (size_t)count * (size_t)m->ffn;
 
-    matmul_w8_or_w16(s->context + hidden_index(s, l, first), count, &L->attn_out, L->attn_out_bias, next);
+    linear(s->context + hidden_index(s, l, first), count, &L->attn_out, L->attn_out_bias, next);
     add_residual(next, x, kept);  /* next = x + attention output */
     layer_norm(next, count, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
     if (!all_finite(next, kept)) return BERT_ERR_NOT_FINITE;
 
-    matmul_w8_or_w16(next, count, &L->ffn_in, L->ffn_in_bias, ffn_hidden);
+    linear(next, count, &L->ffn_in, L->ffn_in_bias, ffn_hidden);
     gelu(ffn_hidden, count * m->ffn);
     if (!all_finite(ffn_hidden, (size_t)count * (size_t)m->ffn)) return BERT_ERR_NOT_FINITE;
-    matmul_w8_or_w16(ffn_hidden, count, &L->ffn_out, L->ffn_out_bias, ffn_output);
+    linear(ffn_hidden, count, &L->ffn_out, L->ffn_out_bias, ffn_output);
     add_residual(next, ffn_output, kept);  /* next = next + FFN output */
     layer_norm(next, count, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
     return all_finite(next, kept) ? BERT_OK : BERT_ERR_NOT_FINITE;
@@ -287,11 +287,11 @@ static int mlm_logits(const bert_model *m, const float *hidden, int count, float
     float *transformed = malloc((size_t)count * (size_t)m->hidden * sizeof *transformed);
     if (!transformed) return BERT_ERR;
     const size_t rows = (size_t)count * (size_t)m->hidden;
-    matmul_w8_or_w16(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
+    linear(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
     gelu(transformed, count * m->hidden);
     layer_norm(transformed, count, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
     const int finite = all_finite(transformed, rows);  /* before the decoder rounds it to integers */
-    if (finite) matmul_w8_or_w16(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    if (finite) linear(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
     free(transformed);
     return finite && all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }

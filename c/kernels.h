@@ -1,10 +1,10 @@
 /* The numeric building blocks of the forward pass. All activations are float32.
  *
- * One algorithm, two instruction sets: kernels.c writes every hot loop once against a
- * four-lane float vector (f4); under emcc -msimd128 (__wasm_simd128__) f4 is a wasm SIMD128
- * v128_t, elsewhere a plain struct of four floats whose loops the compiler may vectorise.
- * The results agree to float rounding (same blocking, same summation order, same exp/erf
- * polynomials). */
+ * One algorithm, three instruction sets: kernels.c (float kernels) and linear.c (weight
+ * products) write every hot loop once against simd.h's four-lane vectors; f4 is a wasm
+ * SIMD128 v128_t under emcc -msimd128, an SSE2 __m128 on x86-64, elsewhere (or with
+ * -DATTN_SCALAR) a plain struct of four floats. Every build computes the same bits (same
+ * blocking, same summation order, same exp/erf polynomials, exact integer sums). */
 #ifndef ATTN_KERNELS_H
 #define ATTN_KERNELS_H
 
@@ -13,16 +13,16 @@
 #include "model.h"
 
 /* y[n][w->rows] = x[n][w->cols] · dequant(w)ᵀ + bias (bias may be NULL), the weights int8 or
- * int16 as w->bits says (the kernels block_w8 and block_w16 of kernels.c), read in place; any
- * matrix the loader accepts (cols ≤ 4096). Each token's row is quantized to int16 with its own
- * scale, one int16 dot product per 8 weights, summed exactly in int32 over chunks of columns,
- * then in float (kernels.c). */
-void matmul_w8_or_w16(const float *x, int n, const qmatrix *w, const float *bias, float *y);
+ * int16 as w->kind says, read in place; any matrix the loader accepts (cols ≤ 4096). Each
+ * token's row is quantized to int16 with its own scale, one int16 dot product per 8 weights,
+ * summed exactly in int32 over chunks of columns, then in float. linear.c: the kernels
+ * dot_w8_x16 / dot_w16_x16 (linear_kernel.h), picked by LINEAR_BLOCK_OF_KIND. */
+void linear(const float *x, int n, const qmatrix *w, const float *bias, float *y);
 
 /* y[i] = x · w[i]ᵀ + bias[i] for i < count, several matrices of the same width on one input
  * (Q, K and V): each block of tokens is quantized once for all of them. */
-void matmul_w8_or_w16_shared(const float *x, int n, int count, const qmatrix *const *w,
-                             const float *const *bias, float *const *y);
+void linear_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
+                   float *const *y);
 
 /* One dequantized row of a weight matrix: out[w->cols]. */
 void dequantize_row(const qmatrix *w, int row, float *out);

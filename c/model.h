@@ -11,11 +11,12 @@
 /* A weight matrix of `rows` x `cols` (row-major, HF Linear layout [out][in]), stored as it is
  * computed: int8 or int16 values with one float scale per row, w[r][c] = q[r*cols + c] *
  * scale[r]. `qmax` bounds |q| (checked by the loader for int16; 128 for int8), so the kernels
- * can size their exact int32 sums (kernels.c). */
+ * can size their exact int32 sums (linear.c). */
 typedef struct {
     const void *q;          /* const int8_t * (bits 8) or const int16_t * (bits 16) */
     const float *scale;
-    int bits;
+    int kind;               /* WEIGHTS_KIND_INT8 or WEIGHTS_KIND_INT16: picks the kernel (linear.c) */
+    int bits;               /* 8 or 16, as kind says */
     int qmax;
     int rows, cols;
 } qmatrix;

@@ -82,7 +82,7 @@ export const KINDS = { int8: 1, f32: 2, int16: 4 };
 
 /**
  * |q| bounds. int8 matrices use 127. int16 matrices that are multiplied keep 13 bits: the
- * kernels' exact int32 sums then leave the activations 13 bits too (c/kernels.c); tables that
+ * kernels' exact int32 sums then leave the activations 13 bits too (c/linear.c); tables that
  * are only looked up (the position and token-type embeddings; the word embeddings, also the
  * tied decoder) take all 15.
  */

@@ -388,6 +388,7 @@ static void take_matrix(table_cursor *t, const char *name, uint32_t rows, uint32
     }
     out->q = t->bytes + (size_t)e.data_offset;
     out->scale = (const float *)(t->bytes + (size_t)e.scale_offset);
+    out->kind = (int)e.kind;
     out->bits = e.kind == WEIGHTS_KIND_INT8 ? 8 : 16;
     out->qmax = e.kind == WEIGHTS_KIND_INT8 ? 128 : (int)e.qmax;  /* int8: -128 is not excluded */
     record_array(t, e.data_offset, e.data_bytes, e.kind == WEIGHTS_KIND_INT8 ? WEIGHTS_CONTENT_NONE : WEIGHTS_CONTENT_INT16,

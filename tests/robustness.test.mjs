@@ -11,7 +11,8 @@
 //  - the wasm heap is bounded (memory maximum read from the module), and 1,000 runs, sessions,
 //    tokenizations and refused weights leave the heap in use where it was; running out of
 //    memory gives error 20, not a crash, and the engine recovers;
-//  - two runs are bit-identical; native and wasm attention agree within 1e-6.
+//  - two runs are bit-identical; native (SSE2 or NEON, and portable) and wasm attention and hidden
+//    states are bit-identical on the fixture sentences.
 // Needs web/dist/attn.wasm (make wasm); builds build/attn and build/dump_attention (make).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,10 +36,22 @@ const engine = await createEngine({ wasm: wasmModule, weights });
 const { layers, heads, maxPositions } = engine.shape;
 const COUNT_LIMIT = 8192;  // ATTN_COUNT_LIMIT in c/attn.h
 
-const build = spawnSync('make', ['-s', 'build/attn', 'build/dump_attention'], { cwd: repoRoot, encoding: 'utf8' });
+const build = spawnSync('make', ['-s', 'build/attn', 'build/dump_attention', 'build/scalar/dump_attention'], { cwd: repoRoot, encoding: 'utf8' });
 const nativeReady = build.status === 0;
 const cli = path.join(repoRoot, 'build/attn');
-const dumpTool = path.join(repoRoot, 'build/dump_attention');
+// The native build with its SIMD path (SSE2 on x86-64) and with the portable one (-DATTN_SCALAR);
+// on x86-64, the arm64 builds (NEON, and portable) too, run under qemu-aarch64
+// (tools/install-deps.sh installs the cross compiler and qemu-user).
+const DUMP_TOOLS = { simd: [path.join(repoRoot, 'build/dump_attention')], scalar: [path.join(repoRoot, 'build/scalar/dump_attention')] };
+const arm64Build = process.arch === 'x64'
+  ? spawnSync('make', ['-s', 'build/arm64/dump_attention', 'build/arm64/scalar_dump_attention'], { cwd: repoRoot, encoding: 'utf8' })
+  : null;
+const arm64Missing = arm64Build && (arm64Build.status !== 0 || spawnSync('qemu-aarch64', ['--version']).status !== 0)
+  ? `the arm64 build or qemu-aarch64 is missing (tools/install-deps.sh): ${arm64Build.stderr}` : null;
+if (arm64Build) {
+  DUMP_TOOLS['arm64 NEON'] = ['qemu-aarch64', path.join(repoRoot, 'build/arm64/dump_attention')];
+  DUMP_TOOLS['arm64 scalar'] = ['qemu-aarch64', path.join(repoRoot, 'build/arm64/scalar_dump_attention')];
+}
 const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'robustness-'));
 process.on('exit', () => fs.rmSync(tempDir, { recursive: true, force: true }));
 
@@ -378,27 +391,45 @@ test('determinism: the same input gives bit-identical attention on two runs and 
   }
 });
 
-test('determinism: native and wasm attention agree within 1e-6', { skip: !nativeReady && process.env.ATTN_ALLOW_MISSING_NATIVE === '1' && build.stderr }, () => {
-  assert.ok(nativeReady, `the native build is missing: ${build.stderr}`);
-  let worstAttention = 0, worstHidden = 0;
-  for (const text of DETERMINISM_TEXTS) {
-    const run = spawnSync(dumpTool, [weightsPath, text], { maxBuffer: 1 << 28 });
+// The golden fixtures' sentences (tests/fixtures/attention.json) and the texts above.
+const FIXTURE_TEXTS = JSON.parse(fs.readFileSync(path.join(repoRoot, 'tests/fixtures/attention.json'), 'utf8'))
+  .sentences.map((s) => s.text);
+
+for (const [flavour, [tool, ...toolArgs]] of Object.entries(DUMP_TOOLS)) {
+  const arm64 = flavour.startsWith('arm64');
+  const skip = arm64 ? (arm64Missing && !process.env.CI ? arm64Missing : false)
+    : (!nativeReady && process.env.ATTN_ALLOW_MISSING_NATIVE === '1' ? build.stderr : false);
+  test(`determinism: native (${flavour}) and wasm give bit-identical attention and hidden states on ${arm64 ? 'every eighth' : 'every'} fixture`, { skip }, () => {
+    assert.ok(nativeReady, `the native build is missing: ${build.stderr}`);
+    if (arm64) assert.ok(!arm64Missing, arm64Missing);
+    // Under emulation (about 20× slower) every eighth fixture sentence; natively all of them.
+    const texts = [...DETERMINISM_TEXTS, ...FIXTURE_TEXTS.filter((_, i) => !arm64 || i % 8 === 0)];
+    assert.ok(FIXTURE_TEXTS.length >= 100, `${FIXTURE_TEXTS.length} fixture sentences`);
+    const run = spawnSync(tool, [...toolArgs, weightsPath, ...texts], { maxBuffer: 1 << 30 });
     assert.equal(run.status, 0, String(run.stderr));
     const native = run.stdout;
-    const [n, nLayers, nHeads, hidden] = [0, 4, 8, 12].map((at) => native.readInt32LE(at));
-    const count = nLayers * nHeads * n * n;
-    const nativeAttention = new Float32Array(native.buffer.slice(native.byteOffset + 16, native.byteOffset + 16 + count * 4));
-    const nativeHidden = new Float32Array(native.buffer.slice(native.byteOffset + 16 + count * 4));
+    let at = 0, worstAttention = 0, worstHidden = 0, differing = 0;
     const session = engine.createSession();
-    assert.equal(session.runText(text).n, n);
-    const attention = session.attention(), final = session.hidden();
-    assert.equal(attention.length, count);
-    assert.equal(final.length, n * hidden);
-    attention.forEach((p, i) => { worstAttention = Math.max(worstAttention, Math.abs(p - nativeAttention[i])); });
-    final.forEach((v, i) => { worstHidden = Math.max(worstHidden, Math.abs(v - nativeHidden[i])); });
+    for (const text of texts) {
+      const [n, nLayers, nHeads, hidden] = [0, 4, 8, 12].map((k) => native.readInt32LE(at + k));
+      const count = nLayers * nHeads * n * n;
+      const nativeAttention = new Float32Array(native.buffer.slice(native.byteOffset + at + 16, native.byteOffset + at + 16 + count * 4));
+      at += 16 + count * 4;
+      const nativeHidden = new Float32Array(native.buffer.slice(native.byteOffset + at, native.byteOffset + at + n * hidden * 4));
+      at += n * hidden * 4;
+      assert.equal(session.runText(text).n, n);
+      const attention = session.attention(), final = session.hidden();
+      assert.equal(attention.length, count);
+      assert.equal(final.length, n * hidden);
+      attention.forEach((p, i) => { worstAttention = Math.max(worstAttention, Math.abs(p - nativeAttention[i])); });
+      final.forEach((v, i) => { worstHidden = Math.max(worstHidden, Math.abs(v - nativeHidden[i])); });
+      if (!Buffer.from(attention.buffer, attention.byteOffset, attention.byteLength).equals(Buffer.from(nativeAttention.buffer))) differing++;
+    }
     session.destroy();
-  }
-  console.log(`native vs wasm: max |Δ attention| ${worstAttention.toExponential(2)}, max |Δ hidden| ${worstHidden.toExponential(2)}`);
-  assert.ok(worstAttention <= 1e-6, `max |Δ attention| ${worstAttention}`);
-  assert.ok(worstHidden <= 1e-6, `max |Δ hidden| ${worstHidden}`);
-});
+    assert.equal(at, native.length, 'one record per text');
+    console.log(`native (${flavour}) vs wasm over ${texts.length} texts: max |Δ attention| ${worstAttention.toExponential(2)}, max |Δ hidden| ${worstHidden.toExponential(2)}`);
+    assert.equal(differing, 0, `${differing} texts whose attention differs in some bit`);
+    assert.equal(worstAttention, 0, `max |Δ attention| ${worstAttention}`);
+    assert.equal(worstHidden, 0, `max |Δ hidden| ${worstHidden}`);
+  });
+}

@@ -20,7 +20,7 @@ import { testLimit } from './lib/test-limit.mjs';
 
 const BAR = 1e-3;
 // Through 12 layers the engine's activation rounding adds up: the integer kernels keep 15 bits
-// of each activation row for int8 matrices and 13 for int16 ones (c/kernels.c). On these sharp
+// of each activation row for int8 matrices and 13 for int16 ones (c/linear.c). On these sharp
 // random weights that measured, against the textbook float64 pass, up to 5.2e-4 (int8) on single
 // sentences and 1.28e-3 on a sentence pair, and 2.1e-3 with int16 matrices. So the 12-layer shape is held to bars of its own; the bar of 1e-3 holds for
 // the 2- and 4-layer shapes.

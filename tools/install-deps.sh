@@ -3,11 +3,12 @@
 # available): the emscripten toolchain, binaryen, clang's sanitizer runtime, valgrind,
 # Chromium and Firefox ESR for the browser tests, the Unicode data the tokenizer tables are
 # generated from, Debian's Jupyter (nbconvert and a Python kernel: the notebook helper's
-# test executes a notebook), and the pinned npm packages.
+# test executes a notebook), gcc for arm64 and qemu-user (the NEON kernels are built for arm64
+# and run under emulation by the determinism test), and the pinned npm packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium firefox-esr make gcc nodejs npm unicode-data
-  jupyter-nbconvert python3-ipykernel python3-notebook)
+  jupyter-nbconvert python3-ipykernel python3-notebook gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

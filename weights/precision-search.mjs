@@ -386,9 +386,9 @@ function attentionKind(name) {
 
 /**
  * The first layer whose attention a matrix can change, or null: the embeddings move layer 0's;
- * a layer's query, key and value matrices its own (c/forward.c multiplies the three by one
- * quantized input); its attention output and FFN matrices the next layer's, and nothing in the
- * last layer; the MLM head nothing.
+ * a layer's query, key and value matrices its own (the value's input is quantized once with
+ * the query's and key's, c/linear.c linear_shared); its attention output and FFN matrices
+ * the next layer's, and nothing in the last layer; the MLM head nothing.
  */
 export function firstLayerMoved(name, layers) {
   if (name.startsWith('bert.embeddings.')) return 0;

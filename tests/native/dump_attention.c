@@ -1,10 +1,10 @@
 /* Writes one run's results as raw little-endian binary, for the native-vs-wasm determinism
  * test (tests/robustness.test.mjs):
  *
- *   build/dump_attention WEIGHTS TEXT > out.bin
+ *   build/dump_attention WEIGHTS TEXT [TEXT…] > out.bin
  *
- * Layout: int32 n, layers, heads, hidden; float32 attention [layers][heads][n][n]; float32
- * final hidden state [n][hidden]. Exit status 1 with a message on stderr when the weights are
+ * Layout, one record per TEXT, back to back: int32 n, layers, heads, hidden; float32 attention
+ * [layers][heads][n][n]; float32 final hidden state [n][hidden]. Exit status 1 with a message on stderr when the weights are
  * refused or the run fails. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +40,8 @@ static int dump(const attn_engine *engine, const attn_session *session) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fputs("usage: dump_attention WEIGHTS TEXT > out.bin\n", stderr);
+    if (argc < 3) {
+        fputs("usage: dump_attention WEIGHTS TEXT [TEXT…] > out.bin\n", stderr);
         return 2;
     }
     size_t size = 0;
@@ -49,10 +49,12 @@ int main(int argc, char **argv) {
     attn_engine *engine = NULL;
     int status = bytes ? attn_engine_create(bytes, size, &engine) : ATTN_ERR_NO_MEMORY;
     attn_session *session = status == ATTN_OK ? attn_session_create(engine) : NULL;
-    if (session) status = attn_session_run_text(session, argv[2], strlen(argv[2]));
-    int result = 1;
-    if (status != ATTN_OK || !session) fprintf(stderr, "dump_attention: %s\n", attn_status_message(status));
-    else result = dump(engine, session);
+    int result = session ? 0 : 1;
+    for (int i = 2; i < argc && result == 0; i++) {
+        status = attn_session_run_text(session, argv[i], strlen(argv[i]));
+        result = status == ATTN_OK ? dump(engine, session) : 1;
+    }
+    if (status != ATTN_OK) fprintf(stderr, "dump_attention: %s\n", attn_status_message(status));
     attn_session_destroy(session);
     attn_engine_destroy(engine);
     attn_free(bytes);

@@ -57,7 +57,8 @@ static void make_matrix(test_matrix *m, int rows, int cols, int bits, int qmax, 
         else ((int16_t *)m->q)[i] = (int16_t)v;
     }
     for (int r = 0; r < rows; r++) m->scale[r] = uniform(0.001f, 0.02f) / (float)qmax * 127.0f;
-    m->w = (qmatrix){.q = m->q, .scale = m->scale, .bits = bits, .qmax = bits == 8 ? 128 : qmax,
+    m->w = (qmatrix){.q = m->q, .scale = m->scale, .kind = bits == 8 ? WEIGHTS_KIND_INT8 : WEIGHTS_KIND_INT16,
+                     .bits = bits, .qmax = bits == 8 ? 128 : qmax,
                      .rows = rows, .cols = cols};
 }
 
@@ -69,7 +70,7 @@ static double weight(const qmatrix *w, int r, int c) {
     return q * w->scale[r];
 }
 
-/* y from matmul_w8_or_w16 against the exact sum, within the bound above. */
+/* y from linear against the exact sum, within the bound above. */
 static int within_bound(const qmatrix *w, const float *x, int n, const float *bias, const float *y) {
     for (int t = 0; t < n; t++) {
         const float *xt = x + (size_t)t * w->cols;
@@ -101,15 +102,15 @@ static void run_case(int rows, int cols, int bits, int qmax, int n, int extreme)
     for (int c = 0; c < cols && n > 1; c++) x[(size_t)cols + c] = 0;  /* an all-zero token */
     for (int r = 0; r < rows; r++) bias[r] = uniform(-1, 1);
 
-    matmul_w8_or_w16(x, n, &m.w, bias, y);
+    linear(x, n, &m.w, bias, y);
     check(within_bound(&m.w, x, n, bias, y), "product within the rounding bound", rows, cols, bits, n);
 
     /* Each token is quantized on its own: the last one alone gives the same bits. */
-    matmul_w8_or_w16(x + (size_t)(n - 1) * cols, 1, &m.w, bias, y2);
+    linear(x + (size_t)(n - 1) * cols, 1, &m.w, bias, y2);
     check(memcmp(y + (size_t)(n - 1) * rows, y2, (size_t)rows * sizeof *y) == 0, "a token alone gives the same bits",
           rows, cols, bits, n);
 
-    matmul_w8_or_w16(x, n, &m.w, NULL, y2);
+    linear(x, n, &m.w, NULL, y2);
     check(within_bound(&m.w, x, n, NULL, y2), "no bias", rows, cols, bits, n);
     free_matrix(&m);
     free(x), free(bias), free(y), free(y2);
@@ -134,10 +135,10 @@ static void shared_input(void) {
         bias[i] = b;
         y[i] = malloc((size_t)n * rows[i] * sizeof *y[i]);
     }
-    matmul_w8_or_w16_shared(x, n, 3, w, bias, y);
+    linear_shared(x, n, 3, w, bias, y);
     for (int i = 0; i < 3; i++) {
         check(within_bound(w[i], x, n, bias[i], y[i]), "shared input: within the rounding bound", rows[i], cols, bits[i], n);
-        matmul_w8_or_w16(x, n, w[i], bias[i], alone);
+        linear(x, n, w[i], bias[i], alone);
         if (bits[i] == 16)  /* the int16 matrix sets the joint limit */
             check(memcmp(alone, y[i], (size_t)n * rows[i] * sizeof *alone) == 0, "shared input: same as a call of its own",
                   rows[i], cols, bits[i], n);
@@ -162,8 +163,8 @@ static void quantizer_edges(void) {
         memcpy(x0, x, (size_t)n * cols * sizeof *x);
         x[3] = NAN, x0[3] = 0;
         x[cols - 1] = NAN, x0[cols - 1] = 0;
-        matmul_w8_or_w16(x, n, &m.w, NULL, y);
-        matmul_w8_or_w16(x0, n, &m.w, NULL, y0);
+        linear(x, n, &m.w, NULL, y);
+        linear(x0, n, &m.w, NULL, y0);
         check(memcmp(y, y0, (size_t)n * rows * sizeof *y) == 0, "a NaN activation reads as 0", rows, cols, 8, n);
         check(within_bound(&m.w, x0, n, NULL, y0), "subnormal activations within the bound", rows, cols, 8, n);
         free_matrix(&m);

@@ -192,6 +192,19 @@ static void output_rows(const bert_state *s, int l, int *first, int *end) {
     *end = one_row ? o->final_row + 1 : s->n;
 }
 
+/* A run whose first layer's context is given: its removed heads zeroed, then its output phase. */
+static int begin_at_output(bert_state *s, int l) {
+    int end;
+    const int status = finish_heads(s, l);
+    if (status != BERT_OK) {
+        s->cursor.failed = 1;
+        return status;
+    }
+    s->cursor.phase = BERT_PHASE_OUTPUT;
+    output_rows(s, l, &s->cursor.index, &end);
+    return BERT_OK;
+}
+
 int bert_begin(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, const bert_run_options *o) {
     static const bert_run_options defaults = {0};
     const bert_model *m = s->model;
@@ -203,6 +216,7 @@ int bert_begin(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n
     if (first > 0 || !ids) {
         if (n != s->n || n < 1 || n > s->capacity) return BERT_ERR;  /* resumes the stored run */
     } else {
+        if (options->context_given) return BERT_ERR;  /* a fresh run has no context yet */
         if (!valid_tokens(m, ids, type_ids, n) || bert_reserve(s, n)) return BERT_ERR;
         s->n = n;
         embed(m, ids, type_ids, n, s->layer_input);
@@ -210,7 +224,7 @@ int bert_begin(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n
     }
     s->options = *options;
     s->cursor = (bert_cursor){first, BERT_PHASE_PROJECT, 0, 0};
-    return BERT_OK;
+    return options->context_given && first < m->layers ? begin_at_output(s, first) : BERT_OK;
 }
 
 int bert_step(bert_state *s) {

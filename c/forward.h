@@ -23,6 +23,12 @@ typedef struct {
      * go by blocks of tokens of about this much work, the attention by heads; 0: each phase
      * whole (one step per phase and head). The numbers do not depend on it. */
     long long step_macs;
+    /* 1 (a resumed run only, see first_layer): context[first_layer] already holds that layer's
+     * head outputs (an earlier run of the same layer input), so the run starts at its output
+     * projection: the heads removed here are zeroed in it and its attention is not computed
+     * again (attention[first_layer] is left as it is). The numbers are those of a run that
+     * computes the layer whole, bit for bit. */
+    int context_given;
 } bert_run_options;
 
 /* Where a run stands: the layer being computed and its phase (the Q/K/V projections by blocks of

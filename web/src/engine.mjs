@@ -634,6 +634,40 @@ export class Session {
     return { maskedInTurn, targets, ...importanceSummary(targets, layers, heads), ms: performance.now() - started };
   }
 
+  /**
+   * Head importance for the word at `position` alone (every layer in one engine call; kept for
+   * the run, removal set and answer): {position, answer, top1, logProb, heads, headTop1, layers,
+   * layerTop1, masked, answerGiven, ms} as a target of importanceSteps. masked: a [MASK] of the
+   * text stands there (else the word is masked for the reading). answerId: the word the reader
+   * says belongs there (a vocabulary id), or null: at a [MASK] the run's top-1, else the word
+   * that was there. Throws EngineError (ARGUMENT for [CLS], [SEP] or a position out of range).
+   */
+  importanceWord(position, answerId = null) {
+    return this.memo(`importance:${position}:${answerId ?? ''}`, () => {
+      const started = performance.now();
+      const { layers, heads } = this.engine.shape;
+      const entries = layers * (heads + 1);
+      return this.heap.withBuffer(12 + 8 * entries, (p) => check(this.engine, this.x.attn_session_importance_word(
+        this.pointer, position, answerId ?? -1, p, p + 8, p + 12, p + 12 + 4 * entries)), (p) => {
+        const [answer, top1] = this.heap.i32(p, 2);
+        const delta = this.heap.f32(p + 12, entries), top = this.heap.i32(p + 12 + 4 * entries, entries);
+        const result = { position, answer: this.tokenOf(answer), top1: this.tokenOf(top1), logProb: this.heap.f32(p + 8, 1)[0],
+          heads: new Float32Array(layers * heads), headTop1: new Int32Array(layers * heads),
+          layers: new Float32Array(layers), layerTop1: new Int32Array(layers),
+          masked: this.engine.token(this.heap.i32(this.x.attn_session_ids(this.pointer), this.n)[position]) === '[MASK]', answerGiven: answerId !== null };
+        for (let l = 0; l < layers; l++) {
+          const at = l * (heads + 1);
+          result.heads.set(delta.subarray(at, at + heads), l * heads);
+          result.headTop1.set(top.subarray(at, at + heads), l * heads);
+          result.layers[l] = delta[at + heads];
+          result.layerTop1[l] = top[at + heads];
+        }
+        result.ms = performance.now() - started;
+        return result;
+      });
+    });
+  }
+
   /** {positions, maskedInTurn} of attn_session_importance_targets. */
   importanceTargets() {
     return this.heap.withBuffer(4 * this.n + 4, (p) => p, (p) => {

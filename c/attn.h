@@ -172,6 +172,17 @@ int attn_session_importance(attn_session *session, int target, int layer, int32_
 int attn_session_importance_word(attn_session *session, int position, int32_t answer_id, int32_t *answer,
                                  float *log_prob, float *delta, int32_t *top1);
 
+/* Head importance of targets first … first + count − 1 (indices into the positions of
+ * attn_session_importance_targets) as one batch: copies of the run, each with its target masked
+ * as attn_session_importance does, run side by side with the attention kept within each copy
+ * (count × n ≤ the model's positions), so the products run at the efficiency of count × n tokens.
+ * For the removal `entry` of `layer` (a head of it alone, or heads: the whole layer), per copy c:
+ * answer[2c], answer[2c + 1], log_prob[c], delta[c] and top1[c] as attn_session_importance gives
+ * them for that target, bit for bit. The copies' run is made at a batch's first call and kept for
+ * the next calls with the same first and count. */
+int attn_session_importance_batch(attn_session *session, int first, int count, int layer, int entry,
+                                  int32_t *answer, float *log_prob, float *delta, int32_t *top1);
+
 /* Row `row` of attn_session_rollout's matrix, out[n]: one vector-matrix product per layer
  * instead of n × n matrix products, for a view that shows one token's rollout. */
 int attn_session_rollout_row(const attn_session *session, int last_layer, int row, float *out);

@@ -203,14 +203,35 @@ test('the importance of one word (Session.importanceWord) matches the float64 re
   s.destroy();
 });
 
-test('importance steps report progress over targets × layers', () => {
+test('the mean importance steps by batches of copies of the run, each removal a step, with progress', () => {
   const s = engine.createSession();
   s.runText('The [MASK] sat on the [MASK].');
   const steps = s.importanceSteps(), seen = [];
   let step = steps.next();
   for (; !step.done; step = steps.next()) seen.push(step.value);
-  assert.deepEqual(seen.at(-1), { done: 2 * engine.shape.layers, total: 2 * engine.shape.layers });
+  const { layers, heads } = engine.shape;
+  assert.deepEqual(seen.at(-1), { done: layers * (heads + 1), total: layers * (heads + 1) }, 'both targets in one batch');
   assert.equal(step.value.targets.length, 2);
+  s.destroy();
+});
+
+test('the batched mean is, target by target, the importance of each word alone, bit for bit (one batch, and several)', () => {
+  const s = engine.createSession();
+  const long = 'The explorer shows what each head of the model attends to, and what removing a head does to the words it must find in a sentence that a student writes for the course.';
+  for (const [text, removal] of [['The cat sat on the mat because it was tired.', [[2, 1]]], [long, []]]) {
+    s.setRemovedHeads(removal);
+    const run = s.runText(text);
+    const all = s.importance();
+    const batches = Math.ceil(all.targets.length / Math.floor(256 / run.n));
+    const picked = all.targets.filter((_, i) => i % 7 === 0 || i === all.targets.length - 1);
+    for (const target of picked) {
+      const word = s.importanceWord(target.position);
+      assert.ok(sameBits(word.heads, target.heads) && sameBits(word.layers, target.layers) && sameBits(word.headTop1, target.headTop1) &&
+        sameBits(word.layerTop1, target.layerTop1) && word.logProb === target.logProb && word.answer.id === target.answer.id, `target ${target.position}`);
+    }
+    console.log(`  ${run.n} tokens, ${all.targets.length} targets in ${batches} batch(es): ${picked.length} compared bit for bit with the word alone; ${all.ms.toFixed(0)} ms`);
+    if (text === long) assert.ok(batches > 1, 'several batches');
+  }
   s.destroy();
 });
 

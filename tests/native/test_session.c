@@ -89,6 +89,20 @@ static void check_importance_word(attn_session *s) {
               attn_session_importance_word(s, 2, 1 << 30, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT &&
               attn_session_importance_word(s, 99, -1, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT,
           "ids and positions out of range refused");
+    /* the four targets of "A dog ran." as one batch of copies: each the target's own reading */
+    int32_t batch_answer[8], batch_top1[4];
+    float batch_log_prob[4], batch_delta[4];
+    int batch_same = attn_session_importance_batch(s, 0, 4, 2, 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_OK;
+    for (int c = 0; batch_same && c < 4; c++) {
+        batch_same = attn_session_importance(s, c, 2, layer_answer, &layer_log_prob, layer_delta, layer_top1) == ATTN_OK &&
+                     !memcmp(&layer_delta[1], &batch_delta[c], sizeof(float)) && layer_top1[1] == batch_top1[c] &&
+                     layer_log_prob == batch_log_prob[c] && layer_answer[0] == batch_answer[2 * c];
+    }
+    check(batch_same, "a batch of copies: each target's reading, bit for bit");
+    check(attn_session_importance_batch(s, 3, 2, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 0, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 1, 0, HEADS + 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT,
+          "batches and entries out of range refused");
 }
 
 static void test_ablation(const attn_engine *e) {

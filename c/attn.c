@@ -856,11 +856,17 @@ int attn_session_importance_batch(attn_session *s, int first, int count, int lay
     const int targets = attn_session_importance_targets(s, positions, NULL);
     if (targets < 0) return -targets;
     if (first < 0 || count < 1 || first + count > targets || (long long)count * s->n > m->max_positions ||
-        layer < 0 || layer >= m->layers || entry < 0 || entry > m->heads)
+        layer < -1 || layer >= m->layers || entry < 0 || entry > m->heads)
         return ATTN_ERR_ARGUMENT;
     if (!all_parts_ready(s->engine) || attn_session_layers_done(s) < m->layers) return ATTN_ERR_NOT_LOADED;
     int status = batch_base(s, first, count, positions);
     if (status != ATTN_OK) return status;
+    for (int c = 0; layer < 0 && c < count; c++) {  /* the copies' run alone: its answers */
+        answer[2 * c] = s->batch_answer[c];
+        answer[2 * c + 1] = s->batch_top1[c];
+        log_prob[c] = s->batch_log_prob[c];
+    }
+    if (layer < 0) return ATTN_OK;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
     memcpy(removed, s->removed, sizeof removed);
     for (int h = 0; h < m->heads; h++)

@@ -210,7 +210,7 @@ test('the mean importance steps by batches of copies of the run, each removal a 
   let step = steps.next();
   for (; !step.done; step = steps.next()) seen.push(step.value);
   const { layers, heads } = engine.shape;
-  assert.deepEqual(seen.at(-1), { done: layers * (heads + 1), total: layers * (heads + 1) }, 'both targets in one batch');
+  assert.deepEqual(seen.at(-1), { done: 1 + layers * (heads + 1), total: 1 + layers * (heads + 1) }, 'both targets in one batch: its run, then each removal');
   assert.equal(step.value.targets.length, 2);
   s.destroy();
 });

@@ -101,7 +101,8 @@ static void check_importance_word(attn_session *s) {
     check(batch_same, "a batch of copies: each target's reading, bit for bit");
     check(attn_session_importance_batch(s, 3, 2, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
               attn_session_importance_batch(s, 0, 0, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
-              attn_session_importance_batch(s, 0, 1, 0, HEADS + 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT,
+              attn_session_importance_batch(s, 0, 1, 0, HEADS + 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 1, -2, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT,
           "batches and entries out of range refused");
 }
 

@@ -618,23 +618,23 @@ export class Session {
     const targets = positions.map((position) => ({ position, heads: new Float32Array(layers * heads),
       headTop1: new Int32Array(layers * heads), layers: new Float32Array(layers), layerTop1: new Int32Array(layers) }));
     // the targets go by batches of as many copies of the run as BATCH_TOKENS (and the model's
-    // positions) hold: each step is one removal for one batch (c/attn.h
-    // attn_session_importance_batch), a few tens of milliseconds on bert-mini
+    // positions) hold: each step is the copies' run (layer −1) or one removal for one batch
+    // (c/attn.h attn_session_importance_batch), a few tens of milliseconds on bert-mini
     const perBatch = Math.max(1, Math.floor(Math.min(BATCH_TOKENS, maxPositions) / Math.max(1, this.n)));
-    const batches = Math.ceil(positions.length / perBatch), total = batches * layers * (heads + 1);
+    const batches = Math.ceil(positions.length / perBatch), total = batches * (1 + layers * (heads + 1));
     let done = 0;
     for (let first = 0; first < positions.length; first += perBatch) {
       const count = Math.min(perBatch, positions.length - first);
-      for (let layer = 0; layer < layers; layer++) {
-        for (let entry = 0; entry <= heads; entry++) {
+      for (let layer = -1; layer < layers; layer++) {
+        for (let entry = 0; entry <= (layer < 0 ? 0 : heads); entry++) {
           this.heap.withBuffer(20 * count, (p) => check(this.engine, this.x.attn_session_importance_batch(
             this.pointer, first, count, layer, entry, p, p + 8 * count, p + 12 * count, p + 16 * count)), (p) => {
             const answers = this.heap.i32(p, 2 * count), logProbs = this.heap.f32(p + 8 * count, count);
             const delta = this.heap.f32(p + 12 * count, count), top = this.heap.i32(p + 16 * count, count);
             for (let c = 0; c < count; c++) {
               const result = targets[first + c];
-              if (!result.answer) Object.assign(result, { answer: this.tokenOf(answers[2 * c]), top1: this.tokenOf(answers[2 * c + 1]), logProb: logProbs[c] });
-              if (entry < heads) {
+              if (layer < 0) Object.assign(result, { answer: this.tokenOf(answers[2 * c]), top1: this.tokenOf(answers[2 * c + 1]), logProb: logProbs[c] });
+              else if (entry < heads) {
                 result.heads[layer * heads + entry] = delta[c];
                 result.headTop1[layer * heads + entry] = top[c];
               } else {

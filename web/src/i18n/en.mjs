@@ -65,7 +65,7 @@ export default {
   'imp.hint': 'Click a cell (or use the arrow keys) to pick a head. A head can attend strongly and matter little, or the reverse: only the effect says what the answer needed.',
   'imp.tooLong': { one: 'Head importance is computed for shorter texts: this one has {n} tokens and {count} target, a forward pass of every token for each of the heads and layers. Shorten the text, or put a [MASK] where the answer matters.', other: 'Head importance is computed for shorter texts: this one has {n} tokens and {count} targets (each word masked in turn), a forward pass of every token for each target, head and layer. Shorten the text, or put a [MASK] where the answer matters.' },
   'imp.computing': '{done} of {total} steps\u2026',
-  'imp.computingNote': 'Each step removes one layer\u2019s heads one by one for one target word; the map is drawn when every step is done, and kept for this sentence.',
+  'imp.computingNote': 'The words are masked in copies of the sentence run side by side; each step runs them once, or removes one head (or a whole layer) from them. The map is drawn when every step is done, and kept for this sentence.',
   'imp.noMlm': 'This checkpoint has no masked-word head, so there is no right answer whose probability could change.',
   'imp.noTargets': 'No word to mask in this text.',
   'colour.shadeLight': 'Darker',

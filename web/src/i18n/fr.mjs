@@ -64,7 +64,7 @@ export default {
   'imp.hint': "Cliquez une case (ou utilisez les flèches) pour choisir une tête. Une tête peut prêter beaucoup d’attention et peu compter, ou l’inverse : seul l’effet dit ce dont la réponse avait besoin.",
   'imp.tooLong': { one: "L’importance des têtes se calcule sur des textes plus courts : celui-ci a {n} tokens et {count} cible, une passe sur tous les tokens pour chaque tête et couche. Raccourcissez le texte, ou mettez un [MASK] là où la réponse compte.", other: "L’importance des têtes se calcule sur des textes plus courts : celui-ci a {n} tokens et {count} cibles (chaque mot masqué à son tour), une passe sur tous les tokens pour chaque cible, tête et couche. Raccourcissez le texte, ou mettez un [MASK] là où la réponse compte." },
   'imp.computing': "{done} étapes sur {total}…",
-  'imp.computingNote': "Chaque étape retire une à une les têtes d’une couche pour un mot cible ; la carte est tracée quand toutes les étapes sont faites, et gardée pour cette phrase.",
+  'imp.computingNote': "Les mots sont masqués dans des copies de la phrase calculées côte à côte ; chaque étape les calcule une fois, ou leur retire une tête (ou une couche entière). La carte est tracée quand toutes les étapes sont faites, et gardée pour cette phrase.",
   'imp.noMlm': "Ce checkpoint n’a pas de tête de prédiction des mots masqués : il n’y a pas de bonne réponse dont la probabilité pourrait changer.",
   'imp.noTargets': "Aucun mot à masquer dans ce texte.",
   'colour.shadeLight': "Plus foncé",

@@ -16,7 +16,7 @@ import { toggle } from '../widgets.mjs';
 import { capitalise, note } from './common.mjs';
 import { weightsWaitText } from './mlm.mjs';
 
-/** Time given to the computation per frame when it runs between frames. */
+/** Time given to the computation per frame when it runs between frames (a step that would end later waits for the next). */
 const SLICE_MS = 30;
 /** Larger than this (targets × tokens), the map is not computed: each target is a forward pass of every token. */
 const MAX_WORK = 128 * 128;
@@ -63,7 +63,13 @@ function runBetweenFrames(session, job) {
     const start = performance.now();
     let step;
     try {
-      do step = job.steps.next(); while (!step.done && performance.now() < start + SLICE_MS);
+      // steps while the next one, as long as the last, still ends within the slice
+      let last = 0;
+      do {
+        const at = performance.now();
+        step = job.steps.next();
+        last = performance.now() - at;
+      } while (!step.done && performance.now() - start + last < SLICE_MS);
     } catch (error) {
       job.error = error;
       job.running = false;

@@ -45,7 +45,7 @@ export default {
   'imp.targetMaskUnknown': "Cible : le [MASK] au token {index} ; {word} n’est pas un mot du vocabulaire du modèle, la réponse est donc sa première proposition, {top}.",
   'imp.pickWord': "{token} n’est pas un mot que le modèle doit trouver : choisissez un mot de la phrase (ou un [MASK]).",
   'imp.computingWord': "Calcul de l’importance pour le mot choisi…",
-  'imp.off': "désactivée",
+  'imp.off': "coupée",
   'imp.offShort': "(désactivée)",
   'imp.offAria': "{head} : désactivée, la retirer encore ne change rien",
   'imp.chosenOff': "{head} est désactivée : son attention est encore calculée (ci-dessous), mais sa sortie est mise à zéro, elle n’ajoute donc rien à la réponse.",

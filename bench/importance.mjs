@@ -1,11 +1,12 @@
-// Head importance (Session.importance: every head alone and every whole layer removed, at each
-// target) timed for bert-mini in Node and in headless Chromium, each beside the plain forward
-// pass of the same sentence measured in the same rounds:
+// Head importance (every head alone and every whole layer removed) timed for bert-mini in Node
+// and in headless Chromium, each beside the plain forward pass of the same sentence measured in
+// the same rounds: the chosen word alone (Session.importanceWord, the view's default) and the
+// mean over every target (Session.importanceSteps, batched copies of the run) at 12 and 56 tokens:
 //
 //   node bench/importance.mjs [--rounds N] [--no-chromium]
 //
-// Prints `importance (node, …): importance_ms=… forward_ms=… ratio=…` and the same for
-// chromium, for a 12-token sentence with one [MASK] and one without (each word masked in turn).
+// Prints `importance (node, …): importance_ms=… forward_ms=… ratio=…` (the chosen word) and
+// `importance_all_ms=… longest_step_ms=…` (the means), and the same for chromium.
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';

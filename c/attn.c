@@ -40,11 +40,19 @@ struct attn_session {
     int n, truncated, full_length, segment_count;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];  /* heads every run removes */
     int removed_count;
-    /* Head importance: `masked` holds the run with target `masked_target` replaced by [MASK]
-     * (-1: none yet), `probe` the runs with one more head or layer removed. Both are given
-     * back at the next run. */
+    /* Head importance: `masked` holds the run with the token at `masked_position` replaced by
+     * [MASK] (-1: none yet), `probe` the runs with one more head or layer removed. Both are
+     * given back at the next run. */
     bert_state masked, probe;
-    int masked_target;
+    int masked_position;
+    /* Head importance of a batch of targets: `batch` holds copies of the run side by side, each
+     * with its target masked (targets batch_first … batch_first + batch_count − 1; batch_count 0:
+     * none yet), `batch_probe` its runs with one more head or layer removed; the answer, the
+     * top-1 and log p of the answer of each copy. Given back at the next run, as the others. */
+    bert_state batch, batch_probe;
+    int batch_first, batch_count;
+    int32_t batch_answer[BERT_MAX_TOKENS], batch_top1[BERT_MAX_TOKENS];
+    float batch_log_prob[BERT_MAX_TOKENS];
 };
 
 /* How far the tokenizer keeps counting, so "truncated from N" can be told without reading
@@ -153,7 +161,9 @@ attn_session *attn_session_create(const attn_engine *e) {
     bert_state_init(&s->state, &e->model);
     bert_state_init(&s->masked, &e->model);
     bert_state_init(&s->probe, &e->model);
-    s->masked_target = -1;
+    bert_state_init(&s->batch, &e->model);
+    bert_state_init(&s->batch_probe, &e->model);
+    s->masked_position = -1;
     return s;
 }
 
@@ -162,6 +172,9 @@ void attn_session_destroy(attn_session *s) {
     bert_state_free(&s->state);
     bert_state_free(&s->masked);
     bert_state_free(&s->probe);
+    bert_state_free(&s->batch);
+    bert_state_free(&s->batch_probe);
+    s->batch_count = 0;
     free(s);
 }
 
@@ -181,7 +194,10 @@ static void forget_run(attn_session *s) {
     s->segment_count = 0;
     bert_state_free(&s->masked);
     bert_state_free(&s->probe);
-    s->masked_target = -1;
+    bert_state_free(&s->batch);
+    bert_state_free(&s->batch_probe);
+    s->batch_count = 0;
+    s->masked_position = -1;
 }
 
 static int run_status(int bert_status) {
@@ -201,7 +217,7 @@ static int finish(attn_session *s) {
 /* Begins the session's tokens from `first_layer` (0: from the embeddings), in steps of
  * `step_macs` (0: whole phases); ATTN_OK or a status (the session is then empty). */
 static int begin_from(attn_session *s, int first_layer, long long step_macs) {
-    const bert_run_options options = {s->removed_count ? s->removed : NULL, first_layer, 0, 0, step_macs};
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, first_layer, 0, 0, step_macs, 0, 0, NULL};
     const int32_t *ids = first_layer == 0 ? s->ids : NULL;
     const int status = run_status(bert_begin(&s->state, ids, s->type_ids, s->n, &options));
     if (status != ATTN_OK) forget_run(s);
@@ -213,7 +229,10 @@ static int begin(attn_session *s, long long step_macs) {
     const int n = s->n;
     bert_state_free(&s->masked);
     bert_state_free(&s->probe);
-    s->masked_target = -1;
+    bert_state_free(&s->batch);
+    bert_state_free(&s->batch_probe);
+    s->batch_count = 0;
+    s->masked_position = -1;
     if (!rows_ready(s->engine, s->ids, n)) {
         forget_run(s);
         return ATTN_ERR_NOT_LOADED;
@@ -421,7 +440,10 @@ int attn_session_set_ablation(attn_session *s, const uint8_t *removed) {
     if (!s->n || first_changed == m->layers) return ATTN_OK;
     bert_state_free(&s->masked);
     bert_state_free(&s->probe);
-    s->masked_target = -1;
+    bert_state_free(&s->batch);
+    bert_state_free(&s->batch_probe);
+    s->batch_count = 0;
+    s->masked_position = -1;
     /* again from the lowest changed layer, or from the layer a run in steps has reached */
     const int done = attn_session_layers_done(s);
     const int status = begin_from(s, first_changed < done ? first_changed : done, 0);
@@ -453,25 +475,27 @@ static int argmax(const float *values, int count) {
     return best;
 }
 
-/* The run importance starts from for `target` at `position`: the session's own run, or the run
- * with that token masked (made once and kept). */
-static int base_run(attn_session *s, int target, int position, const bert_state **base) {
+/* The run importance starts from for the word at `position`: the session's own run when a
+ * [MASK] stands there, else the run with that token masked (made once and kept). */
+static int base_run(attn_session *s, int position, const bert_state **base) {
     *base = &s->state;
     if (s->ids[position] == tokenizer_special_id(s->engine->tok, "[MASK]")) return ATTN_OK;
     *base = &s->masked;
-    if (s->masked_target == target) return ATTN_OK;
+    if (s->masked_position == position) return ATTN_OK;
     int32_t ids[BERT_MAX_TOKENS];
     memcpy(ids, s->ids, (size_t)s->n * sizeof *ids);
     ids[position] = tokenizer_special_id(s->engine->tok, "[MASK]");
-    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0, 0};
-    s->masked_target = -1;
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0, 0, 0, 0, NULL};
+    s->masked_position = -1;
     const int status = run_status(bert_run(&s->masked, ids, s->type_ids, s->n, &options));
-    if (status == ATTN_OK) s->masked_target = target;
+    if (status == ATTN_OK) s->masked_position = position;
     return status;
 }
 
-/* The probe run: the base's input of `layer` and layers from there with `removed`; the last
- * layer computes row `position` alone (the masked-word head reads nothing else). */
+/* The probe run: the base's input and head outputs of `layer`, then that layer's output
+ * projection and the layers above with `removed` (the layer's attention is the base's: a removal
+ * changes nothing before W_O); the last layer computes row `position` alone (the masked-word head
+ * reads nothing else). */
 static int probe_run(attn_session *s, const bert_state *base, int layer, int position, const uint8_t *removed) {
     const bert_model *m = &s->engine->model;
     if (bert_reserve(&s->probe, s->n)) return ATTN_ERR_NO_MEMORY;
@@ -479,7 +503,9 @@ static int probe_run(attn_session *s, const bert_state *base, int layer, int pos
     const size_t rows = (size_t)s->n * (size_t)m->hidden;
     memcpy(s->probe.layer_input + hidden_index(&s->probe, layer, 0),
            base->layer_input + hidden_index(base, layer, 0), rows * sizeof(float));
-    const bert_run_options options = {removed, layer, 1, position, 0};
+    memcpy(s->probe.context + hidden_index(&s->probe, layer, 0),
+           base->context + hidden_index(base, layer, 0), rows * sizeof(float));
+    const bert_run_options options = {removed, layer, 1, position, 0, 1, 0, NULL};
     return run_status(bert_run(&s->probe, NULL, NULL, s->n, &options));  /* NULL ids: resume */
 }
 
@@ -670,46 +696,72 @@ int attn_engine_layer_parts(const attn_engine *e, int32_t layer, int32_t *first,
     return ATTN_OK;
 }
 
-/* rows[0]: the base's final hidden state at `position`; rows[1 + entry]: the probe's with each
- * head of `layer` alone removed (entries 0 … heads − 1), then the whole layer (entry heads). */
-static int gather_rows(attn_session *s, const bert_state *base, int layer, int position, float *rows) {
+/* rows[0 … layer_count · (heads + 1) − 1]: the probe's final hidden state at `position` for
+ * layers first … first + layer_count − 1, each head of the layer alone removed (entries
+ * 0 … heads − 1), then the whole layer (entry heads). */
+static int gather_rows(attn_session *s, const bert_state *base, int first, int layer_count, int position, float *rows) {
     const bert_model *m = &s->engine->model;
     const size_t width = (size_t)m->hidden;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
-    memcpy(rows, base->layer_input + hidden_index(base, m->layers, position), width * sizeof *rows);
-    for (int entry = 0; entry <= m->heads; entry++) {
-        memcpy(removed, s->removed, sizeof removed);
-        for (int h = 0; h < m->heads; h++)
-            if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
-        const int status = probe_run(s, base, layer, position, removed);
-        if (status != ATTN_OK) return status;
-        memcpy(rows + (size_t)(1 + entry) * width, s->probe.layer_input + hidden_index(&s->probe, m->layers, position),
-               width * sizeof *rows);
-    }
+    for (int layer = first; layer < first + layer_count; layer++)
+        for (int entry = 0; entry <= m->heads; entry++) {
+            memcpy(removed, s->removed, sizeof removed);
+            for (int h = 0; h < m->heads; h++)
+                if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
+            const int status = probe_run(s, base, layer, position, removed);
+            if (status != ATTN_OK) return status;
+            memcpy(rows, s->probe.layer_input + hidden_index(&s->probe, m->layers, position), width * sizeof *rows);
+            rows += width;
+        }
     return ATTN_OK;
 }
 
-/* The masked-word head on every gathered row at once, then each removal's Δ and top-1. */
-static int read_answers(const attn_session *s, const float *rows, int answer_given, int32_t *answer,
-                        float *log_prob, float *delta, int32_t *top1) {
+/* The masked-word head on the base's row and every probe row at once (`entries` of them), then
+ * each removal's Δ and top-1. answer_given < 0: the answer is the base's top-1. */
+static int read_answers(const attn_session *s, const bert_state *base, int position, const float *probes, int entries,
+                        int answer_given, int32_t *answer, float *log_prob, float *delta, int32_t *top1) {
     const bert_model *m = &s->engine->model;
-    const int count = m->heads + 2;
-    const size_t vocab = (size_t)m->vocab_size;
-    float *log_probs = malloc((size_t)count * vocab * sizeof *log_probs);
-    if (!log_probs) return ATTN_ERR_NO_MEMORY;
-    const int status = run_status(bert_mlm_log_probs(m, rows, count, log_probs));
+    const size_t vocab = (size_t)m->vocab_size, width = (size_t)m->hidden;
+    float *rows = malloc((size_t)(entries + 1) * width * sizeof *rows);
+    float *log_probs = malloc((size_t)(entries + 1) * vocab * sizeof *log_probs);
+    int status = rows && log_probs ? ATTN_OK : ATTN_ERR_NO_MEMORY;
+    if (status == ATTN_OK) {
+        memcpy(rows, base->layer_input + hidden_index(base, m->layers, position), width * sizeof *rows);
+        memcpy(rows + width, probes, (size_t)entries * width * sizeof *rows);
+        status = run_status(bert_mlm_log_probs(m, rows, entries + 1, log_probs));
+    }
     if (status == ATTN_OK) {
         answer[1] = argmax(log_probs, m->vocab_size);
-        if (answer_given < 0) answer[0] = answer[1];
-        else answer[0] = answer_given;
+        answer[0] = answer_given < 0 ? answer[1] : answer_given;
         *log_prob = log_probs[answer[0]];
-        for (int entry = 0; entry <= m->heads; entry++) {
+        for (int entry = 0; entry < entries; entry++) {
             const float *row = log_probs + (size_t)(1 + entry) * vocab;
             delta[entry] = row[answer[0]] - *log_prob;
             top1[entry] = argmax(row, m->vocab_size);
         }
     }
+    free(rows);
     free(log_probs);
+    return status;
+}
+
+/* Importance of layers first … first + layer_count − 1 for the word at `position`. */
+static int importance_at(attn_session *s, int position, int answer_given, int first, int layer_count,
+                         int32_t *answer, float *log_prob, float *delta, int32_t *top1) {
+    const bert_model *m = &s->engine->model;
+    const int entries = layer_count * (m->heads + 1);
+    if (!all_parts_ready(s->engine) || attn_session_layers_done(s) < m->layers) return ATTN_ERR_NOT_LOADED;
+    float *probes = malloc((size_t)entries * (size_t)m->hidden * sizeof *probes);
+    if (!probes) return ATTN_ERR_NO_MEMORY;
+    const bert_state *base;
+    int status = base_run(s, position, &base);
+    if (status == ATTN_OK) status = gather_rows(s, base, first, layer_count, position, probes);
+    /* the answer: the one given, else the run's own top-1 at a [MASK] of the text, else the
+     * token that was there */
+    if (status == ATTN_OK && answer_given < 0 && base != &s->state) answer_given = s->ids[position];
+    if (status == ATTN_OK)
+        status = read_answers(s, base, position, probes, entries, answer_given, answer, log_prob, delta, top1);
+    free(probes);
     return status;
 }
 
@@ -720,16 +772,121 @@ int attn_session_importance(attn_session *s, int target, int layer, int32_t *ans
     const int count = attn_session_importance_targets(s, positions, NULL);
     if (count < 0) return -count;
     if (target < 0 || target >= count || layer < 0 || layer >= m->layers) return ATTN_ERR_ARGUMENT;
-    if (!all_parts_ready(s->engine) || attn_session_layers_done(s) < m->layers) return ATTN_ERR_NOT_LOADED;
-    const int position = positions[target];
-    float *rows = malloc((size_t)(m->heads + 2) * (size_t)m->hidden * sizeof *rows);
-    if (!rows) return ATTN_ERR_NO_MEMORY;
-    const bert_state *base;
-    int status = base_run(s, target, position, &base);
-    if (status == ATTN_OK) status = gather_rows(s, base, layer, position, rows);
-    /* the answer: the run's own top-1 at a [MASK] of the text, else the token that was there */
-    if (status == ATTN_OK)
-        status = read_answers(s, rows, base == &s->state ? -1 : s->ids[position], answer, log_prob, delta, top1);
+    return importance_at(s, positions[target], -1, layer, 1, answer, log_prob, delta, top1);
+}
+
+int attn_session_importance_word(attn_session *s, int position, int32_t answer_id, int32_t *answer,
+                                 float *log_prob, float *delta, int32_t *top1) {
+    const attn_engine *e = s->engine;
+    if (!attn_engine_has_mlm(e)) return ATTN_ERR_NO_MLM;
+    if (position < 0 || position >= s->n || s->kinds[position] == ATTN_MASS_CLS || s->kinds[position] == ATTN_MASS_SEP ||
+        answer_id < -1 || answer_id >= e->model.vocab_size)
+        return ATTN_ERR_ARGUMENT;
+    return importance_at(s, position, answer_id, 0, e->model.layers, answer, log_prob, delta, top1);
+}
+
+/* ------------------------------------------------------------------ importance of a batch of targets */
+
+/* The batch's copies: the run once per target, each with its target masked (unless a [MASK]
+ * stands there), side by side; then each copy's answer, top-1 and log p from one product. */
+static int batch_base(attn_session *s, int first, int count, const int32_t *positions) {
+    const bert_model *m = &s->engine->model;
+    if (s->batch_count == count && s->batch_first == first) return ATTN_OK;
+    s->batch_count = 0;
+    const int n = s->n, total = count * n;
+    const int32_t mask = tokenizer_special_id(s->engine->tok, "[MASK]");
+    const size_t vocab = (size_t)m->vocab_size, width = (size_t)m->hidden;
+    int32_t *ids = malloc((size_t)total * 2 * sizeof *ids);
+    float *rows = malloc((size_t)count * width * sizeof *rows);
+    float *log_probs = malloc((size_t)count * vocab * sizeof *log_probs);
+    int status = ids && rows && log_probs ? ATTN_OK : ATTN_ERR_NO_MEMORY;
+    if (status == ATTN_OK) {
+        int32_t *types = ids + total;
+        for (int c = 0; c < count; c++) {
+            memcpy(ids + c * n, s->ids, (size_t)n * sizeof *ids);
+            memcpy(types + c * n, s->type_ids, (size_t)n * sizeof *types);
+            ids[c * n + positions[first + c]] = mask;
+        }
+        const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0, 0, 0, n, NULL};
+        status = run_status(bert_run(&s->batch, ids, types, total, &options));
+    }
+    for (int c = 0; status == ATTN_OK && c < count; c++)
+        memcpy(rows + (size_t)c * width, s->batch.layer_input + hidden_index(&s->batch, m->layers, c * n + positions[first + c]),
+               width * sizeof *rows);
+    if (status == ATTN_OK) status = run_status(bert_mlm_log_probs(m, rows, count, log_probs));
+    for (int c = 0; status == ATTN_OK && c < count; c++) {
+        const int position = positions[first + c];
+        const float *row = log_probs + (size_t)c * vocab;
+        s->batch_top1[c] = argmax(row, m->vocab_size);
+        /* the answer: the run's own top-1 at a [MASK] of the text, else the token that was there */
+        s->batch_answer[c] = s->ids[position] == mask ? s->batch_top1[c] : s->ids[position];
+        s->batch_log_prob[c] = row[s->batch_answer[c]];
+    }
+    if (status == ATTN_OK) s->batch_first = first, s->batch_count = count;
+    free(ids);
     free(rows);
+    free(log_probs);
+    return status;
+}
+
+/* The batch's copies from the input and head outputs of `layer` with `removed`, each copy's
+ * last layer computing its target's row alone; rows[count][hidden]: those rows. */
+static int batch_probe_run(attn_session *s, int layer, const uint8_t *removed, const int32_t *targets, float *rows) {
+    const bert_model *m = &s->engine->model;
+    const int n = s->n, count = s->batch_count, total = count * n;
+    if (bert_reserve(&s->batch_probe, total)) return ATTN_ERR_NO_MEMORY;
+    s->batch_probe.n = total;
+    const size_t values = (size_t)total * (size_t)m->hidden;
+    memcpy(s->batch_probe.layer_input + hidden_index(&s->batch_probe, layer, 0),
+           s->batch.layer_input + hidden_index(&s->batch, layer, 0), values * sizeof(float));
+    memcpy(s->batch_probe.context + hidden_index(&s->batch_probe, layer, 0),
+           s->batch.context + hidden_index(&s->batch, layer, 0), values * sizeof(float));
+    const bert_run_options options = {removed, layer, 1, 0, 0, 1, n, targets};
+    const int status = run_status(bert_run(&s->batch_probe, NULL, NULL, total, &options));
+    for (int c = 0; status == ATTN_OK && c < count; c++)
+        memcpy(rows + (size_t)c * (size_t)m->hidden,
+               s->batch_probe.layer_input + hidden_index(&s->batch_probe, m->layers, c * n + targets[c]),
+               (size_t)m->hidden * sizeof *rows);
+    return status;
+}
+
+int attn_session_importance_batch(attn_session *s, int first, int count, int layer, int entry,
+                                  int32_t *answer, float *log_prob, float *delta, int32_t *top1) {
+    const bert_model *m = &s->engine->model;
+    int32_t positions[BERT_MAX_TOKENS];
+    const int targets = attn_session_importance_targets(s, positions, NULL);
+    if (targets < 0) return -targets;
+    if (first < 0 || count < 1 || first + count > targets || (long long)count * s->n > m->max_positions ||
+        layer < -1 || layer >= m->layers || entry < 0 || entry > m->heads)
+        return ATTN_ERR_ARGUMENT;
+    if (!all_parts_ready(s->engine) || attn_session_layers_done(s) < m->layers) return ATTN_ERR_NOT_LOADED;
+    int status = batch_base(s, first, count, positions);
+    if (status != ATTN_OK) return status;
+    for (int c = 0; layer < 0 && c < count; c++) {  /* the copies' run alone: its answers */
+        answer[2 * c] = s->batch_answer[c];
+        answer[2 * c + 1] = s->batch_top1[c];
+        log_prob[c] = s->batch_log_prob[c];
+    }
+    if (layer < 0) return ATTN_OK;
+    uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
+    memcpy(removed, s->removed, sizeof removed);
+    for (int h = 0; h < m->heads; h++)
+        if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
+    const size_t vocab = (size_t)m->vocab_size;
+    float *rows = malloc((size_t)count * (size_t)m->hidden * sizeof *rows);
+    float *log_probs = malloc((size_t)count * vocab * sizeof *log_probs);
+    status = rows && log_probs ? ATTN_OK : ATTN_ERR_NO_MEMORY;
+    if (status == ATTN_OK) status = batch_probe_run(s, layer, removed, positions + first, rows);
+    if (status == ATTN_OK) status = run_status(bert_mlm_log_probs(m, rows, count, log_probs));
+    for (int c = 0; status == ATTN_OK && c < count; c++) {
+        const float *row = log_probs + (size_t)c * vocab;
+        answer[2 * c] = s->batch_answer[c];
+        answer[2 * c + 1] = s->batch_top1[c];
+        log_prob[c] = s->batch_log_prob[c];
+        delta[c] = row[s->batch_answer[c]] - s->batch_log_prob[c];
+        top1[c] = argmax(row, m->vocab_size);
+    }
+    free(rows);
+    free(log_probs);
     return status;
 }

@@ -160,6 +160,30 @@ int attn_session_importance_targets(const attn_session *session, int32_t *positi
 int attn_session_importance(attn_session *session, int target, int layer, int32_t *answer,
                             float *log_prob, float *delta, int32_t *top1);
 
+/* Head importance for the word at `position` (any token but [CLS] and [SEP]), every layer in one
+ * call: the run starts from the session's run when a [MASK] stands there, else from the run with
+ * that token replaced by [MASK] (kept for the next call at the same position). The answer is
+ * `answer_id` when it is a vocabulary id (the word the reader says belongs there), or with −1 the
+ * run's top-1 at a [MASK] of the text, else the token that was there. answer[2], *log_prob as
+ * attn_session_importance; delta and top1 hold layers × (heads + 1) entries, layer-major, each
+ * layer's heads alone then the whole layer. Each removal runs from its layer's stored head
+ * outputs (its W_O on), the last layer computes the one row read, and the masked-word head reads
+ * every removal's row in one product. ATTN_ERR_ARGUMENT for a position or id out of range. */
+int attn_session_importance_word(attn_session *session, int position, int32_t answer_id, int32_t *answer,
+                                 float *log_prob, float *delta, int32_t *top1);
+
+/* Head importance of targets first … first + count − 1 (indices into the positions of
+ * attn_session_importance_targets) as one batch: copies of the run, each with its target masked
+ * as attn_session_importance does, run side by side with the attention kept within each copy
+ * (count × n ≤ the model's positions), so the products run at the efficiency of count × n tokens.
+ * For the removal `entry` of `layer` (a head of it alone, or heads: the whole layer), per copy c:
+ * answer[2c], answer[2c + 1], log_prob[c], delta[c] and top1[c] as attn_session_importance gives
+ * them for that target, bit for bit. The copies' run is made at a batch's first call and kept for
+ * the next calls with the same first and count; layer −1 makes it alone (a step of its own for a
+ * page) and writes only answer and log_prob. */
+int attn_session_importance_batch(attn_session *session, int first, int count, int layer, int entry,
+                                  int32_t *answer, float *log_prob, float *delta, int32_t *top1);
+
 /* Row `row` of attn_session_rollout's matrix, out[n]: one vector-matrix product per layer
  * instead of n × n matrix products, for a view that shows one token's rollout. */
 int attn_session_rollout_row(const attn_session *session, int last_layer, int row, float *out);

@@ -72,30 +72,43 @@ static void add_embedding_row(const qmatrix *table, int row, float *out, float *
     for (int i = 0; i < table->cols; i++) out[i] += tmp[i];
 }
 
-static void embed(const bert_model *m, const int32_t *ids, const int32_t *type_ids, int n, float *x) {
+/* copy_length: positions count from each copy's start (the run's n when it is one sequence). */
+static void embed(const bert_model *m, const int32_t *ids, const int32_t *type_ids, int n, int copy_length, float *x) {
     float tmp[4096];
     for (int t = 0; t < n; t++) {
         float *row = x + (size_t)t * m->hidden;
         dequantize_row(&m->word_emb, ids[t], row);
-        add_embedding_row(&m->pos_emb, t, row, tmp);
+        add_embedding_row(&m->pos_emb, t % copy_length, row, tmp);
         add_embedding_row(&m->type_emb, type_ids ? type_ids[t] : 0, row, tmp);
     }
     layer_norm(x, n, m->hidden, m->emb_ln_gamma, m->emb_ln_beta, m->ln_eps);
 }
 
+/* Tokens per copy of the run (bert_run_options.copy_length; n for one sequence). */
+static int copy_length_of(const bert_state *s, const bert_run_options *o, int n) {
+    (void)s;
+    return o->copy_length > 0 ? o->copy_length : n;
+}
+
 /* scores = q·k / √d (A·Bᵀ over the head's 64 columns, written straight into the stored
- * probabilities), softmax over keys in place, then context = P·V (A·B, broadcast form). */
-static int attend_head(const bert_state *s, int layer, int head, float *probs) {
+ * probabilities), softmax over keys in place, then context = P·V (A·B, broadcast form); for each
+ * copy of a run of copies, within the copy. */
+static int attend_head(const bert_state *s, int layer, int head) {
     const bert_model *m = s->model;
     const int n = s->n, hidden = m->hidden, size = hidden / m->heads;
+    const int length = copy_length_of(s, &s->options, n);
     const size_t base = hidden_index(s, layer, 0);
     const int off = head * size;
-    const float *q = s->query + base + off, *k = s->key + base + off, *v = s->value + base + off;
-    float *ctx = s->context + base + off;
-    gemm_nt(n, n, size, q, hidden, k, hidden, 1.0f / sqrtf((float)size), probs, n);
-    if (!all_finite(probs, (size_t)n * (size_t)n)) return BERT_ERR_NOT_FINITE;
-    for (int i = 0; i < n; i++) softmax(probs + (size_t)i * n, n);
-    gemm_nn(n, size, n, probs, n, v, hidden, ctx, hidden);
+    for (int first = 0; first < n; first += length) {
+        const size_t rows = base + (size_t)first * (size_t)hidden + (size_t)off;
+        const float *q = s->query + rows, *k = s->key + rows, *v = s->value + rows;
+        float *ctx = s->context + rows;
+        float *probs = s->attention + copy_attention_index(s, layer, head, first, length);
+        gemm_nt(length, length, size, q, hidden, k, hidden, 1.0f / sqrtf((float)size), probs, length);
+        if (!all_finite(probs, (size_t)length * (size_t)length)) return BERT_ERR_NOT_FINITE;
+        for (int i = 0; i < length; i++) softmax(probs + (size_t)i * length, length);
+        gemm_nn(length, size, length, probs, length, v, hidden, ctx, hidden);
+    }
     return BERT_OK;
 }
 
@@ -165,6 +178,17 @@ static int layer_output(bert_state *s, int l, int first, int count) {
     return all_finite(next, kept) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
 
+/* The final rows and copies of the options fit n tokens. */
+static int valid_copies(const bert_run_options *o, int n) {
+    const int length = o->copy_length;
+    if (length < 0 || (length > 0 && (n % length != 0 || (o->final_row_only && !o->final_rows)))) return 0;
+    if (!o->final_row_only) return 1;
+    if (length == 0) return o->final_row >= 0 && o->final_row < n;
+    for (int c = 0; c < n / length; c++)
+        if (o->final_rows[c] < 0 || o->final_rows[c] >= length) return 0;
+    return 1;
+}
+
 static int valid_tokens(const bert_model *m, const int32_t *ids, const int32_t *type_ids, int n) {
     if (n < 1 || n > m->max_positions) return 0;
     for (int t = 0; t < n; t++) {
@@ -184,12 +208,37 @@ static int block_tokens(const bert_state *s, long long macs_per_token) {
     return tokens < 4 ? 4 : tokens > s->n ? s->n : (int)tokens;
 }
 
-/* The rows a layer's output computes: all, or the one row a reading of one position needs. */
+/* 1 when layer l computes one row per copy (a run of copies reading one position of each). */
+static int row_per_copy(const bert_state *s, int l) {
+    const bert_run_options *o = &s->options;
+    return o->final_row_only && o->copy_length > 0 && l == s->model->layers - 1;
+}
+
+/* The rows a layer's output computes: all, or the one row a reading of one position needs;
+ * for a run of copies reading one row each, the copies first … end − 1. */
 static void output_rows(const bert_state *s, int l, int *first, int *end) {
     const bert_run_options *o = &s->options;
+    if (row_per_copy(s, l)) {
+        *first = 0;
+        *end = s->n / o->copy_length;
+        return;
+    }
     const int one_row = o->final_row_only && l == s->model->layers - 1;
     *first = one_row ? o->final_row : 0;
     *end = one_row ? o->final_row + 1 : s->n;
+}
+
+/* A run whose first layer's context is given: its removed heads zeroed, then its output phase. */
+static int begin_at_output(bert_state *s, int l) {
+    int end;
+    const int status = finish_heads(s, l);
+    if (status != BERT_OK) {
+        s->cursor.failed = 1;
+        return status;
+    }
+    s->cursor.phase = BERT_PHASE_OUTPUT;
+    output_rows(s, l, &s->cursor.index, &end);
+    return BERT_OK;
 }
 
 int bert_begin(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n, const bert_run_options *o) {
@@ -198,19 +247,19 @@ int bert_begin(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n
     const bert_run_options *options = o ? o : &defaults;
     const int first = options->first_layer;
     s->cursor = (bert_cursor){m->layers, BERT_PHASE_PROJECT, 0, 1};  /* nothing to step until begun */
-    if (first < 0 || first > m->layers || (options->final_row_only && (options->final_row < 0 || options->final_row >= n)))
-        return BERT_ERR;
+    if (first < 0 || first > m->layers || !valid_copies(options, n)) return BERT_ERR;
     if (first > 0 || !ids) {
         if (n != s->n || n < 1 || n > s->capacity) return BERT_ERR;  /* resumes the stored run */
     } else {
+        if (options->context_given) return BERT_ERR;  /* a fresh run has no context yet */
         if (!valid_tokens(m, ids, type_ids, n) || bert_reserve(s, n)) return BERT_ERR;
         s->n = n;
-        embed(m, ids, type_ids, n, s->layer_input);
+        embed(m, ids, type_ids, n, copy_length_of(s, options, n), s->layer_input);
         if (!all_finite(s->layer_input, (size_t)n * (size_t)m->hidden)) return BERT_ERR_NOT_FINITE;
     }
     s->options = *options;
     s->cursor = (bert_cursor){first, BERT_PHASE_PROJECT, 0, 0};
-    return BERT_OK;
+    return options->context_given && first < m->layers ? begin_at_output(s, first) : BERT_OK;
 }
 
 int bert_step(bert_state *s) {
@@ -229,7 +278,7 @@ int bert_step(bert_state *s) {
         if (c->index >= s->n) c->phase = BERT_PHASE_HEADS, c->index = 0;
         break;
     case BERT_PHASE_HEADS:
-        status = attend_head(s, l, c->index, s->attention + attention_index(s, l, c->index, 0));
+        status = attend_head(s, l, c->index);
         if (++c->index == m->heads) {
             if (status == BERT_OK) status = finish_heads(s, l);
             c->phase = BERT_PHASE_OUTPUT;
@@ -238,10 +287,15 @@ int bert_step(bert_state *s) {
         break;
     default:
         output_rows(s, l, &count, &end);
-        count = block_tokens(s, (long long)hidden * (hidden + 2LL * m->ffn));
-        count = count < end - c->index ? count : end - c->index;
-        status = layer_output(s, l, c->index, count);
-        c->index += count;
+        if (row_per_copy(s, l)) {  /* copy c->index's row */
+            status = layer_output(s, l, c->index * s->options.copy_length + s->options.final_rows[c->index], 1);
+            c->index++;
+        } else {
+            count = block_tokens(s, (long long)hidden * (hidden + 2LL * m->ffn));
+            count = count < end - c->index ? count : end - c->index;
+            status = layer_output(s, l, c->index, count);
+            c->index += count;
+        }
         if (c->index >= end) c->layer++, c->phase = BERT_PHASE_PROJECT, c->index = 0;
     }
     if (status != BERT_OK) c->failed = 1;

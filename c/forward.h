@@ -23,6 +23,21 @@ typedef struct {
      * go by blocks of tokens of about this much work, the attention by heads; 0: each phase
      * whole (one step per phase and head). The numbers do not depend on it. */
     long long step_macs;
+    /* 1 (a resumed run only, see first_layer): context[first_layer] already holds that layer's
+     * head outputs (an earlier run of the same layer input), so the run starts at its output
+     * projection: the heads removed here are zeroed in it and its attention is not computed
+     * again (attention[first_layer] is left as it is). The numbers are those of a run that
+     * computes the layer whole, bit for bit. */
+    int context_given;
+    /* > 0: the n tokens are n / copy_length copies of copy_length tokens run side by side (n a
+     * multiple of it): positions count from each copy's start and each token attends within its
+     * own copy only, so each copy's numbers are, bit for bit, those of a run of that copy alone.
+     * The attention of layer l, head h is then stored as [n][copy_length] from
+     * attention_index(state, l, h, 0) (read it with copy_attention_index). With final_row_only,
+     * the last layer computes for each copy c its row final_rows[c] (from the copy's start).
+     * 0: one sequence. */
+    int copy_length;
+    const int32_t *final_rows;
 } bert_run_options;
 
 /* Where a run stands: the layer being computed and its phase (the Q/K/V projections by blocks of
@@ -83,6 +98,10 @@ int bert_forward(bert_state *state, const int32_t *ids, const int32_t *type_ids,
 int bert_reserve(bert_state *state, int n);
 
 /* Index helpers into the state's arrays. */
+/* Row `row` of layer l, head h's attention in a run of copies (bert_run_options.copy_length). */
+static inline size_t copy_attention_index(const bert_state *s, int layer, int head, int row, int copy_length) {
+    return (((size_t)layer * (size_t)s->model->heads + (size_t)head) * (size_t)s->n + (size_t)row) * (size_t)copy_length;
+}
 static inline size_t attention_index(const bert_state *s, int layer, int head, int row) {
     const size_t n = (size_t)s->n;
     return (((size_t)layer * (size_t)s->model->heads + (size_t)head) * n + (size_t)row) * n;

@@ -169,14 +169,69 @@ test('head importance matches the float64 reference ([MASK] targets, and each wo
   s.destroy();
 });
 
-test('importance steps report progress over targets × layers', () => {
+test('the importance of one word (Session.importanceWord) matches the float64 reference, and the mean\'s for that word bit for bit', (t) => {
+  const m = checkpoint(t);
+  if (!m) return;
+  const s = engine.createSession();
+  const ids = { maskId: 4, clsId: 2, sepId: 3 };
+  const { heads } = engine.shape;
+  // a word masked for the reading; a [MASK] read with its top-1 and with the word a reader gives;
+  // each on top of a head already removed once
+  const satId = engine.tokenize('sat').ids[1];
+  const cases = [['The cat sat on the mat.', 3, null, []], ['The cat [MASK] on the mat.', 3, null, [[0, 1]]], ['The cat [MASK] on the mat.', 3, satId, []]];
+  for (const [text, position, answer, removal] of cases) {
+    s.setRemovedHeads(removal);
+    const run = s.runText(text);
+    const ours = s.importanceWord(position, answer);
+    assert.equal(s.importanceWord(position, answer), ours, 'kept for the run');
+    assert.equal(ours.masked, run.tokens[position] === '[MASK]');
+    assert.equal(ours.answerGiven, answer !== null);
+    const ref = importanceReference(m, run.ids, { ...ids, removedHeads: removal, word: { position, answer: answer ?? undefined } });
+    const got = compareImportance({ maskedInTurn: !ours.masked, targets: [ours] }, ref, heads);
+    if (answer !== null) assert.equal(ours.answer.id, answer);
+    console.log(`  "${text}" word ${position}${answer !== null ? ` answer ${engine.token(answer)}` : ''}${removal.length ? ` without ${JSON.stringify(removal)}` : ''}: ` +
+      `log p max |Δ| ${got.logProb.toExponential(2)}, importance max |Δ| ${got.delta.toExponential(2)} (bar ${BARS.delta}), top-1 compared ${got.compared}; ${ours.ms.toFixed(1)} ms`);
+    assert.ok(got.logProb <= BARS.logProb && got.delta <= BARS.delta);
+    if (answer === null) {
+      const all = s.importance().targets.find((target) => target.position === position);
+      assert.ok(sameBits(all.heads, ours.heads) && sameBits(all.layers, ours.layers) && all.logProb === ours.logProb,
+        'the mean\'s target at that word is the same reading, bit for bit');
+    }
+  }
+  assert.throws(() => s.importanceWord(0), (e) => e.code === STATUS.ARGUMENT, '[CLS] is not a word to find');
+  assert.throws(() => s.importanceWord(3, engine.shape.vocab), (e) => e.code === STATUS.ARGUMENT, 'an id out of the vocabulary');
+  s.destroy();
+});
+
+test('the mean importance steps by batches of copies of the run, each removal a step, with progress', () => {
   const s = engine.createSession();
   s.runText('The [MASK] sat on the [MASK].');
   const steps = s.importanceSteps(), seen = [];
   let step = steps.next();
   for (; !step.done; step = steps.next()) seen.push(step.value);
-  assert.deepEqual(seen.at(-1), { done: 2 * engine.shape.layers, total: 2 * engine.shape.layers });
+  const { layers, heads } = engine.shape;
+  assert.deepEqual(seen.at(-1), { done: 1 + layers * (heads + 1), total: 1 + layers * (heads + 1) }, 'both targets in one batch: its run, then each removal');
   assert.equal(step.value.targets.length, 2);
+  s.destroy();
+});
+
+test('the batched mean is, target by target, the importance of each word alone, bit for bit (one batch, and several)', () => {
+  const s = engine.createSession();
+  const long = 'The explorer shows what each head of the model attends to, and what removing a head does to the words it must find in a sentence that a student writes for the course.';
+  for (const [text, removal] of [['The cat sat on the mat because it was tired.', [[2, 1]]], [long, []]]) {
+    s.setRemovedHeads(removal);
+    const run = s.runText(text);
+    const all = s.importance();
+    const batches = Math.ceil(all.targets.length / Math.floor(256 / run.n));
+    const picked = all.targets.filter((_, i) => i % 7 === 0 || i === all.targets.length - 1);
+    for (const target of picked) {
+      const word = s.importanceWord(target.position);
+      assert.ok(sameBits(word.heads, target.heads) && sameBits(word.layers, target.layers) && sameBits(word.headTop1, target.headTop1) &&
+        sameBits(word.layerTop1, target.layerTop1) && word.logProb === target.logProb && word.answer.id === target.answer.id, `target ${target.position}`);
+    }
+    console.log(`  ${run.n} tokens, ${all.targets.length} targets in ${batches} batch(es): ${picked.length} compared bit for bit with the word alone; ${all.ms.toFixed(0)} ms`);
+    if (text === long) assert.ok(batches > 1, 'several batches');
+  }
   s.destroy();
 });
 

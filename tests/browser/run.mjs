@@ -26,6 +26,8 @@ import { importanceReference } from '../lib/importance-reference.mjs';
 import { referenceForward } from '../../weights/reference.mjs';
 import { float64Reference, expectedReading, borderlineReading, ATTENTION_BAR, ANALYSIS_BARS } from './float64-reference.mjs';
 import { viewValueChecks } from './view-values.mjs';
+import { diverging } from '../../web/src/palette.mjs';
+import { COLOUR_NATS } from '../../web/src/views/importance.mjs';
 import { convertPanelTest } from './convert.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { runDrawnInPage, twoFramesInPage } from './lib/page-waits.mjs';
@@ -805,7 +807,7 @@ async function testTiming() {
   const keys = await keystrokeTimes(24);
   const long = await longTypingTimes();
   const rolloutMs = await rolloutTiming();
-  const importanceMs = await importanceTiming();
+  const importance = await importanceTiming();
   check(`timing: ${file.times.length} file:// loads, ${web.times.length} http loads, ${keys.times.length} keystrokes (${keys.n}-token sentence) measured`,
     file.times.length >= 5 && web.times.length >= 5 && keys.times.length >= 20);
   console.log(`timing detail: file:// first row ${file.times.map(Math.round).join(', ')} ms (last load: ${JSON.stringify(file.parts)})`);
@@ -828,7 +830,7 @@ async function testTiming() {
   console.log(`timing (throttled http): first_row_bytes=${slow.weightBytes} first_row_ms=${Math.round(median(slow.times))}`);
   console.log(`timing (http): first_row_bytes=${web.weightBytes} first_row_ms=${Math.round(median(web.times))} keystroke_ms=${median(keys.times).toFixed(1)}`);
   console.log(`timing: first_row_bytes=${file.weightBytes} first_row_ms=${Math.round(median(file.times))} keystroke_ms=${median(keys.times).toFixed(1)} ` +
-    `keystroke_512_ms=${median(long.keyTimes).toFixed(1)} longest_task_512_ms=${long.tasks[0].toFixed(1)} rollout_512_ms=${rolloutMs.toFixed(1)} importance_ms=${importanceMs.toFixed(1)}`);
+    `keystroke_512_ms=${median(long.keyTimes).toFixed(1)} longest_task_512_ms=${long.tasks[0].toFixed(1)} rollout_512_ms=${rolloutMs.toFixed(1)} importance_ms=${importance.word.toFixed(1)} importance_all_ms=${importance.all.toFixed(1)} importance_all_${importance.longN}_ms=${importance.long.toFixed(0)}`);
 }
 
 
@@ -1551,36 +1553,100 @@ async function testAblation() {
   await page.context().close();
 }
 
-/** The Head importance view's cells against importanceReference (the bar of tests/ablation.test.mjs: 1e-3 nats). */
+/** Cells, effect bar and colours of the Head importance view against importanceReference (the bar of tests/ablation.test.mjs: 1e-3 nats). */
+async function checkImportanceFigure(page, ref, label, DELTA_BAR) {
+  const { heads } = float64.model.shape;
+  const cells = await explorer(page).locator('.imp-cell').evaluateAll((all) => all.map((c) => ({
+    layer: Number(c.dataset.layer) - 1, head: c.dataset.head, delta: Number(c.dataset.delta), off: c.dataset.off === 'true',
+    fill: c.querySelector('.imp-bg').getAttribute('fill'), text: c.querySelector('text').textContent })));
+  const mean = (pick) => ref.targets.reduce((sum, target) => sum + pick(target), 0) / ref.targets.length;
+  const want = (cell) => (cell.head === '' ? mean((target) => target.layers[cell.layer]) : mean((target) => target.heads[cell.layer * heads + Number(cell.head) - 1]));
+  let worst = 0, colourWorst = 0;
+  for (const cell of cells) {
+    const expected = want(cell);
+    worst = Math.max(worst, Math.abs(cell.delta - expected));
+    if (cell.off) continue;
+    // the absolute scale: the reference's Δ over COLOUR_NATS, the same for every sentence
+    const rgb = (text) => text.match(/\d+/g).map(Number);
+    const drawn = rgb(cell.fill), fromRef = rgb(diverging(Math.max(-1, Math.min(1, expected / COLOUR_NATS)), 'light'));
+    colourWorst = Math.max(colourWorst, ...drawn.map((v, i) => Math.abs(v - fromRef[i])));
+  }
+  check(`${label}: ${cells.length} cells are the float64 reference's Δ log p (max |Δ| ${worst.toExponential(1)}), coloured on the absolute ±${COLOUR_NATS} nat scale (max channel difference ${colourWorst})`,
+    cells.length === float64.model.shape.layers * (heads + 1) && float64.see('head importance', 'Δ log p per head and layer', worst, DELTA_BAR) && colourWorst <= 2);
+  return { cells, mean };
+}
+
+/**
+ * Head importance: by default the chosen word's (masked for the reading; at a [MASK] the model's
+ * top guess, or the word the reader gives), the mean over every word an explicit choice; map and
+ * effect bar the same quantity; the absolute colour scale with its legend in nats; the effect on
+ * its own axis in nats; a switched-off head says so. All against the float64 reference.
+ */
 async function testImportance() {
   const DELTA_BAR = 1e-3;
   const page = await newPage();
   const vocab = float64.model.vocab;
   const special = { maskId: vocab.indexOf('[MASK]'), clsId: vocab.indexOf('[CLS]'), sepId: vocab.indexOf('[SEP]') };
-  for (const [sentence, off] of [['The cat sat on the [MASK].', ''], ['The cat sat on the [MASK].', '1.2'], ['A dog ran.', '']]) {
-    await gotoHash(page, { sentence, view: 'head-importance', layer: 2, head: 1, token: 3, ...(off ? { off } : {}) });
+  const { heads } = float64.model.shape;
+  const cases = [
+    { sentence: 'The cat sat on the mat because it was tired.', token: 3 },
+    { sentence: 'The cat [MASK] on the mat.', token: 3, off: '1.2' },
+    { sentence: 'The cat [MASK] on the mat.', token: 3, answer: 'sat' },
+    { sentence: 'The cat [MASK] on the mat.', token: 3, answer: 'xqzv' },
+  ];
+  for (const { sentence, token, off, answer } of cases) {
+    await gotoHash(page, { sentence, view: 'head-importance', layer: 2, head: 1, token, ...(off ? { off } : {}), ...(answer ? { answer } : {}) });
+    await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
+    const ids = await explorer(page).evaluate((e) => Array.from(e.run.ids));
+    const removedHeads = off ? [off.split('.').map((v) => Number(v) - 1)] : [];
+    const answerId = answer && vocab.includes(answer) ? vocab.indexOf(answer) : undefined;
+    const ref = importanceReference(float64.model, ids, { ...special, removedHeads, word: { position: token, answer: answerId } });
+    const label = `importance "${sentence}" word ${token}${off ? ` with ${off} off` : ''}${answer ? ` answer=${answer}` : ''}`;
+    const figure = await explorer(page).locator('.figure-box svg').first().evaluate((svg) => ({ ...svg.dataset }));
+    const subtitle = (await explorer(page).locator('.figure-box .fig-sub').allTextContents()).join(' ');
+    const { cells } = await checkImportanceFigure(page, ref, label, DELTA_BAR);
+    const target = ref.targets[0];
+    const masked = ids[token] === special.maskId;
+    const says = !masked ? /masked for the reading; the answer is the word that was there/.test(subtitle)
+      : answerId !== undefined ? new RegExp(`the answer is \u201c${answer}\u201d, the word you said belongs there`).test(subtitle)
+        : answer ? /is not one word of the model.s vocabulary, so the answer is the model.s top guess/.test(subtitle)
+          : /the answer is the model.s top guess/.test(subtitle);
+    check(`${label}: the view reads the chosen word by default (over=${figure.over}), its answer ${vocab[target.answer]} is the reference's and the subtitle says which`,
+      figure.over === 'word' && Number(figure.target) === token && Number(figure.answer) === target.answer && figure.answerGiven === String(answerId !== undefined) && says, subtitle);
+    const effect = await explorer(page).locator('.imp-bar-effect').evaluate((g) => ({ ...g.dataset, axis: g.querySelector('.imp-axis-label')?.textContent }));
+    const wantEffect = target.heads[1 * heads + 0];
+    const cell = cells.find((c) => c.layer === 1 && c.head === '1');
+    check(`${label}: the effect bar of L2·H1 is the map's cell and the reference's (${Number(effect.value).toFixed(4)} vs ${wantEffect.toFixed(4)}), on its own axis in nats (±${effect.reach})`,
+      Number(effect.value) === cell.delta && float64.see('head importance', 'effect bar', Math.abs(Number(effect.value) - wantEffect), DELTA_BAR) &&
+      /nats/.test(effect.axis ?? '') && Number(effect.reach) >= Math.abs(wantEffect));
+    if (off) {
+      const offCell = cells.find((c) => c.layer === 0 && c.head === '2');
+      check(`${label}: the switched-off head L1·H2 says so in its cell ("${offCell.text}")`, offCell.off && offCell.text === 'off');
+      await andRedraw(page, () => explorer(page).locator('.imp-cell[data-layer="1"][data-head="2"]').click());
+      const line = await explorer(page).locator('.imp-off-line').allTextContents();
+      check(`${label}: with the switched-off head chosen, its row says it is off`, /is switched off/.test(line.join(' ')), line.join(' '));
+    }
+  }
+  const legend = await explorer(page).locator('.imp-legend').evaluate((g) => ({ nats: g.dataset.nats, text: [...g.querySelectorAll('text')].map((x) => x.textContent).join(' | ') }));
+  check(`importance: the legend gives the absolute scale in nats (${legend.text})`, legend.nats === String(COLOUR_NATS) && /\u2264 \u22121 nat/.test(legend.text) && /\u2265 \+1 nat/.test(legend.text), legend.text);
+  // the mean over every word: an explicit choice, map and bar the same mean
+  for (const [sentence, off] of [['A dog ran.', ''], ['The cat sat on the [MASK].', '1.2']]) {
+    await gotoHash(page, { sentence, view: 'head-importance', layer: 2, head: 1, token: 3, over: 'all', ...(off ? { off } : {}) });
     await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
     const ids = await explorer(page).evaluate((e) => Array.from(e.run.ids));
     const removedHeads = off ? [off.split('.').map((v) => Number(v) - 1)] : [];
     const ref = importanceReference(float64.model, ids, { ...special, removedHeads });
-    const { layers, heads } = float64.model.shape;
-    const mean = (pick) => ref.targets.reduce((s, target) => s + pick(target), 0) / ref.targets.length;
-    const cells = await explorer(page).locator('.imp-cell').evaluateAll((all) => all.map((c) => ({ layer: Number(c.dataset.layer) - 1, head: c.dataset.head, delta: Number(c.dataset.delta) })));
-    let worst = 0;
-    for (const cell of cells) {
-      const want = cell.head === '' ? mean((target) => target.layers[cell.layer]) : mean((target) => target.heads[cell.layer * heads + Number(cell.head) - 1]);
-      worst = Math.max(worst, Math.abs(cell.delta - want));
-    }
-    const subtitle = await explorer(page).locator('.figure-box .fig-sub').allTextContents();
-    const says = ref.maskedInTurn ? /masked in turn/.test(subtitle.join(' ')) : /\[MASK\]/.test(subtitle.join(' '));
-    check(`importance "${sentence}"${off ? ` with ${off} off` : ''}: ${cells.length} cells (${layers} × ${heads} heads and ${layers} layers) are the float64 reference's mean Δ log p over ${ref.targets.length} target(s) (max |Δ| ${worst.toExponential(1)}), and the figure says which targets`,
-      cells.length === layers * (heads + 1) && float64.see('head importance', 'mean Δ log p per head and layer', worst, DELTA_BAR) && says, subtitle.join(' / '));
-    const effect = await explorer(page).locator('.imp-bar-effect').getAttribute('data-value');
-    const own = ref.targets.find((target) => target.position === 3);
-    const wantEffect = own ? own.heads[1 * heads + 0] : mean((target) => target.heads[1 * heads + 0]);
-    check(`importance "${sentence}": the effect bar of L2·H1 for token 3 is the reference's (${Number(effect).toFixed(4)} vs ${wantEffect.toFixed(4)})`,
-      float64.see('head importance', 'effect bar', Math.abs(Number(effect) - wantEffect), DELTA_BAR));
+    const label = `importance over=all "${sentence}"${off ? ` with ${off} off` : ''}`;
+    const { cells, mean } = await checkImportanceFigure(page, ref, label, DELTA_BAR);
+    const subtitle = (await explorer(page).locator('.figure-box .fig-sub').allTextContents()).join(' ');
+    const says = ref.maskedInTurn ? /masked in turn/.test(subtitle) : /\[MASK\]/.test(subtitle);
+    const effect = Number(await explorer(page).locator('.imp-bar-effect').getAttribute('data-value'));
+    check(`${label}: the mean over ${ref.targets.length} target(s), said in the subtitle; the effect bar is the map's cell (${effect.toFixed(4)})`,
+      says && effect === cells.find((c) => c.layer === 1 && c.head === '1').delta &&
+      float64.see('head importance', 'effect bar (mean)', Math.abs(effect - mean((target) => target.heads[heads])), DELTA_BAR), subtitle);
   }
+  await andRedraw(page, () => explorer(page).locator('.over-toggle').click());
+  check('importance: the switch goes back to the chosen word', (await pageState(page)).importanceOver === 'word');
   await andRedraw(page, () => explorer(page).locator('.imp-cell[data-layer="3"][data-head="4"]').click());
   const picked = await pageState(page);
   check('importance: clicking a cell picks its head', picked.layer === 2 && picked.head === 3);
@@ -1588,21 +1654,97 @@ async function testImportance() {
   await page.context().close();
 }
 
-/** The importance map of bert-mini at 12 tokens, timed in the page (its first computation). */
+/**
+ * Entropy with [CLS] and [SEP] hidden (special=hide) on the course's "the cat sat on mat": the
+ * maximum is ln 5, every row renormalised over the 5 words, the mean row entropy per head over
+ * the words; all against the float64 rows renormalised here.
+ */
+async function testEntropyHidden() {
+  const page = await newPage();
+  await gotoHash(page, { sentence: 'the cat sat on mat', view: 'entropy', special: 'hide', layer: 2, head: 3, token: 2 });
+  const run = await explorer(page).evaluate((e) => ({ ids: Array.from(e.run.ids), tokens: [...e.run.tokens] }));
+  const ref = float64.of(run);
+  const words = run.tokens.flatMap((token, i) => (token === '[CLS]' || token === '[SEP]' ? [] : [i]));
+  const statsOf = (l, h, i) => {
+    const row = ref.row(l, h, i);
+    const total = words.reduce((sum, j) => sum + row[j], 0);
+    let entropy = 0;
+    for (const j of words) { const p = row[j] / total; if (p > 0) entropy -= p * Math.log(p); }
+    return { entropy, effective: Math.exp(entropy) };
+  };
+  const table = await explorer(page).locator('svg[data-table="mean"]').evaluate((svg) => ({ max: Number(svg.dataset.max), rows: svg.dataset.rows,
+    cells: [...svg.querySelectorAll('.table-cell')].map((c) => ({ ...c.dataset })) }));
+  let worst = 0;
+  for (const cell of table.cells) {
+    const l = Number(cell.layer) - 1, h = Number(cell.head) - 1;
+    const mean = words.reduce((sum, i) => sum + statsOf(l, h, i).entropy, 0) / words.length;
+    worst = Math.max(worst, Math.abs(Number(cell.entropy) - mean));
+  }
+  check(`entropy special=hide "the cat sat on mat": ${words.length} words, maximum ln 5 (${table.max.toFixed(4)}); ${table.cells.length} mean row entropies over the words at the float64 values (max |Δ| ${worst.toExponential(1)})`,
+    words.length === 5 && Math.abs(table.max - Math.log(5)) < 1e-12 && table.rows === words.join(',') && table.cells.length === 16 &&
+    float64.see('entropy', 'mean row entropy, [CLS]/[SEP] hidden (nats)', worst, ANALYSIS_BARS.entropy) && table.cells.every((c) => Number(c.entropy) <= Math.log(5) + 1e-6));
+  const bars = await explorer(page).locator('.entropy-row rect.bar').evaluateAll((all) => all.map((r) => ({ ...r.dataset })));
+  let barWorst = 0;
+  bars.forEach((bar) => { barWorst = Math.max(barWorst, Math.abs(Number(bar.entropy) - statsOf(1, 2, Number(bar.row)).entropy)); });
+  check(`entropy special=hide: ${bars.length} bars, the words' rows renormalised, at the float64 entropies (max |Δ| ${barWorst.toExponential(1)})`,
+    bars.length === 5 && bars.map((b) => b.row).join(',') === words.join(',') && float64.see('entropy', 'row entropy, [CLS]/[SEP] hidden (nats)', barWorst, ANALYSIS_BARS.entropy));
+  const readout = { entropy: await explorer(page).locator('[data-role="entropy"]').textContent(), max: await explorer(page).locator('[data-role="max-entropy"]').textContent() };
+  const want = statsOf(1, 2, 2).entropy;
+  check(`entropy special=hide: the readout gives ${want.toFixed(3)} nats against the maximum ln 5 = 1.609 (${readout.entropy} / ${readout.max})`,
+    Math.abs(Number(readout.entropy.replace(/[^\d.]/g, '')) - want) <= 6e-4 && /1\.609/.test(readout.max), JSON.stringify(readout));
+  await andRedraw(page, () => explorer(page).locator('.special-toggle').click());
+  const shown = await explorer(page).locator('svg[data-table="mean"]').evaluate((svg) => Number(svg.dataset.max));
+  check('entropy: the switch shows [CLS] and [SEP] again, the maximum back to ln 7', Math.abs(shown - Math.log(7)) < 1e-12 && !(await pageState(page)).hideSpecial);
+  check('entropy special=hide: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+/**
+ * Head importance of bert-mini at 12 tokens, timed in the page (engine time, wasm warm after the
+ * first): the chosen word's (the view's default) and the mean over every word (over=all).
+ */
 async function importanceTiming() {
   const page = await newPage();
-  await gotoHash(page, { sentence: 'The cat sat on the mat because it was tired.', view: 'row' });
-  const times = [];
+  await gotoHash(page, { sentence: 'The cat sat on the mat because it was tired.', view: 'row', token: 3 });
+  const times = { word: [], all: [] };
+  for (let k = 0; k < 4; k++) {
+    await selectView(page, 'head-importance');
+    await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
+    times.word.push(await explorer(page).evaluate((e) => {
+      const key = [...e.session.runMemo.keys()].find((k) => k.startsWith('importance:'));
+      const { ms } = e.session.runMemo.get(key);
+      e.session.runMemo.delete(key);
+      return ms;
+    }));
+    await selectView(page, 'row');
+  }
+  await gotoHash(page, { sentence: 'The cat sat on the mat because it was tired.', view: 'row', token: 3, over: 'all' });
+  // the page's long tasks (over 50 ms) while the mean computes between frames
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => { for (const entry of list.getEntries()) window.longTasks.push(entry.duration); }).observe({ type: 'longtask' });
+  });
   for (let k = 0; k < 3; k++) {
     await selectView(page, 'head-importance');
     await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
-    times.push(await explorer(page).evaluate((e) => { const ms = e.session.importance().computeMs; e.session.runMemo.delete('importance'); return ms; }));
+    times.all.push(await explorer(page).evaluate((e) => { const ms = e.session.importance().computeMs; e.session.runMemo.delete('importance'); return ms; }));
     await selectView(page, 'row');
   }
+  const longTasks = await page.evaluate(() => window.longTasks);
+  console.log(`timing detail: while the mean importance computed (3 times, progress drawn), ${longTasks.length} main-thread task(s) over 50 ms: ${longTasks.map((t) => t.toFixed(0)).join(', ') || 'none'} (tab switches and redraws included)`);
   const n = await explorer(page).evaluate((e) => e.run.n);
+  // the mean at 56 tokens (54 words in turn), once
+  const long = 'The cat sat on the mat by the door because it was tired after a long day in the garden, where it had chased birds, ' +
+    'watched the fish in the pond and slept for an hour under the old apple tree near the wall of the house, until dinner.';
+  await gotoHash(page, { sentence: long, view: 'head-importance', over: 'all', token: 3 });
+  await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 240000 });
+  const longRun = await explorer(page).evaluate((e) => ({ n: e.run.n, ms: e.session.importance().computeMs }));
   await page.context().close();
-  check(`importance: bert-mini, ${n} tokens, the map computed (${median(times).toFixed(1)} ms of engine time; goal ≤ 100 ms, ${median(times) <= 100 ? 'met' : 'not met'})`, n > 2 && times.every(Number.isFinite), times.join(', '));
-  return median(times);
+  const word = median(times.word.slice(1)), all = median(times.all);
+  console.log(`timing detail: the mean over every word at ${longRun.n} tokens: ${longRun.ms.toFixed(0)} ms of engine time (goal ≤ 2000 ms, ${longRun.ms <= 2000 ? 'met' : 'not met'})`);
+  check(`importance: bert-mini, ${n} tokens, the chosen word's map (${word.toFixed(1)} ms of engine time; goal ≤ 100 ms, ${word <= 100 ? 'met' : 'not met'}) and the mean over every word (${all.toFixed(1)} ms; goal ≤ 300 ms, ${all <= 300 ? 'met' : 'not met'})`,
+    n > 2 && [...times.word, ...times.all].every(Number.isFinite), JSON.stringify(times));
+  return { word, all, long: longRun.ms, longN: longRun.n };
 }
 
 /**
@@ -1641,8 +1783,8 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
-  testLayoutColumns, testAblation, testImportance, testCompactControls,
-  testImportanceTime: async () => console.log(`timing detail: importance_ms=${(await importanceTiming()).toFixed(1)}`), testTiming };
+  testLayoutColumns, testAblation, testImportance, testEntropyHidden, testCompactControls,
+  testImportanceTime: async () => { const { word, all, long, longN } = await importanceTiming(); console.log(`timing detail: importance_ms=${word.toFixed(1)} importance_all_ms=${all.toFixed(1)} importance_all_${longN}_ms=${long.toFixed(0)}`); }, testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',
   'testLongInput', 'testConvertPanel']);

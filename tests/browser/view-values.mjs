@@ -226,15 +226,16 @@ export function viewValueChecks({ check, explorer, pageState, selectView, andRed
       const textOk = Math.abs(Number(cell.value) - stats.effective) <= rounding(cell.value) + BARS.effective * stats.effective;
       if (!ok || !textOk) bad.push(`token table L${l + 1}H${h + 1}: "${cell.value}" ${cell.effective} / ${cell.entropy} / ${cell.normalized} vs ${stats.effective} / ${stats.entropy} / ${stats.normalized}`);
     }
+    // the mean table: each head's row entropy (nats) averaged over the sentence's words ([CLS] and [SEP] rows left out)
+    const wordRows = Array.from(ref.kinds).flatMap((kind, i) => (kind === 1 || kind === 2 ? [] : [i]));
     for (const cell of meanCells) {
       const l = Number(cell.layer) - 1, h = Number(cell.head) - 1;
-      let total = 0;
-      for (let i = 0; i < n; i++) total += ref.rowStats(l, h, i).effective;
-      const mean = total / n;
-      const ok = see('entropy', 'mean effective tokens (relative)', relative(Number(cell.effective), mean), BARS.effective);
-      if (!ok || Math.abs(Number(cell.value) - mean) > rounding(cell.value) + BARS.effective * mean) bad.push(`mean table L${l + 1}H${h + 1}: "${cell.value}" ${cell.effective} vs ${mean}`);
+      const mean = wordRows.reduce((total, i) => total + ref.rowStats(l, h, i).entropy, 0) / wordRows.length;
+      const ok = see('entropy', 'mean row entropy over the words (nats)', Math.abs(Number(cell.entropy) - mean), BARS.entropy) &
+        see('entropy', 'uniform maximum ln n', Math.abs(Number(cell.max) - Math.log(n)), 1e-12);
+      if (!ok || Math.abs(Number(cell.value) - mean) > rounding(cell.value) + BARS.entropy) bad.push(`mean table L${l + 1}H${h + 1}: "${cell.value}" ${cell.entropy} vs ${mean}`);
     }
-    check(`${label}: entropy tables, ${tokenCells.length} heads for token ${state.token} (effective tokens, entropy, normalised) and ${meanCells.length} means over rows, at the float64 values`,
+    check(`${label}: entropy tables, ${tokenCells.length} heads for token ${state.token} (effective tokens, entropy, normalised) and ${meanCells.length} mean row entropies over the ${wordRows.length} words, at the float64 values`,
       tokenCells.length === 16 && meanCells.length === 16 && bad.length === 0, bad.slice(0, 3).join('; '));
     const bars = await explorer(page).locator('.entropy-row rect.bar').evaluateAll((all) => all.map((r) => ({ ...r.dataset })));
     const rowBad = [];

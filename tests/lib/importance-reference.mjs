@@ -2,7 +2,7 @@
 // from the engine's code: every removal is a whole forward pass from the embeddings, with no
 // stored layer inputs reused and no rows batched.
 //
-//   importanceReference(model, ids, { maskId, typeIds, removedHeads })
+//   importanceReference(model, ids, { maskId, typeIds, removedHeads, word })
 //
 // Targets: every [MASK] of the ids, the answer being the unablated model's top-1 there; without
 // one, every token but [CLS] and [SEP], each replaced by [MASK] in turn, the answer being the
@@ -29,13 +29,16 @@ export function importanceTargets(ids, { maskId, clsId, sepId }) {
   return { positions: ids.flatMap((id, i) => (id === clsId || id === sepId ? [] : [i])), maskedInTurn: true };
 }
 
-export function importanceReference(model, ids, { maskId, clsId, sepId, typeIds, removedHeads = [] }) {
+export function importanceReference(model, ids, { maskId, clsId, sepId, typeIds, removedHeads = [], word }) {
   const { layers, heads } = model.shape;
-  const { positions, maskedInTurn } = importanceTargets(ids, { maskId, clsId, sepId });
+  // word {position, answer}: that word alone (Session.importanceWord), masked unless a [MASK]
+  // stands there, its answer the one given, else the top-1 at a [MASK], else the word there
+  const { positions, maskedInTurn } = word ? { positions: [word.position], maskedInTurn: ids[word.position] !== maskId }
+    : importanceTargets(ids, { maskId, clsId, sepId });
   const targets = positions.map((position) => {
     const input = maskedInTurn ? ids.map((id, i) => (i === position ? maskId : id)) : ids;
     const base = reading(model, input, typeIds, removedHeads, position);
-    const answer = maskedInTurn ? ids[position] : base.top1;
+    const answer = word?.answer ?? (maskedInTurn ? ids[position] : base.top1);
     const logProb = base.logProbs[answer];
     const out = { position, answer, top1: base.top1, margin: base.margin, logProb,
       heads: new Float64Array(layers * heads), headTop1: new Int32Array(layers * heads), headMargin: new Float64Array(layers * heads),

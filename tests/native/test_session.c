@@ -63,6 +63,50 @@ enum { MASK_AT = 6 };
 
 static int run(attn_session *s, const char *text) { return attn_session_run_text(s, text, strlen(text)); }
 
+/* attn_session_importance_word: every layer in one call gives, bit for bit, what the layer by
+ * layer calls give for the same word; a given answer is read; [CLS], [SEP] and ids out of range
+ * are refused. The session holds "A dog ran." (no [MASK]: position 2 is masked for the reading). */
+static void check_importance_word(attn_session *s) {
+    enum { LAYERS = 4, HEADS = 4, ENTRIES = LAYERS * (HEADS + 1) };
+    int32_t answer[2], top1[ENTRIES], layer_answer[2], layer_top1[HEADS + 1];
+    float log_prob = 0, delta[ENTRIES], layer_log_prob = 0, layer_delta[HEADS + 1];
+    check(attn_session_importance_word(s, 2, -1, answer, &log_prob, delta, top1) == ATTN_OK &&
+              answer[0] == attn_session_ids(s)[2], "importance of one word: the word that was there");
+    int same_bits = 1;
+    for (int l = 0; l < LAYERS; l++) {
+        check(attn_session_importance(s, 1, l, layer_answer, &layer_log_prob, layer_delta, layer_top1) == ATTN_OK, "layer %d", l);
+        same_bits &= !memcmp(layer_delta, delta + l * (HEADS + 1), sizeof layer_delta) &&
+                     !memcmp(layer_top1, top1 + l * (HEADS + 1), sizeof layer_top1) && layer_log_prob == log_prob;
+    }
+    check(same_bits, "one call for every layer: bit-identical to the calls layer by layer");
+    const int32_t other = attn_session_ids(s)[1];
+    float given_log_prob = 0;
+    check(attn_session_importance_word(s, 2, other, answer, &given_log_prob, delta, top1) == ATTN_OK &&
+              answer[0] == other && given_log_prob != log_prob, "a given answer is the one read");
+    check(attn_session_importance_word(s, 0, -1, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT, "[CLS] refused");
+    check(attn_session_importance_word(s, attn_session_length(s) - 1, -1, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT,
+          "[SEP] refused");
+    check(attn_session_importance_word(s, 2, -2, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_word(s, 2, 1 << 30, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_word(s, 99, -1, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT,
+          "ids and positions out of range refused");
+    /* the four targets of "A dog ran." as one batch of copies: each the target's own reading */
+    int32_t batch_answer[8], batch_top1[4];
+    float batch_log_prob[4], batch_delta[4];
+    int batch_same = attn_session_importance_batch(s, 0, 4, 2, 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_OK;
+    for (int c = 0; batch_same && c < 4; c++) {
+        batch_same = attn_session_importance(s, c, 2, layer_answer, &layer_log_prob, layer_delta, layer_top1) == ATTN_OK &&
+                     !memcmp(&layer_delta[1], &batch_delta[c], sizeof(float)) && layer_top1[1] == batch_top1[c] &&
+                     layer_log_prob == batch_log_prob[c] && layer_answer[0] == batch_answer[2 * c];
+    }
+    check(batch_same, "a batch of copies: each target's reading, bit for bit");
+    check(attn_session_importance_batch(s, 3, 2, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 0, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 1, 0, HEADS + 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 1, -2, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT,
+          "batches and entries out of range refused");
+}
+
 static void test_ablation(const attn_engine *e) {
     attn_session *plain = attn_session_create(e), *other = attn_session_create(e);
     check(run(plain, TEXT) == ATTN_OK && run(other, TEXT) == ATTN_OK, "runs");
@@ -97,6 +141,7 @@ static void test_ablation(const attn_engine *e) {
     check(attn_session_importance(plain, 1, 2, answer, &log_prob, delta, top1) == ATTN_OK &&
               answer[0] == attn_session_ids(plain)[2],
           "masked in turn: the answer is the token that was there");
+    check_importance_word(plain);
     for (snapshot *k = (snapshot[]){want, empty, gone, back}, *end = k + 4; k < end; k++) release(k);
     attn_session_destroy(plain);
     attn_session_destroy(other);

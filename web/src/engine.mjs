@@ -296,6 +296,9 @@ export class Engine {
   }
 }
 
+/** Tokens of the copies of a run that one step of the mean importance runs side by side. */
+const BATCH_TOKENS = 256;
+
 /** mean Δ and share of changed top-1 words over the importance targets, per head and per layer. */
 function importanceSummary(targets, layers, heads) {
   const mean = { heads: new Float32Array(layers * heads), layers: new Float32Array(layers) };
@@ -602,8 +605,9 @@ export class Session {
   }
 
   /**
-   * Head importance step by step, for progress on large models: yields {done, total} after each
-   * (target, layer) and returns what importance() returns:
+   * Head importance step by step, for progress: the targets run by batches of copies of the run
+   * (c/attn.h attn_session_importance_batch); yields {done, total} after each removal of each
+   * batch and returns what importance() returns:
    *   {maskedInTurn, targets: [{position, answer, top1, logProb, heads, headTop1, layers, layerTop1}],
    *    mean: {heads, layers}, changed: {heads, layers}, ms}
    * The targets are every [MASK] of the run, the answer being the token the run ranks first
@@ -617,29 +621,75 @@ export class Session {
    */
   *importanceSteps() {
     const started = performance.now();
-    const { layers, heads } = this.engine.shape;
-    const entries = heads + 1;
+    const { layers, heads, maxPositions } = this.engine.shape;
     const { positions, maskedInTurn } = this.importanceTargets();
-    const targets = [];
-    for (let target = 0; target < positions.length; target++) {
-      const result = { position: positions[target], heads: new Float32Array(layers * heads),
-        headTop1: new Int32Array(layers * heads), layers: new Float32Array(layers), layerTop1: new Int32Array(layers) };
-      for (let layer = 0; layer < layers; layer++) {
-        this.heap.withBuffer(12 + 8 * entries, (p) => check(this.engine, this.x.attn_session_importance(
-          this.pointer, target, layer, p, p + 8, p + 12, p + 12 + 4 * entries)), (p) => {
-          const [answer, top1] = this.heap.i32(p, 2);
-          const delta = this.heap.f32(p + 12, entries), top = this.heap.i32(p + 12 + 4 * entries, entries);
-          Object.assign(result, { answer: this.tokenOf(answer), top1: this.tokenOf(top1), logProb: this.heap.f32(p + 8, 1)[0] });
-          result.heads.set(delta.subarray(0, heads), layer * heads);
-          result.headTop1.set(top.subarray(0, heads), layer * heads);
-          result.layers[layer] = delta[heads];
-          result.layerTop1[layer] = top[heads];
-        });
-        yield { done: target * layers + layer + 1, total: positions.length * layers };
+    const targets = positions.map((position) => ({ position, heads: new Float32Array(layers * heads),
+      headTop1: new Int32Array(layers * heads), layers: new Float32Array(layers), layerTop1: new Int32Array(layers) }));
+    // the targets go by batches of as many copies of the run as BATCH_TOKENS (and the model's
+    // positions) hold: each step is the copies' run (layer −1) or one removal for one batch
+    // (c/attn.h attn_session_importance_batch), a few tens of milliseconds on bert-mini
+    const perBatch = Math.max(1, Math.floor(Math.min(BATCH_TOKENS, maxPositions) / Math.max(1, this.n)));
+    const batches = Math.ceil(positions.length / perBatch), total = batches * (1 + layers * (heads + 1));
+    let done = 0;
+    for (let first = 0; first < positions.length; first += perBatch) {
+      const count = Math.min(perBatch, positions.length - first);
+      for (let layer = -1; layer < layers; layer++) {
+        for (let entry = 0; entry <= (layer < 0 ? 0 : heads); entry++) {
+          this.heap.withBuffer(20 * count, (p) => check(this.engine, this.x.attn_session_importance_batch(
+            this.pointer, first, count, layer, entry, p, p + 8 * count, p + 12 * count, p + 16 * count)), (p) => {
+            const answers = this.heap.i32(p, 2 * count), logProbs = this.heap.f32(p + 8 * count, count);
+            const delta = this.heap.f32(p + 12 * count, count), top = this.heap.i32(p + 16 * count, count);
+            for (let c = 0; c < count; c++) {
+              const result = targets[first + c];
+              if (layer < 0) Object.assign(result, { answer: this.tokenOf(answers[2 * c]), top1: this.tokenOf(answers[2 * c + 1]), logProb: logProbs[c] });
+              else if (entry < heads) {
+                result.heads[layer * heads + entry] = delta[c];
+                result.headTop1[layer * heads + entry] = top[c];
+              } else {
+                result.layers[layer] = delta[c];
+                result.layerTop1[layer] = top[c];
+              }
+            }
+          });
+          yield { done: ++done, total };
+        }
       }
-      targets.push(result);
     }
     return { maskedInTurn, targets, ...importanceSummary(targets, layers, heads), ms: performance.now() - started };
+  }
+
+  /**
+   * Head importance for the word at `position` alone (every layer in one engine call; kept for
+   * the run, removal set and answer): {position, answer, top1, logProb, heads, headTop1, layers,
+   * layerTop1, masked, answerGiven, ms} as a target of importanceSteps. masked: a [MASK] of the
+   * text stands there (else the word is masked for the reading). answerId: the word the reader
+   * says belongs there (a vocabulary id), or null: at a [MASK] the run's top-1, else the word
+   * that was there. Throws EngineError (ARGUMENT for [CLS], [SEP] or a position out of range).
+   */
+  importanceWord(position, answerId = null) {
+    return this.memo(`importance:${position}:${answerId ?? ''}`, () => {
+      const started = performance.now();
+      const { layers, heads } = this.engine.shape;
+      const entries = layers * (heads + 1);
+      return this.heap.withBuffer(12 + 8 * entries, (p) => check(this.engine, this.x.attn_session_importance_word(
+        this.pointer, position, answerId ?? -1, p, p + 8, p + 12, p + 12 + 4 * entries)), (p) => {
+        const [answer, top1] = this.heap.i32(p, 2);
+        const delta = this.heap.f32(p + 12, entries), top = this.heap.i32(p + 12 + 4 * entries, entries);
+        const result = { position, answer: this.tokenOf(answer), top1: this.tokenOf(top1), logProb: this.heap.f32(p + 8, 1)[0],
+          heads: new Float32Array(layers * heads), headTop1: new Int32Array(layers * heads),
+          layers: new Float32Array(layers), layerTop1: new Int32Array(layers),
+          masked: this.engine.token(this.heap.i32(this.x.attn_session_ids(this.pointer), this.n)[position]) === '[MASK]', answerGiven: answerId !== null };
+        for (let l = 0; l < layers; l++) {
+          const at = l * (heads + 1);
+          result.heads.set(delta.subarray(at, at + heads), l * heads);
+          result.headTop1.set(top.subarray(at, at + heads), l * heads);
+          result.layers[l] = delta[at + heads];
+          result.layerTop1[l] = top[at + heads];
+        }
+        result.ms = performance.now() - started;
+        return result;
+      });
+    });
   }
 
   /** {positions, maskedInTurn} of attn_session_importance_targets. */

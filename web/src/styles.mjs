@@ -206,6 +206,12 @@ textarea {
 .imp-cell:focus-visible .imp-bg { stroke: var(--focus); stroke-width: 3; }
 .imp-chosen { fill: none; stroke: var(--ink); stroke-width: 3; }
 .imp-bar-bg { fill: var(--plot); }
+.imp-off .imp-bg { stroke: var(--line-strong); stroke-dasharray: 4 3; }
+.imp-off-text { fill: var(--muted); font-style: italic; }
+.imp-axis-zero { stroke: var(--ink); stroke-width: 1.5; }
+.imp-axis-tick { stroke: var(--line-strong); }
+.answer-label { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 0.4em; }
+.answer-input { font: inherit; width: 10em; max-width: 100%; }
 .imp-progress-track { fill: var(--plot); stroke: var(--line-strong); }
 .imp-progress-bar { fill: var(--accent); }
 .token-stepper { display: flex; align-items: center; gap: 8px; margin: 0 0 6px; font-size: 14px; }

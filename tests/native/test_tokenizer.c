@@ -383,7 +383,7 @@ static void test_other_vocabulary(void) {
     const char *vocab = "[UNK]\r\n[SEP]\r\n[PAD]\r\n[CLS]\r\n[MASK]\r\nhello\r\n##s\r\n!\r\n"
                         "x\xF0\x9D\x85\xA5\xF0\x9D\x85\xAD";
     tokenizer *tok;
-    check(tokenizer_create(vocab, strlen(vocab), &tok) == TOKENIZER_OK, "other vocabulary", "loads");
+    check(tokenizer_create(vocab, strlen(vocab), NULL, &tok) == TOKENIZER_OK, "other vocabulary", "loads");
     if (!tok) return;
     check(tokenizer_special_id(tok, "[CLS]") == 3 && tokenizer_special_id(tok, "[MASK]") == 4 &&
           tokenizer_vocab_size(tok) == 9 && tokenizer_token(tok, 9) == NULL && tokenizer_special_id(tok, "x") == -1,
@@ -402,12 +402,12 @@ static void test_bad_vocabularies(void) {
                          "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n\xED\xA0\x80\n", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK \n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         tokenizer *tok = (tokenizer *)&bad;
-        check(tokenizer_create(bad[i], strlen(bad[i]), &tok) == TOKENIZER_ERR_VOCAB && tok == NULL,
+        check(tokenizer_create(bad[i], strlen(bad[i]), NULL, &tok) == TOKENIZER_ERR_VOCAB && tok == NULL,
               "bad vocabulary", bad[i]);
     }
     const char with_nul[] = "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\na\0b\n";
     tokenizer *tok;
-    check(tokenizer_create(with_nul, sizeof with_nul - 1, &tok) == TOKENIZER_ERR_VOCAB, "bad vocabulary", "NUL");
+    check(tokenizer_create(with_nul, sizeof with_nul - 1, NULL, &tok) == TOKENIZER_ERR_VOCAB, "bad vocabulary", "NUL");
 }
 
 /* ---------- vocabulary files with trailing whitespace and CRLF ---------- */
@@ -453,7 +453,7 @@ static void test_vocab_variants(const char *vocab, size_t bytes, const char *fix
         size_t variant_bytes;
         char *text = vocab_variant(vocab, bytes, variants[v].kinds, variants[v].crlf, &variant_bytes);
         tokenizer *tok = NULL;
-        tokenizer_status status = tokenizer_create(text, variant_bytes, &tok);
+        tokenizer_status status = tokenizer_create(text, variant_bytes, NULL, &tok);
         check(status == TOKENIZER_OK, "vocabulary variant loads", variants[v].label);
         if (tok) {
             test_fixture_file(tok, fixtures, variants[v].label);
@@ -468,7 +468,7 @@ static void test_vocab_variants(const char *vocab, size_t bytes, const char *fix
  * cases are run through the reference in tests/tokenizer-exhaustive.test.mjs. */
 static void expect_ids(const char *vocab, const char *text, const int32_t *ids, int count) {
     tokenizer *tok = NULL;
-    tokenizer_status status = tokenizer_create(vocab, strlen(vocab), &tok);
+    tokenizer_status status = tokenizer_create(vocab, strlen(vocab), NULL, &tok);
     check(status == TOKENIZER_OK, "small vocabulary loads", text);
     if (!tok) return;
     owned_list *o = list_new(32);
@@ -534,7 +534,7 @@ int main(int argc, char **argv) {
     }
     tokenizer *tok = NULL;
     double t0 = now_ms();
-    tokenizer_status status = vocab ? tokenizer_create(vocab, vocab_bytes, &tok) : TOKENIZER_ERR_VOCAB;
+    tokenizer_status status = vocab ? tokenizer_create(vocab, vocab_bytes, NULL, &tok) : TOKENIZER_ERR_VOCAB;
     printf("tokenizer_create: %.2f ms\n", now_ms() - t0);
     char *vocab_copy = vocab ? malloc(vocab_bytes + 1) : NULL;
     if (vocab_copy) memcpy(vocab_copy, vocab, vocab_bytes);

@@ -54,13 +54,13 @@ export function casedVocabLines(size, baseLines = []) {
 }
 
 /** tokenizer_config.json's BertTokenizer keys for these settings. */
-export function tokenizerConfig({ lowercase = false, stripAccents = null } = {}) {
-  return { do_lower_case: lowercase, strip_accents: stripAccents, tokenize_chinese_chars: true, tokenizer_class: 'BertTokenizer' };
+export function tokenizerConfig({ lowercase = false, stripAccents = null, chineseChars = true } = {}) {
+  return { do_lower_case: lowercase, strip_accents: stripAccents, tokenize_chinese_chars: chineseChars, tokenizer_class: 'BertTokenizer' };
 }
 
 /**
  * Writes the checkpoint; returns { dir, config, tensors, vocab (lines) }. options: layers,
- * hidden, heads, ffn, vocab, positions, seed, lowercase, stripAccents, baseLines.
+ * hidden, heads, ffn, vocab, positions, seed, lowercase, stripAccents, chineseChars, baseLines.
  */
 export function makeCasedCheckpoint(dir, options = {}) {
   const { layers = 2, hidden = 64, heads = 2, vocab = 2000, positions = 128, seed = 1, baseLines = [] } = options;
@@ -69,7 +69,8 @@ export function makeCasedCheckpoint(dir, options = {}) {
   const { tensors, shapes } = randomTensors(config, seed);
   writeCheckpoint(dir, { config, tensors, shapes, vocabText: `${lines.join('\n')}\n` });
   fs.writeFileSync(path.join(dir, 'tokenizer_config.json'),
-    `${JSON.stringify(tokenizerConfig({ lowercase: options.lowercase ?? false, stripAccents: options.stripAccents ?? null }), null, 2)}\n`);
+    `${JSON.stringify(tokenizerConfig({ lowercase: options.lowercase ?? false, stripAccents: options.stripAccents ?? null,
+      chineseChars: options.chineseChars ?? true }), null, 2)}\n`);
   return { dir, config, tensors, vocab: lines };
 }
 

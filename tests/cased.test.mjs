@@ -140,3 +140,14 @@ test('parity: a multilingual-shaped cased checkpoint (12 × 768, vocabulary 119,
   assert.ok(ok, out);
   assert.match(out, /0 tokenization mismatches against the reference's tokenizer — ok/);
 });
+
+test('the page refuses a weights file larger than it can hold, naming the limit (English and French)', async () => {
+  const { checkPageLimit, PAGE_WEIGHTS_MAX_BYTES } = await import('../web/src/loader.mjs');
+  const en = (await import('../web/src/i18n/en.mjs')).default;
+  const fr = (await import('../web/src/i18n/fr.mjs')).default;
+  assert.doesNotThrow(() => checkPageLimit(PAGE_WEIGHTS_MAX_BYTES));
+  const error = refusal(() => checkPageLimit(PAGE_WEIGHTS_MAX_BYTES + 2 ** 20));
+  assert.match(error, /the weights file is 513 MB; the page holds at most 512 MB of weights/);
+  assert.match(en['load.tooLarge'], /\{size\} MB.*at most \{limit\} MB/);
+  assert.match(fr['load.tooLarge'], /\{size\} Mo.*au plus \{limit\} Mo/);
+});

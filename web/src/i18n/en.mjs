@@ -99,6 +99,7 @@ export default {
   'load.engineFailed': 'the engine could not start: {detail}',
   'load.partsFailed': 'the model weights {parts} could not be loaded: {detail}',
   'load.refused': 'the engine refused the weights',
+  'load.tooLarge': 'the weights file is {size} MB; the page holds at most {limit} MB of weights (the engine\u2019s memory in the browser is 1 GB, and a 512-token run of a 12-layer model needs the rest): use the command line (build/attn) for this model',
 
   // engine status codes (names of STATUS in engine.mjs); the texts of c/attn.c and c/weights.c
   'status.TOO_SMALL': 'weights file is too small to hold a header (empty or cut short)',

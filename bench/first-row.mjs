@@ -3,7 +3,7 @@
 // layer 1 and the weight bytes read before it, over http (range requests, a server that reads
 // only the bytes asked), over http throttled to 20 Mbit/s with 40 ms latency (Chromium's network
 // emulation), and from file:// (the .weights.head.js and part scripts convert.mjs --scripts
-// writes beside the .bin); then the engine's wasm memory once the sentence and a 512-token text
+// writes beside the .bin); then the engine's wasm memory once the sentence and a text
 // of max_positions tokens have run (in Node, the page's own web/src/engine.mjs and web/dist/attn.wasm).
 //
 //   node bench/first-row.mjs WEIGHTS.bin [--sentence TEXT] [--loads 3] [--throttled-loads 1]

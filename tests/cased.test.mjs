@@ -151,3 +151,9 @@ test('the page refuses a weights file larger than it can hold, naming the limit 
   assert.match(en['load.tooLarge'], /\{size\} MB.*at most \{limit\} MB/);
   assert.match(fr['load.tooLarge'], /\{size\} Mo.*au plus \{limit\} Mo/);
 });
+
+test('a cased sentence: the token chosen stays the token chosen when its word also comes capitalised earlier', async () => {
+  const { tokenSpecOf, findSameToken } = await import('../web/src/view-state.mjs');
+  const tokens = ['[CLS]', 'Le', 'chat', 'sur', 'le', 'tapis', '.', '[SEP]'];
+  for (const index of [1, 4]) assert.equal(findSameToken(tokenSpecOf(index, tokens), tokens), index, tokens[index]);
+});

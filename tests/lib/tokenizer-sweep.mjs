@@ -4,8 +4,9 @@
 // (every code point, in `make test-all`).
 //
 // Each mode's engine runs a checkpoint made by tools/make-cased-checkpoint.mjs (random weights,
-// one small layer) whose vocabulary is bert-mini's followed by cased entries: every Latin,
-// Greek and Cyrillic letter alone and as a "##" piece, cased and accented French words. Its
+// one small layer) whose vocabulary is bert-mini's followed by the lowercase form of every letter
+// that has one, then cased entries: every Latin, Greek and Cyrillic letter alone and as a "##"
+// piece, cased and accented French words. Its
 // tokenizer_config.json gives the mode's settings, which the converter stores (format version 3)
 // and the engine honours.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,13 +37,26 @@ export const MODES = {
 const workDir = mkdtempSync(join(tmpdir(), 'tokenizer-sweep-'));
 process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
 
+/** The code points that have a lowercase form (as this Node's Unicode data says): the sample takes them all. */
+export function casedCodePoints() {
+  const codes = [];
+  for (let c = 0; c <= 0x10FFFF; c++) {
+    if ((c < 0xD800 || c > 0xDFFF) && String.fromCodePoint(c).toLowerCase() !== String.fromCodePoint(c)) codes.push(c);
+  }
+  return codes;
+}
+
+/** Their lowercase forms, as vocabulary entries: a lowercase mapping the engine lacked would then
+ * give [UNK] where the reference gives the entry. */
+const lowercaseEntries = () => [...new Set(casedCodePoints().map((c) => String.fromCodePoint(c).toLowerCase()))];
+
 /** An engine whose tokenizer runs `settings` over bert-mini's vocabulary and the cased entries. */
 export async function engineFor(settings) {
   const { convert } = await import('../../weights/convert.mjs');
-  const baseLines = (await defaultEngine()).vocabulary.split('\n').filter(Boolean);
+  const baseLines = [...(await defaultEngine()).vocabulary.split('\n').filter(Boolean), ...lowercaseEntries()];
   const dir = mkdtempSync(join(workDir, 'checkpoint-'));
   makeCasedCheckpoint(dir, {
-    layers: 1, hidden: 16, heads: 1, ffn: 16, positions: 16, vocab: baseLines.length + 2000, baseLines,
+    layers: 1, hidden: 16, heads: 1, ffn: 16, positions: 16, vocab: new Set(baseLines).size + 3000, baseLines,
     lowercase: settings.lowercase, stripAccents: settings.stripAccents, chineseChars: settings.chineseChars,
   });
   const { bytes } = convert({ checkpointDir: dir, referenceCache: false });
@@ -89,13 +103,15 @@ export function scalarValues() {
 }
 
 /**
- * A sample: every code point below U+0600 (Latin, Greek, Cyrillic, the combining marks), those
- * whose lowercase or NFD is unusual, and one in `step` of the others (offset by `seed`).
+ * A sample: every code point below U+0600 (Latin, Greek, Cyrillic, the combining marks), every
+ * one with a lowercase form, those whose lowercase or NFD is unusual, and one in `step` of the
+ * others (offset by `seed`).
  */
 export function sampledValues(step = 97, seed = 0) {
   const chosen = new Set([0x130, 0x1E9E, 0x3A3, 0x345, 0x1F88, 0x1FFC, 0x2126, 0x212A, 0x212B, 0xFB01, 0xAC00, 0xD7A3,
     0x4E00, 0x9FFF, 0x3400, 0x20000, 0xF900, 0x2F800, 0x3000, 0x00A0, 0x200B, 0xFEFF, 0x1D15E, 0x1E900, 0x10400]);
   for (let c = 0; c < 0x600; c++) chosen.add(c);
+  for (const c of casedCodePoints()) chosen.add(c);
   for (let c = 0x600 + (seed % step); c <= 0x10FFFF; c += step) if (c < 0xD800 || c > 0xDFFF) chosen.add(c);
   return [...chosen].sort((a, b) => a - b);
 }

@@ -84,7 +84,14 @@ size_t attn_memory_size(void) { return 0; }
 
 /* The tokenizer and special ids of an engine whose model is bound. */
 static int finish_engine(attn_engine *e) {
-    const tokenizer_status ts = tokenizer_create(e->model.vocab_text, e->model.vocab_bytes, &e->tok);
+    const uint32_t flags = e->model.tokenizer_flags;
+    const tokenizer_settings settings = {
+        .lowercase = (flags & TOKENIZER_FLAG_LOWERCASE) != 0,
+        .strip_accents = (flags & TOKENIZER_FLAG_STRIP_ACCENTS) != 0,
+        .chinese_chars = (flags & TOKENIZER_FLAG_CHINESE_CHARS) != 0,
+        .subword_prefix = e->model.subword_prefix,
+    };
+    const tokenizer_status ts = tokenizer_create(e->model.vocab_text, e->model.vocab_bytes, &settings, &e->tok);
     if (ts != TOKENIZER_OK) return ts == TOKENIZER_ERR_NO_MEMORY ? ATTN_ERR_NO_MEMORY : ATTN_ERR_VOCAB;
     e->cls_id = tokenizer_special_id(e->tok, "[CLS]");
     e->sep_id = tokenizer_special_id(e->tok, "[SEP]");

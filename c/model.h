@@ -46,6 +46,8 @@ typedef struct {
     const char *vocab_text; /* vocab.txt bytes, byte-identical to the checkpoint's */
     uint32_t vocab_bytes;
     const char *card;       /* the model card, JSON text ("" when the file has none) */
+    uint32_t tokenizer_flags;  /* TOKENIZER_FLAG_* (version 2: all three, BERT uncased) */
+    char subword_prefix[WEIGHTS_SUBWORD_PREFIX_SIZE];  /* NUL-terminated ("##" in version 2) */
 } bert_model;
 
 #endif

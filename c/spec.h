@@ -10,14 +10,17 @@
 #define WEIGHTS_LAYER_PREFIX "bert.encoder.layer."
 
 enum {
-    WEIGHTS_FORMAT_VERSION     = 2,
-    WEIGHTS_OLD_FORMAT_VERSION = 1,  /* two int8 planes per matrix: refused with its own status */
-    WEIGHTS_HEADER_SIZE        = 128,
-    WEIGHTS_ENTRY_SIZE         = 128,  /* a tensor table entry */
-    WEIGHTS_PART_ENTRY_SIZE    = 16,  /* a part table entry */
-    WEIGHTS_NAME_SIZE          = 64,  /* a tensor name, NUL-padded */
-    WEIGHTS_ALIGN              = 16,  /* every tensor array, and the buffer in memory */
-    WEIGHTS_CHECKSUM_OFFSET    = 12,  /* read as zero when the head checksum is computed */
+    WEIGHTS_FORMAT_VERSION         = 3,
+    WEIGHTS_UNCASED_FORMAT_VERSION = 2,  /* the 128-byte header, BERT uncased implied */
+    WEIGHTS_OLD_FORMAT_VERSION     = 1,  /* two int8 planes per matrix: refused with its own status */
+    WEIGHTS_HEADER_SIZE            = 128,
+    WEIGHTS_TOKENIZER_HEADER_SIZE  = 144,  /* version 3: the header with the tokenizer settings */
+    WEIGHTS_SUBWORD_PREFIX_SIZE    = 12,  /* the continuing-subword prefix, NUL-padded */
+    WEIGHTS_ENTRY_SIZE             = 128,  /* a tensor table entry */
+    WEIGHTS_PART_ENTRY_SIZE        = 16,  /* a part table entry */
+    WEIGHTS_NAME_SIZE              = 64,  /* a tensor name, NUL-padded */
+    WEIGHTS_ALIGN                  = 16,  /* every tensor array, and the buffer in memory */
+    WEIGHTS_CHECKSUM_OFFSET        = 12,  /* read as zero when the head checksum is computed */
 };
 
 /* Byte offsets of the fields of the header (little-endian). */
@@ -46,6 +49,19 @@ enum {
     HEADER_PARTS_OFFSET   = 112,  /* u64 */
     HEADER_CARD_BYTES     = 120,  /* u32 */
     HEADER_CARD_OFFSET    = 124,  /* u32 */
+};
+
+/* Byte offsets of the fields of version 3's tokenizer settings, after the header (little-endian). */
+enum {
+    HEADER_TOKENIZER_FLAGS = 128,  /* u32 */
+    HEADER_SUBWORD_PREFIX  = 132,  /* u8[12] */
+};
+
+/* Bits of the tokenizer_flags header field (version 3). */
+enum {
+    TOKENIZER_FLAG_LOWERCASE     = 1,
+    TOKENIZER_FLAG_STRIP_ACCENTS = 2,
+    TOKENIZER_FLAG_CHINESE_CHARS = 4,
 };
 
 /* Byte offsets of the fields of a tensor table entry (little-endian). */

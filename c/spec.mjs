@@ -9,7 +9,14 @@
 // ---------------------------------------------------------------- the file
 
 export const MAGIC = 'BERTINT8';
-export const FORMAT_VERSION = 2;
+/** The newest version, written for a model whose tokenizer is not BERT uncased with "##". */
+export const FORMAT_VERSION = 3;
+/**
+ * Version 2: the same layout with a 128-byte header and the tokenizer settings implied (BERT
+ * uncased: lowercase, accents stripped, Chinese characters spaced, "##"). The converter still
+ * writes it for such a model, so that its file stays what engines before version 3 read.
+ */
+export const UNCASED_FORMAT_VERSION = 2;
 /** The former format (two int8 planes per matrix), refused with its own message. */
 export const OLD_FORMAT_VERSION = 1;
 export const HEADER_SIZE = 128;
@@ -51,6 +58,22 @@ export const HEADER_FIELDS = [
   { name: 'cardBytes', offset: 120, type: 'u32' },
   { name: 'cardOffset', offset: 124, type: 'u32' },
 ];
+
+/**
+ * Version 3's header goes on after HEADER_SIZE with the tokenizer's settings (TOKENIZER_HEADER_SIZE
+ * bytes in all, its header_size); version 2's ends at HEADER_SIZE.
+ */
+export const TOKENIZER_HEADER_SIZE = 144;
+/** The continuing-subword prefix: UTF-8, NUL-padded, at most SUBWORD_PREFIX_SIZE − 1 bytes. */
+export const SUBWORD_PREFIX_SIZE = 12;
+export const TOKENIZER_FIELDS = [
+  { name: 'tokenizerFlags', offset: 128, type: 'u32' },  // TOKENIZER_FLAGS bits; any other bit is refused
+  { name: 'subwordPrefix', offset: 132, type: 'bytes', bytes: SUBWORD_PREFIX_SIZE },
+];
+/** tokenizerFlags bits: BertNormalizer's lowercase, strip_accents and handle_chinese_chars. */
+export const TOKENIZER_FLAGS = { lowercase: 1, stripAccents: 2, chineseChars: 4 };
+/** What a version-2 file's tokenizer is (BERT uncased). */
+export const UNCASED_TOKENIZER = Object.freeze({ lowercase: true, stripAccents: true, chineseChars: true, subwordPrefix: '##' });
 
 /** The header field whose 4 bytes read as zero when the head's checksum is computed. */
 export const CHECKSUM_OFFSET = 12;
@@ -232,6 +255,7 @@ export const ROLE_BITS = [
 /** {name: field} of a field list. */
 export const byName = (fields) => Object.fromEntries(fields.map((f) => [f.name, f]));
 export const HEADER = byName(HEADER_FIELDS);
+export const TOKENIZER_HEADER = byName(TOKENIZER_FIELDS);
 export const ENTRY = byName(ENTRY_FIELDS);
 export const PART = byName(PART_FIELDS);
 /** {name: code} of STATUSES. */
@@ -279,6 +303,7 @@ export function checkTiling(fields, size, what) {
 }
 
 checkTiling(HEADER_FIELDS, HEADER_SIZE, 'header');
+checkTiling([...HEADER_FIELDS, ...TOKENIZER_FIELDS], TOKENIZER_HEADER_SIZE, 'version 3 header');
 checkTiling(ENTRY_FIELDS, ENTRY_SIZE, 'entry');
 checkTiling(PART_FIELDS, PART_ENTRY_SIZE, 'part');
 for (const s of STATUSES) {

@@ -1,8 +1,9 @@
-/* BERT uncased WordPiece tokenizer, identical to Hugging Face `tokenizers`
- * (BertNormalizer + BertPreTokenizer + WordPiece, special tokens matched on the raw text).
+/* BERT WordPiece tokenizer, identical to Hugging Face `tokenizers`
+ * (BertNormalizer + BertPreTokenizer + WordPiece, special tokens matched on the raw text), for
+ * each setting of tokenizer_settings.
  *
  * The input is processed as a stream, one decoded code point at a time:
- *   special-token match -> clean -> CJK spacing -> NFD (minus Mn) -> lowercase
+ *   special-token match -> clean -> [CJK spacing] -> [NFD (minus Mn)] -> [lowercase]
  *   -> split on whitespace/punctuation -> WordPiece per word
  * so that work stops as soon as `count_limit` tokens are known. Every normalized
  * character carries the code-point index ("origin") of the input character it came from. */
@@ -16,8 +17,8 @@
 #include "unicode_tables.h"
 
 #define MAX_WORD_CHARS 100           /* WordPiece max_input_chars_per_word */
-#define CONTINUATION_PREFIX "##"
-#define CONTINUATION_PREFIX_LEN 2
+
+const tokenizer_settings TOKENIZER_UNCASED = {1, 1, 1, "##"};
 
 /* SPECIAL_CLS … SPECIAL_UNK, SPECIAL_COUNT and their names: spec.h (from c/spec.mjs). */
 static const char *const special_names[SPECIAL_COUNT] = SPECIAL_TOKEN_NAMES;
@@ -30,8 +31,11 @@ struct tokenizer {
     int32_t *slots;             /* open-addressing hash table of ids, -1 = empty */
     uint32_t slot_mask;
     size_t max_word_bytes;      /* longest entry without the "##" prefix */
-    size_t max_suffix_bytes;    /* longest "##" entry, prefix excluded */
+    size_t max_suffix_bytes;    /* longest entry starting with the prefix, prefix excluded */
     int32_t special_ids[SPECIAL_COUNT];
+    int lowercase, strip_accents, chinese_chars;
+    char prefix[WEIGHTS_SUBWORD_PREFIX_SIZE];  /* continuing-subword prefix, NUL-terminated */
+    size_t prefix_length;
 };
 
 /* ---------- vocabulary ---------- */
@@ -121,10 +125,9 @@ static tokenizer_status split_entries(tokenizer *tok, size_t bytes) {
 }
 
 static void note_entry_length(tokenizer *tok, const char *entry, size_t length) {
-    if (length >= CONTINUATION_PREFIX_LEN && memcmp(entry, CONTINUATION_PREFIX, CONTINUATION_PREFIX_LEN) == 0) {
-        if (length - CONTINUATION_PREFIX_LEN > tok->max_suffix_bytes)
-            tok->max_suffix_bytes = length - CONTINUATION_PREFIX_LEN;
-    }
+    const size_t p = tok->prefix_length;
+    if (length >= p && memcmp(entry, tok->prefix, p) == 0 && length - p > tok->max_suffix_bytes)
+        tok->max_suffix_bytes = length - p;
     if (length > tok->max_word_bytes) tok->max_word_bytes = length;
 }
 
@@ -171,12 +174,29 @@ static tokenizer_status load_vocab(tokenizer *tok, const char *vocab_text, size_
     return status;
 }
 
-tokenizer_status tokenizer_create(const char *vocab_text, size_t vocab_bytes, tokenizer **out) {
+/* The settings copied into the tokenizer; the prefix must fit and be UTF-8. */
+static tokenizer_status take_settings(tokenizer *tok, const tokenizer_settings *settings) {
+    if (!settings) settings = &TOKENIZER_UNCASED;
+    const char *prefix = settings->subword_prefix ? settings->subword_prefix : "";
+    size_t length = 0;
+    while (length < sizeof tok->prefix && prefix[length] != '\0') length++;
+    if (length == sizeof tok->prefix || !is_valid_utf8(prefix, length)) return TOKENIZER_ERR_VOCAB;
+    memcpy(tok->prefix, prefix, length + 1);
+    tok->prefix_length = length;
+    tok->lowercase = settings->lowercase != 0;
+    tok->strip_accents = settings->strip_accents != 0;
+    tok->chinese_chars = settings->chinese_chars != 0;
+    return TOKENIZER_OK;
+}
+
+tokenizer_status tokenizer_create(const char *vocab_text, size_t vocab_bytes, const tokenizer_settings *settings,
+                                  tokenizer **out) {
     *out = NULL;
     if (!vocab_text) return TOKENIZER_ERR_VOCAB;
     tokenizer *tok = calloc(1, sizeof *tok);
     if (!tok) return TOKENIZER_ERR_NO_MEMORY;
-    tokenizer_status status = load_vocab(tok, vocab_text, vocab_bytes);
+    tokenizer_status status = take_settings(tok, settings);
+    if (status == TOKENIZER_OK) status = load_vocab(tok, vocab_text, vocab_bytes);
     if (status != TOKENIZER_OK) {
         tokenizer_destroy(tok);
         return status;
@@ -404,8 +424,8 @@ static int split_word(const encoder *e, word_piece pieces[MAX_WORD_CHARS]) {
     for (int start = 0; start < e->word_chars;) {
         int is_first = start == 0;
         size_t max_bytes = is_first ? tok->max_word_bytes : tok->max_suffix_bytes;
-        const char *prefix = is_first ? "" : CONTINUATION_PREFIX;
-        size_t prefix_length = is_first ? 0 : CONTINUATION_PREFIX_LEN;
+        const char *prefix = is_first ? "" : tok->prefix;
+        size_t prefix_length = is_first ? 0 : tok->prefix_length;
         int end = e->word_chars;
         int32_t id = -1;
         for (; end > start; end--) {
@@ -459,7 +479,12 @@ static void pre_tokenize_char(encoder *e, uint32_t c, int32_t origin) {
     }
 }
 
-static void lowercase_char(encoder *e, uint32_t c, int32_t origin) {
+/* Lowercase, when the settings ask for it. */
+static void case_char(encoder *e, uint32_t c, int32_t origin) {
+    if (!e->tok->lowercase) {
+        pre_tokenize_char(e, c, origin);
+        return;
+    }
     uint32_t lower[4];
     int n = to_lowercase(c, lower);
     for (int i = 0; i < n; i++) pre_tokenize_char(e, lower[i], origin);
@@ -467,7 +492,7 @@ static void lowercase_char(encoder *e, uint32_t c, int32_t origin) {
 
 /* StripAccents drops Mn from the NFD output, then Lowercase. */
 static void nfd_output(encoder *e, uint32_t c, int32_t origin) {
-    if (!is_nonspacing_mark(c)) lowercase_char(e, c, origin);
+    if (!is_nonspacing_mark(c)) case_char(e, c, origin);
 }
 
 static int compare_marks(const void *a, const void *b) {
@@ -535,11 +560,15 @@ static void normalize_char(encoder *e, uint32_t c, int32_t origin) {
         word_boundary(e);
         return;
     }
-    int chinese = is_chinese_char(c);
+    int chinese = e->tok->chinese_chars && is_chinese_char(c);
     if (chinese) word_boundary(e);
-    uint32_t parts[4];
-    int n = decompose(c, parts);
-    for (int i = 0; i < n; i++) decomposed_char(e, parts[i], origin, i > 0);
+    if (e->tok->strip_accents) {
+        uint32_t parts[4];
+        int n = decompose(c, parts);
+        for (int i = 0; i < n; i++) decomposed_char(e, parts[i], origin, i > 0);
+    } else {
+        case_char(e, c, origin);  /* no NFD: accents and composed forms stay as written */
+    }
     if (chinese) word_boundary(e);
 }
 

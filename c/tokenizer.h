@@ -1,4 +1,5 @@
-/* BERT uncased WordPiece, identical to the Hugging Face reference (see DESIGN.md). */
+/* BERT WordPiece (BertNormalizer, BertPreTokenizer, WordPiece), identical to the Hugging Face
+ * reference for each of its settings (see DESIGN.md). */
 #ifndef ATTN_TOKENIZER_H
 #define ATTN_TOKENIZER_H
 
@@ -13,11 +14,24 @@ typedef enum {
     TOKENIZER_ERR_VOCAB,        /* vocabulary not UTF-8, holding a NUL byte, or missing a special token */
 } tokenizer_status;
 
-/* Builds a tokenizer over vocab.txt bytes, read as the reference reads them: one entry per line,
+/* BertNormalizer's and WordPiece's settings (clean_text is always on, 100 chars per word). */
+typedef struct {
+    int lowercase;               /* lowercase every character */
+    int strip_accents;           /* NFD, then drop the nonspacing marks (Mn) */
+    int chinese_chars;           /* each CJK ideograph a word of its own */
+    const char *subword_prefix;  /* continuing-subword prefix: UTF-8, at most 11 bytes, may be "" */
+} tokenizer_settings;
+
+/* BERT uncased: lowercase, accents stripped, Chinese characters spaced, "##". */
+extern const tokenizer_settings TOKENIZER_UNCASED;
+
+/* Builds a tokenizer over vocab.txt bytes (settings NULL: TOKENIZER_UNCASED; a prefix that is
+ * longer or not UTF-8 gives TOKENIZER_ERR_VOCAB), read as the reference reads them: one entry per line,
  * '\n' separated, id = line number, trailing White_Space (so also the '\r' of CRLF) dropped;
  * an entry listed twice takes the later line's id. Special-token ids are looked up in the
  * vocabulary, never assumed. */
-tokenizer_status tokenizer_create(const char *vocab_text, size_t vocab_bytes, tokenizer **out);
+tokenizer_status tokenizer_create(const char *vocab_text, size_t vocab_bytes, const tokenizer_settings *settings,
+                                  tokenizer **out);
 void tokenizer_destroy(tokenizer *tok);
 
 typedef struct {

@@ -1,7 +1,7 @@
 /* GENERATED FILE, do not edit: node tools/gen_unicode_tables.mjs (from Debian's unicode-data,
  * /usr/share/unicode, UCD 15.0.0). As in the reference tokenizer: category tables
  * (Cc Cf Co, Mn, P*) follow Unicode 8.0, decompositions and combining classes Unicode 9.0,
- * White_Space and lowercase mappings the current data files. */
+ * White_Space and lowercase mappings the current data files, with the case pairs of 16.0 and 17.0. */
 #ifndef ATTN_UNICODE_TABLES_H
 #define ATTN_UNICODE_TABLES_H
 

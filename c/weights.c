@@ -119,7 +119,18 @@ typedef struct {
     uint64_t card_offset;
     uint32_t vocab_size, hidden, layers, heads, ffn, max_positions, type_vocab;
     float ln_eps;
+    uint32_t tokenizer_flags;  /* version 3; version 2 implies BERT uncased */
+    uint8_t subword_prefix[WEIGHTS_SUBWORD_PREFIX_SIZE];
 } file_header;
+
+enum { ALL_TOKENIZER_FLAGS = TOKENIZER_FLAG_LOWERCASE | TOKENIZER_FLAG_STRIP_ACCENTS | TOKENIZER_FLAG_CHINESE_CHARS };
+
+/* The header's length in a file of this version (0: a version this engine does not read). */
+static uint32_t header_size_of(uint32_t version)
+{
+    if (version == WEIGHTS_UNCASED_FORMAT_VERSION) return HEADER_SIZE;
+    return version == WEIGHTS_FORMAT_VERSION ? WEIGHTS_TOKENIZER_HEADER_SIZE : 0;
+}
 
 static file_header read_header(const uint8_t *b)
 {
@@ -147,7 +158,49 @@ static file_header read_header(const uint8_t *b)
     h.parts_offset = read_u64(b + HEADER_PARTS_OFFSET);
     h.card_bytes = read_u32(b + HEADER_CARD_BYTES);
     h.card_offset = read_u32(b + HEADER_CARD_OFFSET);
+    h.tokenizer_flags = ALL_TOKENIZER_FLAGS;
+    memset(h.subword_prefix, 0, sizeof h.subword_prefix);
+    memcpy(h.subword_prefix, "##", 2);
     return h;
+}
+
+/* Version 3's tokenizer settings, read once the buffer is known to hold the longer header. */
+static void read_tokenizer_settings(const uint8_t *b, file_header *h)
+{
+    h->tokenizer_flags = read_u32(b + HEADER_TOKENIZER_FLAGS);
+    memcpy(h->subword_prefix, b + HEADER_SUBWORD_PREFIX, sizeof h->subword_prefix);
+}
+
+/* 1 when the bytes are well-formed UTF-8 (no overlong form, surrogate or value past U+10FFFF). */
+static int utf8_valid(const uint8_t *s, size_t length)
+{
+    for (size_t i = 0; i < length;) {
+        const uint8_t lead = s[i++];
+        if (lead < 0x80) continue;
+        size_t more = lead >= 0xC2 && lead <= 0xDF ? 1 : lead >= 0xE0 && lead <= 0xEF ? 2 : lead >= 0xF0 && lead <= 0xF4 ? 3 : 0;
+        if (more == 0 || more > length - i) return 0;
+        uint8_t low = 0x80, high = 0xBF;
+        if (lead == 0xE0) low = 0xA0;
+        if (lead == 0xED) high = 0x9F;
+        if (lead == 0xF0) low = 0x90;
+        if (lead == 0xF4) high = 0x8F;
+        for (size_t k = 0; k < more; k++, low = 0x80, high = 0xBF)
+            if (s[i + k] < low || s[i + k] > high) return 0;
+        i += more;
+    }
+    return 1;
+}
+
+/* Known flag bits only; the prefix UTF-8 without NUL, then NUL padding to the end. */
+static weights_status check_tokenizer_settings(const file_header *h)
+{
+    if ((h->tokenizer_flags & ~(uint32_t)ALL_TOKENIZER_FLAGS) != 0) return WEIGHTS_ERR_VERSION;
+    size_t length = 0;
+    while (length < sizeof h->subword_prefix && h->subword_prefix[length] != 0) length++;
+    if (length == sizeof h->subword_prefix || !utf8_valid(h->subword_prefix, length)) return WEIGHTS_ERR_VERSION;
+    for (size_t i = length; i < sizeof h->subword_prefix; i++)
+        if (h->subword_prefix[i] != 0) return WEIGHTS_ERR_VERSION;
+    return WEIGHTS_OK;
 }
 
 /* [offset, offset + bytes) inside [start, size), without overflow. */
@@ -161,11 +214,11 @@ static weights_status check_envelope(const uint8_t *bytes, size_t size, const fi
 {
     if (memcmp(bytes + HEADER_MAGIC, MAGIC, sizeof MAGIC - 1) != 0) return WEIGHTS_ERR_MAGIC;
     if (h->version == WEIGHTS_OLD_FORMAT_VERSION) return WEIGHTS_ERR_OLD_FORMAT;
-    if (h->version != WEIGHTS_FORMAT_VERSION) return WEIGHTS_ERR_VERSION;
+    if (header_size_of(h->version) == 0) return WEIGHTS_ERR_VERSION;
     if (h->file_size > (uint64_t)size) return WEIGHTS_ERR_TRUNCATED;
     if (h->file_size < (uint64_t)size) return WEIGHTS_ERR_TRAILING;
     if (((uintptr_t)bytes & (ALIGN - 1)) != 0) return WEIGHTS_ERR_ALIGNMENT;
-    if (h->head_bytes < HEADER_SIZE || h->head_bytes > h->file_size) return WEIGHTS_ERR_VERSION;
+    if (h->head_bytes < header_size_of(h->version) || h->head_bytes > h->file_size) return WEIGHTS_ERR_VERSION;
     if (head_checksum(bytes, (size_t)h->head_bytes) != h->checksum) {
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  /* lets a fuzzer reach the checks below */
         return WEIGHTS_ERR_CHECKSUM;
@@ -200,8 +253,8 @@ static int in_range(uint32_t value, uint32_t low, uint32_t high)
 
 static weights_status check_layout_fields(const file_header *h)
 {
-    if (h->header_size != HEADER_SIZE || h->entry_size != ENTRY_SIZE) return WEIGHTS_ERR_VERSION;
-    return WEIGHTS_OK;
+    if (h->header_size != header_size_of(h->version) || h->entry_size != ENTRY_SIZE) return WEIGHTS_ERR_VERSION;
+    return check_tokenizer_settings(h);
 }
 
 static weights_status check_shape(const file_header *h)
@@ -482,7 +535,7 @@ static weights_status bind_tensors(const uint8_t *bytes, const file_header *h, b
         .role = WEIGHTS_ROLE_LAYOUT,
         .layout = l,
     };
-    record_array(&t, 0, HEADER_SIZE, WEIGHTS_CONTENT_NONE, 0);
+    record_array(&t, 0, h->header_size, WEIGHTS_CONTENT_NONE, 0);
     record_array(&t, h->vocab_offset, h->vocab_bytes, WEIGHTS_CONTENT_NONE, 0);
     record_array(&t, h->table_offset, h->table_bytes, WEIGHTS_CONTENT_NONE, 0);
     record_array(&t, h->parts_offset, (uint64_t)h->part_count * PART_ENTRY_SIZE, WEIGHTS_CONTENT_NONE, 0);
@@ -507,6 +560,8 @@ static void fill_shape(bert_model *m, const uint8_t *bytes, const file_header *h
     m->vocab_text = (const char *)(bytes + (size_t)h->vocab_offset);
     m->vocab_bytes = (uint32_t)h->vocab_bytes;
     m->card = h->card_bytes ? (const char *)(bytes + (size_t)h->card_offset) : "";
+    m->tokenizer_flags = h->tokenizer_flags;
+    memcpy(m->subword_prefix, h->subword_prefix, sizeof m->subword_prefix);
 }
 
 /* ------------------------------------------------------------------ regions: the head and the parts */
@@ -577,6 +632,7 @@ static weights_status validate_head(const uint8_t *bytes, size_t size, bert_mode
     if (bytes == NULL || size < HEADER_SIZE) return WEIGHTS_ERR_TOO_SMALL;
     file_header h = read_header(bytes);
     weights_status s = check_envelope(bytes, size, &h);
+    if (s == WEIGHTS_OK && h.version == WEIGHTS_FORMAT_VERSION) read_tokenizer_settings(bytes, &h);
     if (s == WEIGHTS_OK) s = check_layout_fields(&h);
     if (s == WEIGHTS_OK) s = check_shape(&h);
     if (s == WEIGHTS_OK) s = check_vocab(bytes, &h);

@@ -237,16 +237,39 @@ test('tokenizer.json: settings the engine cannot honour are refused by name; ids
     return { ...filesOf('tokenizer-json'), tokenizer: JSON.stringify(json) };
   };
   const refusedWith = (edit, pattern) => assert.match(refusal(() => convert(files(edit))), pattern);
-  refusedWith((j) => { j.normalizer.lowercase = false; }, /normalizer lowercase is false; the engine's tokenizer is uncased BERT/);
-  refusedWith((j) => { j.normalizer.strip_accents = false; }, /strip_accents is false/);
-  refusedWith((j) => { j.normalizer.handle_chinese_chars = false; }, /handle_chinese_chars is false/);
+  refusedWith((j) => { j.normalizer.clean_text = false; }, /normalizer clean_text is false; the engine's tokenizer always runs clean_text: true/);
+  refusedWith((j) => { j.normalizer.lowercase = 'no'; }, /normalizer lowercase is "no"; expected true or false/);
+  refusedWith((j) => { j.normalizer.strip_accents = 1; }, /normalizer strip_accents is 1; expected true, false or null/);
+  refusedWith((j) => { j.normalizer.handle_chinese_chars = null; }, /handle_chinese_chars is null/);
+  refusedWith((j) => { j.model.max_input_chars_per_word = 200; }, /max_input_chars_per_word is 200/);
   refusedWith((j) => { j.model = { type: 'BPE', vocab: {}, merges: [] }; }, /the model is "BPE"; the engine runs WordPiece/);
   refusedWith((j) => { j.normalizer = { type: 'Sequence', normalizers: [] }; }, /normalizer is "Sequence"/);
   refusedWith((j) => { j.pre_tokenizer = { type: 'Whitespace' }; }, /pre_tokenizer is "Whitespace"/);
   refusedWith((j) => { j.model.vocab.cat = 5000; }, /token "cat" has id 5000; the 100 ids must be 0…99/);
   refusedWith((j) => { j.model.vocab.cat = 2; }, /tokens "\[CLS\]" and "cat" share id 2|tokens "cat" and "\[CLS\]" share id 2|has id/);
   refusedWith((j) => { j.added_tokens.push({ id: 100, content: '<extra>', special: true }); }, /added token "<extra>"/);
-  refusedWith((j) => { j.model.continuing_subword_prefix = '@@'; }, /continuing_subword_prefix is "@@"/);
+  refusedWith((j) => { j.model.continuing_subword_prefix = '@'.repeat(12); }, /continuing_subword_prefix is "@{12}"; the engine's WordPiece takes a prefix of at most 11 UTF-8 bytes/);
+  refusedWith((j) => { j.model.continuing_subword_prefix = 7; }, /continuing_subword_prefix is 7; expected a string/);
+});
+
+test('tokenizer.json: a cased normalizer and another prefix are stored (version 3) and honoured', async () => {
+  const base = JSON.parse(text('tokenizer-json', 'tokenizer.json'));
+  const withSettings = (edit) => {
+    const json = structuredClone(base);
+    edit(json);
+    return convert({ ...filesOf('tokenizer-json'), tokenizer: JSON.stringify(json) }).bytes;
+  };
+  const view = (bytes) => new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const cased = withSettings((j) => { j.normalizer.lowercase = false; j.normalizer.strip_accents = null; });
+  assert.equal(view(cased).getUint32(8, true), 3, 'version 3');
+  assert.equal(view(cased).getUint32(128, true), 4, 'flags: Chinese characters only (strip_accents null follows lowercase)');
+  assert.equal(view(twin).getUint32(8, true), 2, 'uncased stays version 2');
+  const prefixed = withSettings((j) => { j.model.continuing_subword_prefix = '@@'; });
+  assert.equal(new TextDecoder().decode(prefixed.subarray(132, 134)), '@@');
+  const casedEngine = await createEngine({ wasm, weights: cased });
+  const uncasedEngine = await createEngine({ wasm, weights: twin });
+  assert.notDeepEqual(casedEngine.tokenize('The CAT').ids, uncasedEngine.tokenize('The CAT').ids, 'cased: "The CAT" is not "the cat"');
+  assert.deepEqual(casedEngine.tokenize('the cat').ids, uncasedEngine.tokenize('the cat').ids);
 });
 
 test('tokenizer.json and vocab.txt together: agree, or the differing line is named', async () => {
@@ -267,7 +290,7 @@ test('tokenizer.json and vocab.txt together: agree, or the differing line is nam
 
 test('which files a folder needs: TensorFlow-only and Flax-only folders say what would do', () => {
   assert.deepEqual(chooseCheckpointFiles(['config.json', 'vocab.txt', 'pytorch_model.bin']),
-    { weights: 'pytorch_model.bin', vocab: 'vocab.txt', tokenizer: null, training: null });
+    { weights: 'pytorch_model.bin', vocab: 'vocab.txt', tokenizer: null, tokenizerConfig: null, training: null });
   assert.equal(chooseCheckpointFiles(['config.json', 'tokenizer.json', 'pytorch_model.bin', 'model.safetensors']).weights, 'model.safetensors');
   const tf = refusal(() => chooseCheckpointFiles(['config.json', 'vocab.txt', 'bert_model.ckpt.index', 'bert_model.ckpt.data-00000-of-00001']));
   assert.match(tf, /only bert_model\.ckpt\.index, bert_model\.ckpt\.data-00000-of-00001 \(TensorFlow weights\)[^]*needs pytorch_model\.bin or model\.safetensors[^]*from_tf=True/);

@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { bertTensorShapes, writeSafetensors } from './lib/safetensors.mjs';
 import { crc32 } from '../weights/crc32.mjs';
 import {
-  ENTRY, ENTRY_FIELDS, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE, KINDS, MAGIC, PART_ENTRY_SIZE,
+  ENTRY, ENTRY_FIELDS, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE, TOKENIZER_FIELDS, TOKENIZER_HEADER_SIZE,
+  UNCASED_FORMAT_VERSION, KINDS, MAGIC, PART_ENTRY_SIZE,
   PART_FIELDS, readRecord,
 } from '../c/spec.mjs';
 import { allOnly } from './lib/slow.mjs';
@@ -78,8 +79,10 @@ function readWeights(buf) {
   const fields = readRecord(view, 0, HEADER_FIELDS);
   assert.equal(buf.toString('latin1', 0, HEADER.magic.bytes), MAGIC);
   const header = { ...fields, checksum: fields.headChecksum, vocab: fields.vocabSize, lnEps: fields.layerNormEps };
-  assert.equal(header.version, FORMAT_VERSION);
-  assert.equal(header.headerSize, HEADER_SIZE);
+  // Version 2 for a BERT uncased tokenizer; version 3 (its settings after the header) otherwise.
+  assert.ok([UNCASED_FORMAT_VERSION, FORMAT_VERSION].includes(header.version), `version ${header.version}`);
+  assert.equal(header.headerSize, header.version === FORMAT_VERSION ? TOKENIZER_HEADER_SIZE : HEADER_SIZE);
+  if (header.version === FORMAT_VERSION) Object.assign(header, readRecord(view, 0, TOKENIZER_FIELDS));
   assert.equal(header.entrySize, ENTRY_SIZE);
   assert.equal(header.fileSize, buf.length);
   assert.equal(header.tableBytes, header.tensorCount * ENTRY_SIZE);

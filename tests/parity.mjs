@@ -344,7 +344,7 @@ async function checkpointEngine(dir, engine, options) {
 
 async function checkCheckpoint(defaultEngine, dir, options) {
   // Imported here so that the other checks run even while the converter is being changed.
-  const { loadCheckpoint, maxAttentionDelta, referenceForward } = await import('../weights/reference.mjs');
+  const { loadCheckpoint, maxAttentionDelta, referenceForward, referenceTokenize } = await import('../weights/reference.mjs');
   const model = loadCheckpoint(dir);
   const { engine, source, owned } = await checkpointEngine(dir, defaultEngine, options);
   const { layers, heads, maxPositions } = model.shape;
@@ -357,8 +357,15 @@ async function checkCheckpoint(defaultEngine, dir, options) {
   const session = engine.createSession();
   const sets = new Map();
   let worst = { delta: 0 }, hiddenWorst = 0, embeddingWorst = 0, movedWorst = 0, failedSentences = 0, tokens = 0;
+  let tokenizationMismatches = 0;
   checkpointTexts(options.text).forEach((text, index) => {
     const { ids } = session.runText(text);   // the engine's tokenizer, truncated as the engine does
+    // The reference's own tokenizer, with the checkpoint's settings (cased, accents kept, …).
+    const referenceIds = referenceTokenize(model, text);
+    if (referenceIds.join() !== Array.from(ids).join()) {
+      reportMismatch(++tokenizationMismatches, { text, tokens: referenceIds }, { tokens: Array.from(ids) });
+      return;
+    }
     const n = ids.length;
     tokens += n;
     const reference = referenceForward(model, ids);
@@ -396,13 +403,14 @@ async function checkCheckpoint(defaultEngine, dir, options) {
     }
   }
   const count = [...sets.values()].reduce((sum, f) => sum + f.count, 0);
-  const ok = count > 0 && failedSentences === 0 && within(worst.delta, bars.attention) &&
+  const ok = count > 0 && failedSentences === 0 && tokenizationMismatches === 0 && within(worst.delta, bars.attention) &&
     within(movedWorst, bars.rowMassMoved) && within(hiddenWorst, bars.finalHidden) && within(embeddingWorst, bars.embedding);
   const where = worst.layer ? ` (layer ${worst.layer} head ${worst.head}, sentence ${worst.sentence})` : '';
   console.log(`checkpoint ${dir} (${source}): ${count} sentences, ${tokens} tokens, attention max |Δ| ` +
     `${format(worst.delta)}${where}, bar ${format(bars.attention)}; row mass moved ${format(movedWorst)} (bar ` +
     `${format(bars.rowMassMoved)}); ${failedSentences} sentences over; final hidden max |Δ| ${format(hiddenWorst)} (bar ` +
-    `${format(bars.finalHidden)}); embedding output max |Δ| ${format(embeddingWorst)} (bar ${format(bars.embedding)}) — ${ok ? 'ok' : 'FAIL'}`);
+    `${format(bars.finalHidden)}); embedding output max |Δ| ${format(embeddingWorst)} (bar ${format(bars.embedding)}); ` +
+    `${tokenizationMismatches} tokenization mismatches against the reference's tokenizer — ${ok ? 'ok' : 'FAIL'}`);
   return ok;
 }
 

@@ -1,7 +1,9 @@
 // node --test tests/tokenizer-exhaustive.test.mjs
 // The engine's tokenizer against the reference (npm `tokenizers`, BERT uncased: clean text, CJK
 // spacing, strip accents, lowercase; BERT pre-tokenizer; WordPiece over the engine's own
-// vocabulary) on every Unicode scalar value, ids and offsets exactly:
+// vocabulary) on every Unicode scalar value, ids and offsets exactly, and the same in every other
+// BertNormalizer setting the weights file stores (cased, lowercased with accents kept, cased with
+// accents stripped, no Chinese-character spacing; tests/lib/tokenizer-sweep.mjs):
 //  - alone: each code point is its own text;
 //  - inside a word ("a" + c + "b"), between words ("a " + c + " b") and before a combining mark
 //    ("a" + c + U+0334, which reveals the combining class the tokenizer gives c): thousands of
@@ -10,7 +12,7 @@
 //    the plain file (the native test requires the same of the C reader, tests/native/
 //    test_tokenizer.c), and small vocabularies give the ids the native test expects;
 //  - c/unicode_tables.c is what tools/gen_unicode_tables.mjs gives from /usr/share/unicode.
-// About 35 s of CPU (40 s on an idle machine). Needs web/dist/attn.wasm (make wasm).
+// About 35 s of CPU for uncased, 40 s for each other setting. Needs web/dist/attn.wasm (make wasm).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -20,6 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEngine, repoRoot } from './lib/node-engine.mjs';
 import { testLimit } from './lib/test-limit.mjs';
+import {
+  Differences as ModeDifferences, MODES, compareAlone, compareInContexts, engineFor, referenceTokenizer as modeReferenceTokenizer,
+} from './lib/tokenizer-sweep.mjs';
 
 const { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, bertProcessing } =
   createRequire(import.meta.url)('tokenizers');
@@ -156,6 +161,26 @@ test('every code point inside a word, between words and before a combining mark'
   }
   assert.equal(differences.byCode.size, 0, differences.report('in context'));
 });
+
+// ---------------------------------------------------------------- the other settings
+
+// Every code point, alone and in four contexts, in each setting, uncased too (above with the
+// page's vocabulary; here with one that holds every lowercase letter): the engines of
+// tests/lib/tokenizer-sweep.mjs (format version 3 files but uncased), the reference with the same
+// BertNormalizer settings. About 40 s of CPU a mode.
+for (const [mode, settings] of Object.entries(MODES)) {
+  test(`${mode}: every code point alone and in context, same ids and offsets as the reference`, async () => {
+    const { engine: modeEngine, vocabulary: modeVocabulary } = await engineFor(settings);
+    const modeReference = await modeReferenceTokenizer(modeVocabulary, settings);
+    const codes = scalarValues();
+    const differences = new ModeDifferences();
+    await compareAlone(modeEngine, modeReference, codes, differences);
+    await compareInContexts(modeEngine, modeReference, codes, differences);
+    console.log(`${mode}: ${codes.length} code points, ${differences.byCode.size} differ`);
+    assert.equal(differences.byCode.size, 0, differences.report(mode));
+    modeEngine.destroy();
+  });
+}
 
 // ---------------------------------------------------------------- vocabulary files
 

@@ -19,7 +19,11 @@
 //   (`unicode-normalization-alignments` 0.1.12): a mark assigned in 10.0 or later is a
 //   starter there, so it is not reordered before an older mark of lower class (the current
 //   data leaves 108 code points different before U+0334, an 8.0 cut 63).
-// - White_Space and lowercase mappings from the current files (Rust std, recent Unicode).
+// - White_Space and lowercase mappings from the current files (Rust std, recent Unicode), and
+//   the case pairs of Unicode 16.0 and 17.0 that Debian's UCD 15.0 lacks (LOWERCASE_SINCE_15):
+//   the Rust std the reference is built with lowercases them (a lowercasing setting with a
+//   vocabulary that holds the small letters shows it: 55 code points differ without them,
+//   tests/tokenizer-exhaustive.test.mjs).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -129,6 +133,14 @@ function canonicalDecompositions(records) {
   return [...single.keys()].sort((a, b) => a - b).map((code) => [code, full(code)]);
 }
 
+// Case pairs assigned after Unicode 15.0, added when the data files do not have them.
+const LOWERCASE_SINCE_15 = [
+  [0x1C89, 0x1C8A], [0xA7CB, 0x0264], [0xA7CC, 0xA7CD], [0xA7DA, 0xA7DB], [0xA7DC, 0x019B],  // 16.0
+  ...Array.from({ length: 0x10D65 - 0x10D50 + 1 }, (_, i) => [0x10D50 + i, 0x10D70 + i]),     // 16.0 Garay
+  [0xA7CE, 0xA7CF], [0xA7D2, 0xA7D3], [0xA7D4, 0xA7D5],                                        // 17.0
+  ...Array.from({ length: 0x16EB8 - 0x16EA0 + 1 }, (_, i) => [0x16EA0 + i, 0x16EBB + i]),     // 17.0 Beria Erfe
+];
+
 function lowercaseMappings(records) {
   const lower = new Map();
   for (const r of records) {
@@ -143,6 +155,8 @@ function lowercaseMappings(records) {
     if (mapped.length === 1 && mapped[0] === code) lower.delete(code);
     else lower.set(code, mapped);
   }
+  const assigned = new Set(records.map((r) => r.code));
+  for (const [code, small] of LOWERCASE_SINCE_15) if (!assigned.has(code) && !lower.has(code)) lower.set(code, [small]);
   return [...lower.keys()].sort((a, b) => a - b).map((code) => [code, lower.get(code)]);
 }
 
@@ -198,7 +212,7 @@ const UCD_VERSION = readFileSync(join(ucdDir, 'DerivedAge.txt'), 'utf8').match(/
 const HEADER_NOTE = `/* GENERATED FILE, do not edit: node tools/gen_unicode_tables.mjs (from Debian's unicode-data,
  * /usr/share/unicode, UCD ${UCD_VERSION}). As in the reference tokenizer: category tables
  * (Cc Cf Co, Mn, P*) follow Unicode ${CATEGORY_MAX_AGE.join('.')}, decompositions and combining classes Unicode ${NORMALIZATION_MAX_AGE.join('.')},
- * White_Space and lowercase mappings the current data files. */`;
+ * White_Space and lowercase mappings the current data files, with the case pairs of 16.0 and 17.0. */`;
 
 function headerText() {
   return `${HEADER_NOTE}

@@ -3,12 +3,15 @@
 // the Node CLI (convert.mjs) and the page run the same code.
 
 import { parseTorchCheckpoint } from './torch-checkpoint.mjs';
-import { vocabFromTokenizerJson, vocabDisagreement } from './tokenizer-json.mjs';
+import { readTokenizerJson, vocabDisagreement } from './tokenizer-json.mjs';
+import {
+  chooseTokenizerSettings, describeSettings, isUncased, parseJsonObject, settingsFromKeys, tokenizerFlags,
+} from './tokenizer-settings.mjs';
 // The format itself (sizes, field offsets, kinds, qmax, limits, special tokens, the tensor
 // plan) is c/spec.mjs, which the C loader's header c/spec.h is generated from.
 import {
   CARD_KEYS as SPEC_CARD_KEYS, ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
-  KINDS, LAYER_PREFIX, LAYER_TENSORS, LIMIT, MAGIC, MLM_HEAD_TENSORS, NAME_SIZE, PART, PART_ENTRY_SIZE, QMAX,
+  TOKENIZER_FIELDS, TOKENIZER_HEADER, TOKENIZER_HEADER_SIZE, UNCASED_FORMAT_VERSION, UNCASED_TOKENIZER, KINDS, LAYER_PREFIX, LAYER_TENSORS, LIMIT, MAGIC, MLM_HEAD_TENSORS, NAME_SIZE, PART, PART_ENTRY_SIZE, QMAX,
   SPECIAL_TOKENS, writeField,
 } from '../c/spec.mjs';
 import { crc32, headChecksum } from './crc32.mjs';
@@ -490,7 +493,7 @@ function arraysOf(t) {
 /** The layer a tensor belongs to (from 0), or -1. */
 const layerOf = (t) => (t.name.startsWith(LAYER_PREFIX) ? Number.parseInt(t.name.slice(LAYER_PREFIX.length), 10) : -1);
 
-function layoutFile(vocabBytes, cardBytes, tensors) {
+function layoutFile(headerSize, vocabBytes, cardBytes, tensors) {
   const word = tensors.find((t) => t.name === WORD_EMBEDDINGS);
   const rowBytes = word.data.byteLength / word.rows;
   const rowsPerPart = Math.max(1, Math.floor(PART_TARGET_BYTES / rowBytes), Math.ceil(word.rows / WORD_PARTS_MAX));
@@ -499,9 +502,9 @@ function layoutFile(vocabBytes, cardBytes, tensors) {
   const layers = [];
   for (const t of tensors) if (layerOf(t) >= 0) (layers[layerOf(t)] ??= []).push(t);
   const partCount = layers.length + (mlm.length ? 1 : 0) + wordParts;
-  const L = { vocabOffset: HEADER_SIZE, vocabBytes, cardBytes };
-  L.cardOffset = cardBytes ? align(HEADER_SIZE + vocabBytes) : 0;
-  L.tableOffset = align((cardBytes ? L.cardOffset + cardBytes : HEADER_SIZE + vocabBytes));
+  const L = { vocabOffset: headerSize, vocabBytes, cardBytes };
+  L.cardOffset = cardBytes ? align(headerSize + vocabBytes) : 0;
+  L.tableOffset = align((cardBytes ? L.cardOffset + cardBytes : headerSize + vocabBytes));
   L.tableBytes = tensors.length * ENTRY_SIZE;
   L.partsOffset = align(L.tableOffset + L.tableBytes);
   L.partCount = partCount;
@@ -529,16 +532,30 @@ function layoutFile(vocabBytes, cardBytes, tensors) {
   return L;
 }
 
+// A model whose tokenizer is BERT uncased with "##" keeps the version-2 header, which engines
+// before version 3 read; any other gets version 3's, with its settings after the header.
+const headerSizeFor = (settings) => (isUncased(settings) ? HEADER_SIZE : TOKENIZER_HEADER_SIZE);
+
+function writeTokenizerSettings(view, settings) {
+  const prefix = new Uint8Array(TOKENIZER_HEADER.subwordPrefix.bytes);
+  prefix.set(new TextEncoder().encode(settings.subwordPrefix));
+  const values = { tokenizerFlags: tokenizerFlags(settings), subwordPrefix: prefix };
+  for (const field of TOKENIZER_FIELDS) writeField(view, 0, field, values[field.name]);
+}
+
 function writeHeader(view, shape, L, tensorCount) {
+  const settings = shape.tokenizer ?? UNCASED_TOKENIZER;
+  const uncased = isUncased(settings);
   const values = {
-    magic: new TextEncoder().encode(MAGIC), version: FORMAT_VERSION, headChecksum: 0, fileSize: L.fileSize,
-    headerSize: HEADER_SIZE, tensorCount, vocabOffset: L.vocabOffset, vocabBytes: L.vocabBytes,
+    magic: new TextEncoder().encode(MAGIC), version: uncased ? UNCASED_FORMAT_VERSION : FORMAT_VERSION, headChecksum: 0, fileSize: L.fileSize,
+    headerSize: headerSizeFor(settings), tensorCount, vocabOffset: L.vocabOffset, vocabBytes: L.vocabBytes,
     tableOffset: L.tableOffset, tableBytes: L.tableBytes, vocabSize: shape.vocab, hidden: shape.hidden,
     layers: shape.layers, heads: shape.heads, ffn: shape.ffn, maxPositions: shape.maxPositions,
     typeVocab: shape.typeVocab, layerNormEps: shape.lnEps, headBytes: L.headBytes, entrySize: ENTRY_SIZE,
     partCount: L.partCount, partsOffset: L.partsOffset, cardBytes: L.cardBytes, cardOffset: L.cardOffset,
   };
   for (const field of HEADER_FIELDS) writeField(view, 0, field, values[field.name]);
+  if (!uncased) writeTokenizerSettings(view, settings);
 }
 
 function writeTableEntry(out, view, at, t) {
@@ -572,11 +589,12 @@ function partChecksum(out, part, word) {
 }
 
 // tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
-// matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''.
+// matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''. shape.tokenizer: the
+// tokenizer's settings (weights/tokenizer-settings.mjs; BERT uncased when absent).
 export function buildFile(shape, vocab, card, tensors) {
   if (card) checkCard(card);
   const cardBytes = card ? new Uint8Array([...new TextEncoder().encode(card), 0]) : new Uint8Array(0);
-  const L = layoutFile(vocab.length, cardBytes.length, tensors);
+  const L = layoutFile(headerSizeFor(shape.tokenizer ?? UNCASED_TOKENIZER), vocab.length, cardBytes.length, tensors);
   const word = tensors.find((t) => t.name === WORD_EMBEDDINGS);
   const out = new Uint8Array(L.fileSize);  // zero-filled: padding is 0
   const view = new DataView(out.buffer);
@@ -794,22 +812,36 @@ export function chooseCheckpointFiles(names) {
     fail(`a checkpoint needs ${needed}; missing: ${missing.join('; ')}`, ['convert.missing', { needed, missing: missing.join('; ') }]);
   }
   return { weights, vocab: has('vocab.txt') ? 'vocab.txt' : null, tokenizer: has('tokenizer.json') ? 'tokenizer.json' : null,
+    tokenizerConfig: has('tokenizer_config.json') ? 'tokenizer_config.json' : null,
     training: has('training.json') ? 'training.json' : null };
 }
 
 // The vocabulary: vocab.txt, else the one tokenizer.json stands for; with both, they must agree.
+// Returns { parsed (parseVocab's), fromJson (tokenizer.json's settings, or null) }.
 function readVocab(files, shape, log) {
   const given = fileContent(files.vocab);
   const tokenizer = files.tokenizer ? fileContent(files.tokenizer) : null;
   if (!given && tokenizer === null) fail('a checkpoint needs vocab.txt or tokenizer.json');
-  const fromJson = tokenizer === null ? null : vocabFromTokenizerJson(tokenizer);
-  const parsed = parseVocab(given ?? fromJson, shape);
-  if (given && fromJson) {
-    const disagreement = vocabDisagreement(given, fromJson);
+  const json = tokenizer === null ? null : readTokenizerJson(tokenizer);
+  const parsed = parseVocab(given ?? json.vocab, shape);
+  if (given && json) {
+    const disagreement = vocabDisagreement(given, json.vocab);
     if (disagreement) fail(disagreement);
   }
-  if (!given) log('note: no vocab.txt: the vocabulary of tokenizer.json (WordPiece, BertNormalizer, uncased) used');
-  return parsed;
+  if (!given) log('note: no vocab.txt: the vocabulary of tokenizer.json (WordPiece, BertNormalizer) used');
+  return { parsed, fromJson: json?.settings ?? null };
+}
+
+// The tokenizer's settings: tokenizer.json's, tokenizer_config.json's or config.json's (BERT
+// uncased when none says).
+function readTokenizerSettings(files, fromJson, log) {
+  const configText = files.tokenizerConfig ? fileContent(files.tokenizerConfig) : null;
+  const fromTokenizerConfig = configText === null || configText === undefined ? null
+    : settingsFromKeys(parseJsonObject(configText, 'tokenizer_config.json'), 'tokenizer_config.json');
+  const fromConfig = settingsFromKeys(parseJsonObject(fileContent(files.config), 'config.json'), 'config.json');
+  const { settings, source } = chooseTokenizerSettings({ fromJson, fromTokenizerConfig, fromConfig });
+  if (source || !isUncased(settings)) log(`tokenizer: ${describeSettings(settings)} (from ${source ?? 'the defaults'})`);
+  return settings;
 }
 
 // The tensors of model.safetensors or, without it, pytorch_model.bin.
@@ -846,9 +878,10 @@ function parseTraining(text) {
 export function convertCheckpoint(files, givenOptions = {}) {
   const options = { precision: 'auto', precisionFor: [], target: 1e-3, ...givenOptions };
   const log = options.log ?? (() => {});
-  const { shape, defaulted } = parseConfig(fileContent(files.config));
+  const { shape: configShape, defaulted } = parseConfig(fileContent(files.config));
   if (defaulted.length) log(`config.json: ${defaulted.join(', ')} not given: BertConfig's defaults used`);
-  const parsedVocab = readVocab(files, shape, log);
+  const { parsed: parsedVocab, fromJson } = readVocab(files, configShape, log);
+  const shape = { ...configShape, tokenizer: readTokenizerSettings(files, fromJson, log) };
   for (const line of vocabNotes(parsedVocab, shape)) log(line);
   const vocab = parsedVocab.bytes;
   const weights = readWeights(files);

@@ -174,6 +174,7 @@ export function convert(givenOptions) {
     config: () => hashed(readFile(dir, 'config.json')).toString('utf8'),
     vocab: chosen.vocab ? () => asBytes(hashed(readFile(dir, chosen.vocab))) : null,
     tokenizer: chosen.tokenizer ? () => hashed(readFile(dir, chosen.tokenizer)).toString('utf8') : null,
+    tokenizerConfig: chosen.tokenizerConfig ? () => readFile(dir, chosen.tokenizerConfig).toString('utf8') : null,
     [chosen.weights === 'model.safetensors' ? 'safetensors' : 'pytorch']: () => asBytes(hashed(readFile(dir, chosen.weights))),
     training: () => readFile(dir, 'training.json', { optional: true })?.toString('utf8') ?? null,
   };

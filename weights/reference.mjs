@@ -8,6 +8,7 @@
 //   result.embeddingOutput  Float64Array [n][hidden]   (embedding LayerNorm output)
 //   result.lastHidden       Float64Array [n][hidden]
 //   mlmTopK(model, result, position, 5)  → [{ id, probability }, ...]
+//   referenceTokenize(model, text)  → ids ([CLS] … [SEP]), with the checkpoint's own settings
 //
 // Every tensor is read from model.tensors (a Map from Hugging Face name to Float32Array or
 // Float64Array), so a caller can substitute a dequantized matrix and measure what it costs.
@@ -29,6 +30,7 @@ export function loadCheckpoint(dir) {
   const directory = dir instanceof URL ? fileURLToPath(dir) : String(dir);
   const shape = readShape(path.join(directory, 'config.json'));
   const vocab = readVocabLines(directory, shape.vocab);
+  const tokenizer = readTokenizerSettings(directory);
   const safetensors = path.join(directory, 'model.safetensors');
   const file = fs.existsSync(safetensors) ? safetensors : path.join(directory, 'pytorch_model.bin');
   const stored = renameToMaskedLM(file === safetensors ? readSafetensorsFloats(file) : readTorchFloats(file));
@@ -43,7 +45,7 @@ export function loadCheckpoint(dir) {
     if (data.length !== count) throw new Error(`${file}: tensor ${name} has ${data.length} values, config.json implies ${count}`);
     tensors.set(name, data);
   }
-  return { shape, vocab, tensors };
+  return { shape, vocab, tensors, tokenizer };
 }
 
 function readShape(file) {
@@ -152,6 +154,98 @@ function readVocabLines(directory, expected) {
   }
   if (lines.length > expected) throw new Error(`${file} has ${lines.length} lines, config.json says ${expected}`);
   return lines;
+}
+
+// ---------------------------------------------------------------- the tokenizer
+// BERT WordPiece written from its description (BertNormalizer, BertPreTokenizer, WordPiece),
+// with JavaScript's own Unicode data: enough for the sentences the parity check runs, and
+// independent of c/tokenizer.c and of the converter's reading of the settings.
+
+const readJson = (file) => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null);
+
+/** { lowercase, stripAccents, chineseChars, prefix }: tokenizer.json, else tokenizer_config.json, else config.json. */
+function readTokenizerSettings(directory) {
+  const json = readJson(path.join(directory, 'tokenizer.json'));
+  if (json?.normalizer) {
+    const n = json.normalizer;
+    return { lowercase: n.lowercase, stripAccents: n.strip_accents ?? n.lowercase, chineseChars: n.handle_chinese_chars,
+      prefix: json.model?.continuing_subword_prefix ?? '##' };
+  }
+  const keys = [readJson(path.join(directory, 'tokenizer_config.json')), readJson(path.join(directory, 'config.json'))]
+    .find((c) => c && (c.do_lower_case !== undefined || c.strip_accents !== undefined || c.tokenize_chinese_chars !== undefined)) ?? {};
+  const lowercase = keys.do_lower_case ?? true;
+  return { lowercase, stripAccents: keys.strip_accents ?? lowercase, chineseChars: keys.tokenize_chinese_chars ?? true, prefix: '##' };
+}
+
+const isBertWhitespace = (ch) => /^[\t\n\r ]$/.test(ch) || /^\p{Zs}$/u.test(ch);
+const isBertControl = (ch) => !/^[\t\n\r]$/.test(ch) && /^[\p{Cc}\p{Cf}\p{Co}]$/u.test(ch);
+const isBertPunctuation = (ch) => {
+  const c = ch.codePointAt(0);
+  return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126) || /^\p{P}$/u.test(ch);
+};
+const isCjk = (c) => (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF)
+  || (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF)
+  || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+
+function bertNormalize(text, settings) {
+  let out = '';
+  for (const ch of text) {
+    const c = ch.codePointAt(0);
+    if (c === 0 || c === 0xFFFD || isBertControl(ch)) continue;
+    if (isBertWhitespace(ch)) out += ' ';
+    else if (settings.chineseChars && isCjk(c)) out += ` ${ch} `;
+    else out += ch;
+  }
+  if (settings.stripAccents) out = out.normalize('NFD').replace(/\p{Mn}/gu, '');
+  if (settings.lowercase) out = Array.from(out, (ch) => ch.toLowerCase()).join('');
+  return out;
+}
+
+function bertWords(text) {
+  const words = [];
+  let word = '';
+  for (const ch of text) {
+    if (isBertWhitespace(ch) || isBertPunctuation(ch)) {
+      if (word) words.push(word);
+      word = '';
+      if (isBertPunctuation(ch)) words.push(ch);
+    } else word += ch;
+  }
+  if (word) words.push(word);
+  return words;
+}
+
+function wordPieces(word, index, prefix, unk) {
+  const chars = Array.from(word);
+  if (chars.length > 100) return [unk];
+  const pieces = [];
+  for (let start = 0; start < chars.length;) {
+    let end = chars.length, id;
+    for (; end > start; end--) {
+      id = index.get((start > 0 ? prefix : '') + chars.slice(start, end).join(''));
+      if (id !== undefined) break;
+    }
+    if (end === start) return [unk];
+    pieces.push(id);
+    start = end;
+  }
+  return pieces;
+}
+
+/** The ids of `text`: [CLS], its pieces (cut to max_positions − 2), [SEP]. */
+export function referenceTokenize(model, text) {
+  if (!model.vocabIndex) {
+    model.vocabIndex = new Map();
+    model.vocab.forEach((entry, id) => { if (entry !== undefined) model.vocabIndex.set(entry.trimEnd(), id); });
+  }
+  const index = model.vocabIndex;
+  const special = (name) => index.get(name);
+  const ids = [];
+  for (const part of text.split(/(\[(?:CLS|SEP|MASK|PAD|UNK)\])/)) {
+    if (/^\[(CLS|SEP|MASK|PAD|UNK)\]$/.test(part)) { ids.push(special(part)); continue; }
+    for (const word of bertWords(bertNormalize(part, model.tokenizer))) ids.push(...wordPieces(word, index, model.tokenizer.prefix, special('[UNK]')));
+  }
+  return [special('[CLS]'), ...ids.slice(0, model.shape.maxPositions - 2), special('[SEP]')];
 }
 
 // ---------------------------------------------------------------- pytorch_model.bin

@@ -1440,6 +1440,35 @@ async function testModelCard() {
 }
 
 /**
+ * A cased model (weights format version 3: its tokenizer keeps capitals and accents) on a French
+ * sentence, over http: the token strip shows the pieces exactly as the model sees them.
+ */
+async function testCasedFrench() {
+  const { makeCasedCheckpoint } = await import('../../tools/make-cased-checkpoint.mjs');
+  const { convert } = await import('../../weights/convert.mjs');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-cased-page-'));
+  try {
+    makeCasedCheckpoint(path.join(dir, 'checkpoint'));
+    await writeFile(path.join(dir, 'cased.bin'), convert({ checkpointDir: path.join(dir, 'checkpoint'), referenceCache: false, log: () => {} }).bytes);
+    SERVED.set('/cased-model/', dir);
+    const page = await newPage();
+    const sentence = "Le chat s'est assis sur le tapis parce qu'il était fatigué.";
+    await page.goto(`${HTTP}/bench/first-row.html?weights=${encodeURIComponent('/cased-model/cased.bin')}&sentence=${encodeURIComponent(sentence)}`);
+    await waitDrawn(page);
+    const strip = await explorer(page).evaluate((e) => [...e.shadowRoot.querySelectorAll('.tokens .token .piece')].map((p) => p.textContent));
+    const { tokens } = await pageState(page);
+    check(`cased model: the token strip shows accented, cased pieces as the model sees them (${strip.join(' ')})`,
+      strip.join(' ') === tokens.join(' ') && ['Le', 'était', 'fatigué'].every((t) => strip.includes(t)) && !strip.includes('etait') && strip[1] === 'Le',
+      JSON.stringify({ strip, tokens }));
+    check('cased model: no page errors', page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  } finally {
+    SERVED.delete('/cased-model/');
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Rollout at 512 tokens, timed in the browser around the engine call. The Rollout view asks
  * the engine for the chosen token's row (one vector-matrix product per layer); it is computed
  * once per sentence, layer range and token. The timing line's rollout_512_ms is the page's
@@ -1782,7 +1811,7 @@ async function testCompactControls() {
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
-  testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
+  testCopyTheFiles, testModelCard, testCasedFrench, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
   testLayoutColumns, testAblation, testImportance, testEntropyHidden, testCompactControls,
   testImportanceTime: async () => { const { word, all, long, longN } = await importanceTiming(); console.log(`timing detail: importance_ms=${word.toFixed(1)} importance_all_ms=${all.toFixed(1)} importance_all_${longN}_ms=${long.toFixed(0)}`); }, testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */

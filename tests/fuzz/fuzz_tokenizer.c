@@ -30,7 +30,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     static bert_model model;
     tokenizer *tok = NULL;
     if (weights_load(bytes, size, &model) != WEIGHTS_OK ||
-        tokenizer_create(model.vocab_text, model.vocab_bytes, &tok) != TOKENIZER_OK) {
+        tokenizer_create(model.vocab_text, model.vocab_bytes, NULL, &tok) != TOKENIZER_OK) {
         fprintf(stderr, "fuzz_tokenizer: cannot load %s\n", fuzz_weights_path());
         exit(2);
     }
@@ -191,7 +191,7 @@ static tokenizer *vocabulary_from(const uint8_t *bytes, size_t size) {
     length += size;
     if (size > 0 && text[length - 1] != '\n') text[length++] = '\n';
     tokenizer *tok = NULL;
-    const tokenizer_status status = tokenizer_create(text, length, &tok);
+    const tokenizer_status status = tokenizer_create(text, length, NULL, &tok);
     FUZZ_REQUIRE(status == TOKENIZER_OK || status == TOKENIZER_ERR_VOCAB);
     free(text);
     return tok;

@@ -4,7 +4,7 @@
 // must give and the engine's fixed message for it.
 
 import {
-  ENTRY_FIELDS, ENTRY_SIZE, HEADER_FIELDS, HEADER_SIZE, KINDS, PART_ENTRY_SIZE, PART_FIELDS, STATUSES,
+  ENTRY_FIELDS, ENTRY_SIZE, FORMAT_VERSION, HEADER_FIELDS, HEADER_SIZE, KINDS, PART_ENTRY_SIZE, PART_FIELDS, STATUSES,
 } from '../../c/spec.mjs';
 import { crc32 } from '../../weights/crc32.mjs';
 import { scriptGroups } from '../../weights/asset-scripts.mjs';
@@ -111,7 +111,7 @@ export function corruptWeightsCases(weights) {
     ['cut before the last byte', cut(weights.length - 1), 4],
     ['bad magic', edited((b) => b.write('GPT2INT8', 0, 'latin1'), { checksum: false }), 2],
     ['format version 1 (two int8 planes per matrix)', edited((b) => b.writeUInt32LE(1, AT.version), { checksum: false }), 11],
-    ['another format version (3)', edited((b) => b.writeUInt32LE(3, AT.version), { checksum: false }), 3],
+    [`another format version (${FORMAT_VERSION + 1})`, edited((b) => b.writeUInt32LE(FORMAT_VERSION + 1, AT.version), { checksum: false }), 3],
     ['another format version, re-checksummed', edited((b) => b.writeUInt32LE(7, AT.version)), 3],
     ['head_bytes past the end of the file', edited((b) => b.writeBigUInt64LE(BigInt(b.length + 16), AT.headBytes)), 3],
     ['checksum mismatch: checksum field changed', edited((b) => { b[AT.headChecksum] ^= 1; }, { checksum: false }), 5],

@@ -383,7 +383,7 @@ static void test_other_vocabulary(void) {
     const char *vocab = "[UNK]\r\n[SEP]\r\n[PAD]\r\n[CLS]\r\n[MASK]\r\nhello\r\n##s\r\n!\r\n"
                         "x\xF0\x9D\x85\xA5\xF0\x9D\x85\xAD";
     tokenizer *tok;
-    check(tokenizer_create(vocab, strlen(vocab), &tok) == TOKENIZER_OK, "other vocabulary", "loads");
+    check(tokenizer_create(vocab, strlen(vocab), NULL, &tok) == TOKENIZER_OK, "other vocabulary", "loads");
     if (!tok) return;
     check(tokenizer_special_id(tok, "[CLS]") == 3 && tokenizer_special_id(tok, "[MASK]") == 4 &&
           tokenizer_vocab_size(tok) == 9 && tokenizer_token(tok, 9) == NULL && tokenizer_special_id(tok, "x") == -1,
@@ -397,17 +397,48 @@ static void test_other_vocabulary(void) {
     tokenizer_destroy(tok);
 }
 
+/* Each BertNormalizer setting and another continuing-subword prefix (format version 3): the
+ * pieces Hugging Face `tokenizers` gives with those settings (tests/tokenizer-modes.test.mjs
+ * holds the engine to the library itself on every setting). */
+static void expect_with(const tokenizer_settings *settings, const char *text, const char *expected) {
+    const char *vocab = "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\nCaf\xC3\xA9\ncaf\xC3\xA9\ncafe\n##s\n@@s\ns\n"
+                        "\xC3\x89" "cole\nEcole\n\xE7\x8C\xAB\xE7\x8C\xAB\n";
+    tokenizer *tok = NULL;
+    check(tokenizer_create(vocab, strlen(vocab), settings, &tok) == TOKENIZER_OK, "settings", "load");
+    if (tok) expect_pieces(tok, text, strlen(text), expected);
+    tokenizer_destroy(tok);
+}
+
+static void test_settings(void) {
+    const tokenizer_settings cased = {0, 0, 1, "##"}, lower_keep = {1, 0, 1, "##"}, strip_cased = {0, 1, 1, "##"};
+    const tokenizer_settings at = {0, 0, 1, "@@"}, bare = {0, 0, 1, ""}, no_cjk = {0, 0, 0, "##"};
+    expect_with(NULL, "CAF\xC3\x89S", "cafe 0 4|##s 4 5");
+    expect_with(&cased, "Caf\xC3\xA9s CAF\xC3\x89 \xC3\x89" "cole", "Caf\xC3\xA9 0 4|##s 4 5|[UNK] 6 10|\xC3\x89" "cole 11 16");
+    expect_with(&lower_keep, "CAF\xC3\x89S \xC3\x89" "cole", "caf\xC3\xA9 0 4|##s 4 5|[UNK] 6 11");
+    expect_with(&strip_cased, "\xC3\x89" "cole Caf\xC3\xA9", "Ecole 0 5|[UNK] 6 10");
+    expect_with(&at, "Caf\xC3\xA9s", "Caf\xC3\xA9 0 4|@@s 4 5");
+    expect_with(&bare, "Caf\xC3\xA9s", "Caf\xC3\xA9 0 4|s 4 5");
+    expect_with(&no_cjk, "\xE7\x8C\xAB\xE7\x8C\xAB", "\xE7\x8C\xAB\xE7\x8C\xAB 0 2");
+    expect_with(&cased, "\xE7\x8C\xAB\xE7\x8C\xAB", "[UNK] 0 1|[UNK] 1 2");
+    const tokenizer_settings long_prefix = {1, 1, 1, "############"}, bad_prefix = {1, 1, 1, "\xFF"};
+    tokenizer *tok = NULL;
+    check(tokenizer_create("[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n", 30, &long_prefix, &tok) == TOKENIZER_ERR_VOCAB && !tok,
+          "settings", "a 12-byte prefix is refused");
+    check(tokenizer_create("[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n", 30, &bad_prefix, &tok) == TOKENIZER_ERR_VOCAB && !tok,
+          "settings", "a prefix that is not UTF-8 is refused");
+}
+
 static void test_bad_vocabularies(void) {
     const char *bad[] = {"", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\na\xFF\n",
                          "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n\xED\xA0\x80\n", "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK \n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         tokenizer *tok = (tokenizer *)&bad;
-        check(tokenizer_create(bad[i], strlen(bad[i]), &tok) == TOKENIZER_ERR_VOCAB && tok == NULL,
+        check(tokenizer_create(bad[i], strlen(bad[i]), NULL, &tok) == TOKENIZER_ERR_VOCAB && tok == NULL,
               "bad vocabulary", bad[i]);
     }
     const char with_nul[] = "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\na\0b\n";
     tokenizer *tok;
-    check(tokenizer_create(with_nul, sizeof with_nul - 1, &tok) == TOKENIZER_ERR_VOCAB, "bad vocabulary", "NUL");
+    check(tokenizer_create(with_nul, sizeof with_nul - 1, NULL, &tok) == TOKENIZER_ERR_VOCAB, "bad vocabulary", "NUL");
 }
 
 /* ---------- vocabulary files with trailing whitespace and CRLF ---------- */
@@ -453,7 +484,7 @@ static void test_vocab_variants(const char *vocab, size_t bytes, const char *fix
         size_t variant_bytes;
         char *text = vocab_variant(vocab, bytes, variants[v].kinds, variants[v].crlf, &variant_bytes);
         tokenizer *tok = NULL;
-        tokenizer_status status = tokenizer_create(text, variant_bytes, &tok);
+        tokenizer_status status = tokenizer_create(text, variant_bytes, NULL, &tok);
         check(status == TOKENIZER_OK, "vocabulary variant loads", variants[v].label);
         if (tok) {
             test_fixture_file(tok, fixtures, variants[v].label);
@@ -468,7 +499,7 @@ static void test_vocab_variants(const char *vocab, size_t bytes, const char *fix
  * cases are run through the reference in tests/tokenizer-exhaustive.test.mjs. */
 static void expect_ids(const char *vocab, const char *text, const int32_t *ids, int count) {
     tokenizer *tok = NULL;
-    tokenizer_status status = tokenizer_create(vocab, strlen(vocab), &tok);
+    tokenizer_status status = tokenizer_create(vocab, strlen(vocab), NULL, &tok);
     check(status == TOKENIZER_OK, "small vocabulary loads", text);
     if (!tok) return;
     owned_list *o = list_new(32);
@@ -534,7 +565,7 @@ int main(int argc, char **argv) {
     }
     tokenizer *tok = NULL;
     double t0 = now_ms();
-    tokenizer_status status = vocab ? tokenizer_create(vocab, vocab_bytes, &tok) : TOKENIZER_ERR_VOCAB;
+    tokenizer_status status = vocab ? tokenizer_create(vocab, vocab_bytes, NULL, &tok) : TOKENIZER_ERR_VOCAB;
     printf("tokenizer_create: %.2f ms\n", now_ms() - t0);
     char *vocab_copy = vocab ? malloc(vocab_bytes + 1) : NULL;
     if (vocab_copy) memcpy(vocab_copy, vocab, vocab_bytes);
@@ -553,6 +584,7 @@ int main(int argc, char **argv) {
     test_invalid_utf8(tok);
     test_special_tokens(tok);
     test_other_vocabulary();
+    test_settings();
     test_bad_vocabularies();
     test_vocab_variants(vocab_copy, vocab_bytes, argv[2], argv[3]);
     test_small_vocabularies();

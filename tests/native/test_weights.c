@@ -508,7 +508,7 @@ static void test_envelope(const buffer *file, buffer *work)
     check(load_status(work->bytes, work->size) == WEIGHTS_ERR_MAGIC, "bad magic: MAGIC");
     work->bytes[0] = file->bytes[0];
 
-    const uint32_t versions[] = {0, 3, 0x01000000u, 0x02000000u};
+    const uint32_t versions[] = {0, 4, 0x01000000u, 0x02000000u};
     for (int i = 0; i < 4; i++) {
         put_u32(work->bytes + HEADER_VERSION, versions[i]);
         check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version %u: VERSION", (unsigned)versions[i]);
@@ -517,6 +517,12 @@ static void test_envelope(const buffer *file, buffer *work)
               (unsigned)versions[i]);
         memcpy(work->bytes, file->bytes, WEIGHTS_HEADER_SIZE);
     }
+    /* Version 3 says its header is 144 bytes, with the tokenizer's settings: a 128-byte one is refused. */
+    put_u32(work->bytes + AT_VERSION, 3);
+    seal_head(work->bytes, work->size);
+    check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version 3 with a 128-byte header, re-checksummed: VERSION");
+    memcpy(work->bytes, file->bytes, HEADER_SIZE);
+    seal_head(work->bytes, work->size);
 
     /* A version-1 file (two int8 planes per matrix): its own status, whatever follows the version. */
     put_u32(work->bytes + HEADER_VERSION, 1);

@@ -13,10 +13,11 @@ import { convertCheckpoint, chooseCheckpointFiles, ConvertError } from '../../we
 
 // The converter's input for each file it reads (convertCheckpoint's `files`).
 const FILES = {
-  'config.json': 'config', 'vocab.txt': 'vocab', 'tokenizer.json': 'tokenizer', 'model.safetensors': 'safetensors',
+  'config.json': 'config', 'vocab.txt': 'vocab', 'tokenizer.json': 'tokenizer', 'tokenizer_config.json': 'tokenizerConfig',
+  'model.safetensors': 'safetensors',
   'pytorch_model.bin': 'pytorch', 'training.json': 'training',
 };
-const TEXT_FILES = new Set(['config.json', 'tokenizer.json', 'training.json']);
+const TEXT_FILES = new Set(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'training.json']);
 
 const PANEL_CSS = `
 :host { display: block; margin-top: 16px; }
@@ -67,7 +68,7 @@ export function pickCheckpointFiles(entries) {
 function checkpointFiles(t, chosen) {
   try {
     const picked = chooseCheckpointFiles([...chosen.keys()]);
-    return { names: ['config.json', picked.vocab, picked.tokenizer, picked.weights, picked.training].filter(Boolean) };
+    return { names: ['config.json', picked.vocab, picked.tokenizer, picked.tokenizerConfig, picked.weights, picked.training].filter(Boolean) };
   } catch (error) {
     if (!(error instanceof ConvertError)) throw error;
     return { missing: error.reason ? t(...error.reason) : error.message };

@@ -4,7 +4,7 @@
 // c/spec.mjs (the C side's indices come from the same file, through c/spec.h): status codes,
 // the shape, row statistics, head roles, the walkthrough's parts, the weights header.
 import {
-  BOUNDARY, FORMAT_VERSION, HEADER, HEADER_SIZE, MAGIC, ROLE_BITS as ROLES, STATUS as SPEC_STATUS, readField,
+  BOUNDARY, FORMAT_VERSION, HEADER, HEADER_SIZE, MAGIC, UNCASED_FORMAT_VERSION, ROLE_BITS as ROLES, STATUS as SPEC_STATUS, readField,
 } from '../../c/spec.mjs';
 
 /** Status codes of c/attn.h by name (1 … 19 are the weights file's own checks). */
@@ -62,7 +62,8 @@ export function readWeightsHeader(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER_SIZE);
   const magic = String.fromCharCode(...readField(view, 0, HEADER.magic));
   const headBytes = readField(view, 0, HEADER.headBytes), fileSize = readField(view, 0, HEADER.fileSize);
-  const ok = magic === MAGIC && readField(view, 0, HEADER.version) === FORMAT_VERSION && headBytes >= HEADER_SIZE &&
+  const version = readField(view, 0, HEADER.version);
+  const ok = magic === MAGIC && (version === FORMAT_VERSION || version === UNCASED_FORMAT_VERSION) && headBytes >= HEADER_SIZE &&
     headBytes <= fileSize && fileSize <= 2 ** 31;
   return ok ? { headBytes, fileSize } : null;
 }

@@ -277,6 +277,7 @@ async function fetchHead(url, report, first = null) {
   if (header128.response.status === 404) return null;
   const header = readWeightsHeader(header128.bytes);
   if (!header || header128.total !== header.fileSize) return wholeFile(url, header128.response, report);
+  checkPageLimit(header.fileSize);  // before the head is fetched
   report({ part: 'weights', message: 'loading model weights', loaded: 128, total: header.headBytes });
   const rest = await fetchRange(url, 128, header.headBytes).catch(() => ({ bytes: null }));
   if (!rest.bytes) return wholeFile(url, null, report);
@@ -622,6 +623,21 @@ class PartLoader {
   }
 }
 
+/**
+ * The largest weights file the page loads: the engine's wasm memory may grow to 1 GB
+ * (build.sh), and a 12 × 768 model's run at 512 tokens takes 376 MB of it beside the file.
+ */
+export const PAGE_WEIGHTS_MAX_BYTES = 512 * 2 ** 20;
+
+/** Refuses, with the limit named, a weights file the page cannot hold. */
+export function checkPageLimit(fileSize) {
+  if (fileSize <= PAGE_WEIGHTS_MAX_BYTES) return;
+  const size = Math.ceil(fileSize / 2 ** 20), limit = PAGE_WEIGHTS_MAX_BYTES / 2 ** 20;
+  throw new LoadError('weights', `the weights file is ${size} MB; the page holds at most ${limit} MB of weights `
+    + '(the engine\u2019s memory in the browser is 1 GB, and a 512-token run of a 12-layer model needs the rest): '
+    + 'use the command line (build/attn) for this model', null, ['load.tooLarge', { size, limit }]);
+}
+
 /** Loads the wasm and the weights at the same time, then starts the engine. */
 async function startEngine(sources, report) {
   const wasmLoad = loadAsset({
@@ -638,6 +654,7 @@ async function startEngine(sources, report) {
   const weights = await weightsLoad;
   performance.mark('attn-weights-loaded');
   report({ part: 'engine', message: 'starting the engine', loaded: 1, total: 1 });
+  checkPageLimit(weights.whole ? weights.whole.length : weights.fileSize);
   try {
     if (weights.whole) {
       const engine = await createEngine({ wasm: module, weights: weights.whole });

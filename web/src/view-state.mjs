@@ -187,9 +187,12 @@ export function resolveTokenSpec(spec, tokens) {
 export function tokenSpecOf(index, tokens) {
   const target = tokens[index];
   if (target === undefined) return null;
+  // Counted as findSameToken finds it, without regard to case: a cased model's "Le" and "le"
+  // are two occurrences of one word here.
+  const word = target.toLowerCase();
   let occurrence = 0;
-  for (let i = 0; i <= index; i++) if (tokens[i] === target) occurrence++;
-  return { word: target.toLowerCase(), occurrence, exact: true };
+  for (let i = 0; i <= index; i++) if (tokens[i].toLowerCase() === word) occurrence++;
+  return { word, occurrence, exact: true };
 }
 
 /** The index of the same token (same text, same occurrence) in a new run, or null. */

@@ -117,6 +117,7 @@ export default {
   'load.engineFailed': 'the engine could not start: {detail}',
   'load.partsFailed': 'the model weights {parts} could not be loaded: {detail}',
   'load.refused': 'the engine refused the weights',
+  'load.tooLarge': 'the weights file is {size} MB; the page holds at most {limit} MB of weights (the engine\u2019s memory in the browser is 1 GB, and a 512-token run of a 12-layer model needs the rest): use the command line (build/attn) for this model',
 
   // engine status codes: the engine's own texts (c/spec.mjs STATUSES, which c/spec.h gives the
   // C side), written once there

@@ -111,6 +111,7 @@ export default {
   'load.engineFailed': "le moteur n’a pas pu démarrer : {detail}",
   'load.partsFailed': "les poids du modèle {parts} n’ont pas pu être chargés : {detail}",
   'load.refused': "le moteur a refusé les poids",
+  'load.tooLarge': "le fichier de poids fait {size} Mo ; la page en accepte au plus {limit} Mo (la mémoire du moteur dans le navigateur est de 1 Go, et une exécution de 512 tokens d’un modèle à 12 couches demande le reste) : utilisez la ligne de commande (build/attn) pour ce modèle",
   'status.TOO_SMALL': "le fichier de poids est trop petit pour contenir un en-tête (vide ou tronqué)",
   'status.MAGIC': "ce n’est pas un fichier de poids (octets magiques incorrects ; attendu : un fichier produit par weights/convert.mjs)",
   'status.VERSION': "le fichier de poids a une version de format ou une disposition non prise en charge ; reconvertissez-le avec le weights/convert.mjs de ce moteur",

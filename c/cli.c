@@ -15,6 +15,7 @@
  * every output, a failure's too, is one JSON object ({"error":{…}} on failure).
  * Exit status: 0 done, 1 the weights or the run failed, 2 a bad argument (the message names it). */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -573,8 +574,8 @@ static void show_tokens(const attn_engine *e, const attn_session *s, int json) {
 }
 
 /* ---- the model card: one JSON object whose keys are the converter's (weights/FORMAT.md), each
- * once, each value a string or a number. Anything else is refused, so the card cannot add
- * fields to the output around it. */
+ * once, each value a string, a number, true or false, or a list of numbers. Anything else is
+ * refused, so the card cannot add fields to the output around it. */
 static const char *const CARD_KEYS[] = CARD_KEY_NAMES;  /* c/spec.mjs */
 enum { CARD_KEY_COUNT = sizeof CARD_KEYS / sizeof CARD_KEYS[0], CARD_KEY_MAX = 32 };
 
@@ -623,6 +624,30 @@ static const char *card_number(const char *p) {
     return p;
 }
 
+/* A JSON list of numbers at p ([] included): the byte after it, or NULL. */
+static const char *card_numbers(const char *p) {
+    if (*p != '[') return NULL;
+    p = skip_space(p + 1);
+    if (*p == ']') return p + 1;
+    for (;;) {
+        p = card_number(p);
+        if (!p) return NULL;
+        p = skip_space(p);
+        if (*p == ']') return p + 1;
+        if (*p++ != ',') return NULL;
+        p = skip_space(p);
+    }
+}
+
+/* A card value at p (string, number, true, false, list of numbers): the byte after it, or NULL. */
+static const char *card_value_end(const char *p) {
+    if (*p == '"') return card_string(p, NULL);
+    if (*p == '[') return card_numbers(p);
+    if (!strncmp(p, "true", 4)) return p + 4;
+    if (!strncmp(p, "false", 5)) return p + 5;
+    return card_number(p);
+}
+
 static int card_key_index(const char *key) {
     for (int k = 0; k < CARD_KEY_COUNT; k++)
         if (!strcmp(key, CARD_KEYS[k])) return k;
@@ -645,13 +670,133 @@ static const char *card_problem(const char *card) {
         if (seen[k]++) return "a key appears twice";
         p = skip_space(p);
         if (*p++ != ':') return "it is not valid JSON";
-        p = skip_space(p);
-        p = *p == '"' ? card_string(p, NULL) : card_number(p);
-        if (!p) return "a value is not a JSON string or number";
+        p = card_value_end(skip_space(p));
+        if (!p) return "a value is not a JSON string, number, true, false or list of numbers";
         p = skip_space(p);
         if (*p == '}') return *skip_space(p + 1) ? "text follows the object" : NULL;
         if (*p++ != ',') return "it is not valid JSON";
     }
+}
+
+/* The start of `key`'s value in a valid card, or NULL when the card has no such key. */
+static const char *card_find(const char *card, const char *key) {
+    const char *p = skip_space(skip_space(card) + 1);
+    while (*p == '"') {
+        char name[CARD_KEY_MAX];
+        p = skip_space(skip_space(card_string(p, name)) + 1);  /* past the ':' */
+        if (!strcmp(name, key)) return p;
+        p = skip_space(skip_space(card_value_end(p)) + 1);     /* past the ',' or '}' */
+    }
+    return NULL;
+}
+
+/* `key`'s number in a valid card, or NaN. */
+static double card_number_of(const char *card, const char *key) {
+    const char *p = card_find(card, key);
+    return p && (*p == '-' || (*p >= '0' && *p <= '9')) ? strtod(p, NULL) : (double)NAN;
+}
+
+/* Up to `max` numbers of `key`'s list in a valid card, to out: how many (0 when absent). */
+static int card_numbers_of(const char *card, const char *key, double *out, int max) {
+    const char *p = card_find(card, key);
+    if (!p || *p != '[') return 0;
+    int count = 0;
+    for (p = skip_space(p + 1); *p != ']' && count < max;) {
+        char *end;
+        out[count++] = strtod(p, &end);
+        p = skip_space(end);
+        if (*p == ',') p = skip_space(p + 1);
+    }
+    return count;
+}
+
+/* `key`'s string in a valid card, printed for the terminal after `label`; nothing when absent. */
+static void print_card_string(const char *card, const char *key, const char *label) {
+    const char *p = card_find(card, key);
+    if (!p || *p != '"') return;
+    const char *end = card_string(p, NULL) - 1;
+    char *text = malloc((size_t)(end - p));
+    if (!text) return;
+    memcpy(text, p + 1, (size_t)(end - p - 1));
+    text[end - p - 1] = '\0';
+    printf("%s", label);
+    print_terminal(text, 0);
+    putchar('\n');
+    free(text);
+}
+
+static int is_number(double value) { return value == value; }
+
+/* The heads (1-based layer.head) whose value in `list` reaches `at_least`, after `label`. */
+static int print_heads_reaching(const double *list, int count, int heads, double at_least, const char *label) {
+    int found = 0;
+    for (int i = 0; i < count; i++) {
+        if (list[i] < at_least) continue;
+        printf("%s%d.%d", found++ ? ", " : label, i / heads + 1, i % heads + 1);
+    }
+    if (found) putchar('\n');
+    return found;
+}
+
+enum { CARD_HEADS_MAX = 12 * 12 };
+
+/* The measured head roles and what they leave out of reach, in English (the page's catalogue
+ * says the same: web/src/model-card.mjs). */
+static void print_card_roles(const char *card, const int32_t *shape) {
+    const int heads = shape[SHAPE_HEADS];
+    double next[CARD_HEADS_MAX], previous[CARD_HEADS_MAX], cls[CARD_HEADS_MAX], sep[CARD_HEADS_MAX], sink[CARD_HEADS_MAX];
+    const int count = card_numbers_of(card, "head_next", next, CARD_HEADS_MAX);
+    if (count == 0 || count != shape[SHAPE_LAYERS] * heads || card_numbers_of(card, "head_previous", previous, CARD_HEADS_MAX) != count
+        || card_numbers_of(card, "head_cls", cls, CARD_HEADS_MAX) != count
+        || card_numbers_of(card, "head_sep", sep, CARD_HEADS_MAX) != count) {
+        puts("head roles: not measured");
+        return;
+    }
+    puts("head roles on the calibration text (share of words whose largest weight is on the next /\n"
+         "previous word; mean weight on [CLS] / [SEP]):");
+    for (int i = 0; i < count; i++) {
+        printf("  head %d.%d  next %3.0f%%  previous %3.0f%%  [CLS] %3.0f%%  [SEP] %3.0f%%\n",
+               i / heads + 1, i % heads + 1, 100 * next[i], 100 * previous[i], 100 * cls[i], 100 * sep[i]);
+        sink[i] = cls[i] + sep[i];
+    }
+    const int positional = print_heads_reaching(next, count, heads, CARD_POSITIONAL_SHARE, "heads on the next word: ")
+                         + print_heads_reaching(previous, count, heads, CARD_POSITIONAL_SHARE, "heads on the previous word: ");
+    if (!positional)
+        printf("what it cannot show: no positional head (no head puts its largest weight on the next or the previous\n"
+               "word for %.0f%% of the words); to show those patterns, convert Google's bert-mini (README,\n"
+               "\"Show Google's bert-mini in your course\")\n", 100 * CARD_POSITIONAL_SHARE);
+    print_heads_reaching(sink, count, heads, CARD_SINK_MASS, "heads with most of their weight on [CLS] and [SEP] (attention sinks): ");
+}
+
+/* The card's facts in English, after the shape; a file written before prints its sentences. */
+static void print_card_text(const char *card, const int32_t *shape) {
+    print_card_string(card, "name", "model: ");
+    const double tokens = card_number_of(card, "training_tokens");
+    if (is_number(tokens)) {
+        printf("trained on %.0f tokens of text", tokens);
+        print_card_string(card, "training_language", " in language ");
+        if (!card_find(card, "training_language")) putchar('\n');
+    }
+    const double accuracy = card_number_of(card, "heldout_mlm_accuracy"), loss = card_number_of(card, "heldout_mlm_loss");
+    if (is_number(accuracy)) {
+        printf("held-out masked-word accuracy: %.1f%% top-1", 100 * accuracy);
+        if (is_number(loss)) printf(" (loss %.2f)", loss);
+        putchar('\n');
+    }
+    const double int8 = card_number_of(card, "matrices_int8"), int16 = card_number_of(card, "matrices_int16");
+    if (is_number(int8) && is_number(int16)) printf("precision: %.0f matrices int8, %.0f int16 (one float scale per row)\n", int8, int16);
+    const char *mlm = card_find(card, "masked_word_head");
+    if (mlm) puts(*mlm == 't' ? "masked-word head: yes" : "masked-word head: none (attention only, no [MASK] predictions)");
+    static const char *const legacy[][2] = {
+        {"architecture", "architecture: "}, {"precision", "precision: "}, {"objective", "objective: "},
+        {"trained_on", "trained on: "}, {"derived", "derived: "}, {"limits", "limits: "},
+    };
+    for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++) print_card_string(card, legacy[i][0], legacy[i][1]);
+    if (card_find(card, "limits")) return;  /* a file written before: its sentences say it */
+    if (is_number(accuracy) && accuracy < CARD_LOW_MLM_ACCURACY)
+        puts("what it cannot show: the right masked word, most of the time: its guesses are often frequent words");
+    print_card_roles(card, shape);
+    puts("attention weights show where the model looks, not why it decides");
 }
 
 /* The model's shape and the card the converter stored ({} when the file has none; refused, with
@@ -672,15 +817,12 @@ static int show_info(const attn_engine *engine, int json) {
             puts("}");
         } else printf(",\"card\":%s}\n", card);
     } else {
-        printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens, %d token types\n"
-               "model card: ",
+        printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens, %d token types\n",
                shape[SHAPE_LAYERS], shape[SHAPE_HEADS], shape[SHAPE_HIDDEN], shape[SHAPE_FFN],
                shape[SHAPE_VOCAB], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES]);
-        if (problem) printf("(not shown: %s)\n", problem);
-        else {
-            print_terminal(card, 0);
-            putchar('\n');
-        }
+        if (problem) printf("model card: (not shown: %s)\n", problem);
+        else if (!strcmp(skip_space(skip_space(card) + 1), "}")) puts("model card: none in this weights file");
+        else print_card_text(card, shape);
     }
     return 0;
 }

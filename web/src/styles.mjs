@@ -224,9 +224,10 @@ textarea {
 .mask-caveat { color: var(--muted); font-size: 13px; margin: 4px 0 0; }
 .model-card { margin-top: 14px; border-top: 1px solid var(--line); padding-top: 8px; font-size: 14px; }
 .model-card summary { cursor: pointer; font-weight: 600; }
-.card-facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0; }
-.card-facts dt { color: var(--muted); }
-.card-facts dd { margin: 0; }
+.model-card { overflow-wrap: break-word; }
+.card-facts { display: grid; grid-template-columns: fit-content(45%) minmax(0, 1fr); gap: 2px 14px; margin: 8px 0; }
+.card-facts dt { color: var(--muted); min-width: 0; }
+.card-facts dd { margin: 0; min-width: 0; }
 .card-limits { margin: 4px 0; padding-left: 20px; }
 .card-limits-title { margin: 8px 0 0; font-weight: 600; }
 `;

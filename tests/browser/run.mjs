@@ -861,6 +861,7 @@ async function layoutIn(lang, widths) {
     }
     for (const [count, sentence] of sentences) {
       await typeSentence(page, sentence);
+      await openModelCard(page);
       for (const width of widths) {
         await page.setViewportSize({ width: width < 560 ? width : 1280, height: 844 });
         await explorer(page).evaluate((e, w) => { e.style.display = 'block'; e.style.width = `${w}px`; e.style.maxWidth = '100%'; }, width);
@@ -881,6 +882,37 @@ async function layoutIn(lang, widths) {
       }
     }
     check(`layout${label} ${scheme}: no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  }
+}
+
+/** Opens the model card (a <details>) under the explorer. */
+async function openModelCard(page, index = 0) {
+  await explorer(page, index).evaluate((e) => { e.shadowRoot.querySelector('.model-card').open = true; });
+}
+
+/**
+ * The model card open at every width of LAYOUT_WIDTHS, in English and French: it stays inside
+ * the explorer and nothing scrolls sideways (the layout test's checks, on the Row view).
+ * Screenshots of the French card: test-output/screenshots/card-fr-*.png.
+ */
+async function testModelCardLayout() {
+  for (const lang of ['en', 'fr']) {
+    const page = await newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(url(FILE, `index.html?lang=${lang}`) + '#view=row&sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.'));
+    await waitDrawn(page);
+    await openModelCard(page);
+    for (const width of LAYOUT_WIDTHS) {
+      await page.setViewportSize({ width: width < 560 ? width : 1280, height: 844 });
+      await explorer(page).evaluate((e, w) => { e.style.display = 'block'; e.style.width = `${w}px`; e.style.maxWidth = '100%'; }, width);
+      await page.waitForTimeout(150);
+      const problems = await page.evaluate(layoutProblemsInPage, 0);
+      check(`model card (${lang}) open at ${width} px: inside the explorer, no sideways scroll`, problems.length === 0, problems.slice(0, 4).join('; '));
+      if (lang === 'fr' && [320, 390, 700, 1280].includes(width)) {
+        await explorer(page).locator('.model-card').screenshot({ path: path.join(SHOTS, `card-fr-${width}.png`) });
+      }
+    }
+    check(`model card layout (${lang}): no page errors`, page.problems.length === 0, page.problems.join('; '));
     await page.context().close();
   }
 }
@@ -1433,6 +1465,70 @@ async function testModelCard() {
   await page.context().close();
 }
 
+// Words that mark a sentence as English or as French (short, frequent, not shared).
+const ENGLISH_WORDS = new Set(['the', 'of', 'and', 'is', 'its', 'it', 'to', 'with', 'not', 'on', 'no', 'what', 'which', 'words', 'word', 'text', 'tokens of', 'model', 'head', 'heads', 'weight', 'rather', 'than', 'often', 'are', 'has', 'have', 'why', 'where', 'looks', 'held-out', 'trained', 'right', 'frequent']);
+const FRENCH_WORDS = new Set(['le', 'la', 'les', 'de', 'des', 'du', 'et', 'est', 'sur', 'un', 'une', 'pas', 'ne', 'son', 'sa', 'ses', 'leur', 'mots', 'mot', 'tête', 'têtes', 'poids', 'modèle', 'texte', 'aucune', 'où', 'pour', 'en', 'que', 'qui', 'entraîné', 'précision']);
+
+/** The sentences of `texts` that read as English: at least three English marker words, more than French ones. */
+function englishSentences(texts) {
+  return texts.flatMap((text) => text.split(/(?<=[.:;!?])\s+/)).filter((sentence) => {
+    const words = sentence.toLowerCase().replace(/\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb/g, ' ').split(/[^\p{L}'’-]+/u).filter(Boolean);
+    const english = words.filter((w) => ENGLISH_WORDS.has(w)).length;
+    const french = words.filter((w) => FRENCH_WORDS.has(w)).length;
+    return english >= 3 && english > french;
+  });
+}
+
+/** The texts of the open model card of explorer `index`: summary, labels, values, sentences. */
+async function cardTexts(page, index = 0) {
+  return explorer(page, index).evaluate((e) => {
+    const card = e.shadowRoot.querySelector('.model-card');
+    card.open = true;
+    return [...card.querySelectorAll('summary, p, dt, dd, li')].map((n) => n.textContent);
+  });
+}
+
+/**
+ * A French page with the model card open shows no English sentence, for the default model's
+ * card and for a card of a model with positional heads; the detector itself fails on the
+ * English card that files written before carry (a check that cannot fail is no check).
+ * The sentences follow the measured roles: no positional head → said so with the recipe;
+ * positional heads → named.
+ */
+async function testFrenchCard() {
+  const page = await newPage({ locale: 'fr-FR' });
+  await page.goto(url(FILE, 'index.html?lang=fr') + '#view=row');
+  await waitDrawn(page);
+  const texts = await cardTexts(page);
+  const english = englishSentences(texts);
+  check('French card: no English sentence in the open model card (default model)', english.length === 0 && texts.length > 5, english.join(' | ') || texts.join(' | '));
+  const joined = texts.join(' ');
+  check('French card: the default model has no positional head, says so and points to the recipe',
+    /Aucune tête positionnelle/.test(joined) && /bert-mini de Google/.test(joined) && /13\u202f017\u202f689 tokens de texte en anglais/.test(joined), joined);
+  check('French card: the precision of the matrices is shown', /les 28 matrices en int8/.test(joined), joined);
+  const roles = await explorer(page).evaluate((e) => {
+    const card = { ...e.engine.modelCard() };
+    card.head_previous = card.head_previous.map((v, i) => (i === 3 ? 0.93 : v));
+    card.head_next = card.head_next.map((v, i) => (i === 4 || i === 9 ? 0.71 : v));
+    e.engine.card = card;
+    e.buildShapeControls();
+    return card;
+  });
+  const positional = (await cardTexts(page)).join(' ');
+  check('French card: positional heads are named (1.4 on the previous word; 2.1, 3.2 on the next)',
+    /1 tête regarde le mot précédent \(1\.4\)/.test(positional) && /2 têtes regardent le mot suivant \(2\.1, 3\.2\)/.test(positional)
+      && !/Aucune tête positionnelle/.test(positional) && englishSentences([positional]).length === 0, positional);
+  await explorer(page).evaluate((e, card) => {
+    e.engine.card = { name: card.name, trained_on: '13,017,689 tokens of English text', heldout_mlm_accuracy: 0.1424,
+      limits: 'A small model: its masked-word guesses are often frequent words rather than the right one; attention weights show where the model looks, not why it decides.' };
+    e.buildShapeControls();
+  }, roles);
+  const legacy = englishSentences(await cardTexts(page));
+  check('French card: the English sentences of a card written before are caught by the check (and still shown)', legacy.length >= 2, legacy.join(' | '));
+  check('French card: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
 /**
  * Rollout at 512 tokens, timed in the browser around the engine call. The Rollout view asks
  * the engine for the chosen token's row (one vector-matrix product per layer); it is computed
@@ -1637,7 +1733,7 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
-  testLayoutColumns, testAblation, testImportance, testCompactControls,
+  testLayoutColumns, testAblation, testImportance, testCompactControls, testModelCardLayout, testFrenchCard,
   testImportanceTime: async () => console.log(`timing detail: importance_ms=${(await importanceTiming()).toFixed(1)}`), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',

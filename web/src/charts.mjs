@@ -41,9 +41,18 @@ function splitLongWord(word, width, size, weight) {
   return pieces;
 }
 
+// Where a line may break: white space but the no-break spaces (U+00A0, U+2007, U+202F), which
+// keep French guillemets and marks with their word (« cat », 42 %).
+const BREAKABLE_SPACE = /[^\S\u00a0\u2007\u202f]+/;
+
+/** The pieces of text between the places a line may break. */
+export function breakableWords(text) {
+  return String(text).split(BREAKABLE_SPACE).filter(Boolean);
+}
+
 /** Wraps text into lines of at most `width` px (a word wider than that is cut). */
 export function wrapText(text, width, size = 13, weight = 400) {
-  const words = String(text).split(/\s+/).flatMap((word) => splitLongWord(word, width, size, weight));
+  const words = breakableWords(text).flatMap((word) => splitLongWord(word, width, size, weight));
   const lines = [];
   let line = '';
   for (const word of words) {

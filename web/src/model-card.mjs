@@ -74,7 +74,8 @@ function trainedOn(card, t) {
   if (tokens === null) return listOf(card.trained_on).join('; ') || null;
   const language = typeof card.training_language === 'string' ? card.training_language : '';
   const name = languageName(language, t.lang);
-  return language ? t('card.trainingTokensIn', { tokens: t.integer(tokens), language: name }) : t('card.trainingTokens', { tokens: t.integer(tokens) });
+  const grouped = new Intl.NumberFormat(t.lang, { maximumFractionDigits: 0 }).format(tokens);  // 13,017,689 / 13 017 689
+  return language ? t('card.trainingTokensIn', { tokens: grouped, language: name }) : t('card.trainingTokens', { tokens: grouped });
 }
 
 function precisionOf(card, t) {

@@ -53,6 +53,8 @@ export default {
   'colour.shadeLight': "Plus foncé",
   'colour.shadeDark': "Plus clair",
   'row.statLargest': "le plus grand : {token} {value}",
+  'stepper.tokenShort': "{token} {index}/{count}",
+  'compact.reading': "Σ = {sum} · ratio {ratio} · {effective} tokens effectifs sur {n}",
   'stepper.token': "{token} (token {index} sur {count})",
   'stepper.previous': "Token précédent",
   'stepper.next': "Token suivant",

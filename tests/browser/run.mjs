@@ -1721,7 +1721,7 @@ async function testCompactControls() {
   check('controls="none": the arrow keys on the token stepper move the token', (await pageState(page)).token === 3);
   await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'compact')));
   const compact = await explorer(page).evaluate((e) => ({ tabs: e.shadowRoot.querySelector('.tabs').getClientRects().length > 0, tokens: e.shadowRoot.querySelector('.tokens').getClientRects().length > 0 }));
-  check('controls="compact": tabs kept, token strip dropped', compact.tabs && !compact.tokens, JSON.stringify(compact));
+  check('controls="compact": tabs and token strip dropped', !compact.tabs && !compact.tokens, JSON.stringify(compact));
   await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'tiny')));
   const notice = await explorer(page).locator('.problems').textContent();
   check('controls="tiny" is reported, the full controls used', /controls=/.test(notice) && await explorer(page).locator('.tokens').isVisible(), notice);
@@ -1729,11 +1729,55 @@ async function testCompactControls() {
   await page.context().close();
 }
 
+/**
+ * controls="compact" is one phone screen: at 390 × 844, in English and French, a 12-token
+ * sentence gives the layer and head pickers and the token stepper on one line above the figure,
+ * the figure, and one line of reading (Σ, ratio, effective tokens: the engine's row statistics);
+ * no sentence box, tabs, notes, buttons or card; the explorer's height is measured.
+ * Screenshots: test-output/screenshots/compact-{en,fr}-390.png.
+ */
+async function testCompactHeight() {
+  for (const lang of ['en', 'fr']) {
+    const page = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await page.goto(url(FILE, `index.html?lang=${lang}`) + '#view=row&layer=2&head=3&token=8&sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.'));
+    await waitDrawn(page);
+    await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'compact')));
+    const m = await explorer(page).evaluate((e) => {
+      const root = e.shadowRoot;
+      const shown = (sel) => [...root.querySelectorAll(sel)].some((el) => el.getClientRects().length > 0);
+      const rect = (sel) => root.querySelector(sel).getBoundingClientRect();
+      const line = root.querySelector('.compact-reading');
+      const lineHeight = parseFloat(getComputedStyle(line).lineHeight) || 20;
+      const stepper = rect('.token-stepper'), layer = rect('.layer-picker'), head = rect('.head-picker'), figure = rect('.figure-box svg');
+      const rowStats = e.session.rowStats(e.state.layer, e.state.head, e.state.token);
+      return {
+        height: e.getBoundingClientRect().height, n: e.run.n,
+        oneLine: Math.max(stepper.top, layer.top, head.top) < Math.min(stepper.bottom, layer.bottom, head.bottom),
+        aboveFigure: Math.max(stepper.bottom, layer.bottom, head.bottom) <= figure.top + 1,
+        readingLines: Math.round(line.getBoundingClientRect().height / lineHeight), readingBelow: line.getBoundingClientRect().top >= figure.bottom - 1,
+        reading: line.textContent, sum: Number(line.dataset.sum), effective: Number(line.dataset.effective), expected: rowStats,
+        hidden: ['textarea', '.tokens', '.tabs', '.view-controls', '.notes', '.actions', '.model-card'].filter((sel) => shown(sel)),
+        sideways: root.querySelector('.explorer').scrollWidth > root.querySelector('.explorer').clientWidth + 1 || document.scrollingElement.scrollWidth > document.scrollingElement.clientWidth + 1,
+      };
+    });
+    check(`controls="compact" (${lang}): ${m.n} tokens, ${Math.round(m.height)} px tall at 390 px (one 390 × 844 screen)`, m.n >= 12 && m.height <= 844, JSON.stringify(m));
+    check(`controls="compact" (${lang}): layer and head pickers and the token stepper on one line above the figure`, m.oneLine && m.aboveFigure, JSON.stringify(m));
+    check(`controls="compact" (${lang}): one line of reading under the figure: "${m.reading}"`, m.readingLines === 1 && m.readingBelow
+      && m.sum === m.expected.sum && m.effective === m.expected.effective && /\u03a3 = 1[.,]000/.test(m.reading) && m.reading.includes(lang === 'fr' ? 'tokens effectifs' : 'effective tokens'), JSON.stringify(m));
+    check(`controls="compact" (${lang}): no sentence box, tabs, view controls, notes, buttons or card; no sideways scroll`, m.hidden.length === 0 && !m.sideways, JSON.stringify(m));
+    await shot(page, `compact-${lang}-390`);
+    await andRedraw(page, () => explorer(page).locator('.stepper-next').click());
+    check(`controls="compact" (${lang}): the stepper moves the token`, (await pageState(page)).token === 9);
+    check(`controls="compact" (${lang}): no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  }
+}
+
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
-  testLayoutColumns, testAblation, testImportance, testCompactControls, testModelCardLayout, testFrenchCard,
+  testLayoutColumns, testAblation, testImportance, testCompactControls, testCompactHeight, testModelCardLayout, testFrenchCard,
   testImportanceTime: async () => console.log(`timing detail: importance_ms=${(await importanceTiming()).toFixed(1)}`), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',

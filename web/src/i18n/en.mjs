@@ -54,7 +54,7 @@ export default {
   'colour.shadeLight': 'Darker',
   'colour.shadeDark': 'Brighter',
   'row.statLargest': 'largest: {token} {value}',
-  'stepper.tokenShort': '{token} {index}/{count}',
+  'stepper.tokenShort': '{token}',
   'compact.reading': '\u03a3 = {sum} \u00b7 ratio {ratio} \u00b7 {effective} effective tokens of {n}',
   'stepper.token': '{token} (token {index} of {count})',
   'stepper.previous': 'Previous token',

@@ -53,7 +53,7 @@ export default {
   'colour.shadeLight': "Plus foncé",
   'colour.shadeDark': "Plus clair",
   'row.statLargest': "le plus grand : {token} {value}",
-  'stepper.tokenShort': "{token} {index}/{count}",
+  'stepper.tokenShort': "{token}",
   'compact.reading': "Σ = {sum} · ratio {ratio} · {effective} tokens effectifs sur {n}",
   'stepper.token': "{token} (token {index} sur {count})",
   'stepper.previous': "Token précédent",

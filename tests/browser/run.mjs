@@ -1773,11 +1773,35 @@ async function testCompactHeight() {
   }
 }
 
+/**
+ * index.html's language switch writes ?lang= into the address (the hash kept), from file://
+ * and over http, so that the link, shared or reloaded, opens in that language.
+ */
+async function testLanguageAddress() {
+  for (const [base, label] of [[FILE, 'file://'], [HTTP, 'http']]) {
+    const page = await newPage({ locale: 'en-US' });
+    await page.goto(url(base, 'index.html') + '#view=matrix&layer=2');
+    await waitDrawn(page);
+    await page.locator('.language-switch button[value="fr"]').click();
+    const address = new URL(page.url());
+    check(`language switch (${label}): ?lang=fr in the address, the hash kept (${address.search}${address.hash})`,
+      address.searchParams.get('lang') === 'fr' && /view=matrix/.test(address.hash) && /layer=2/.test(address.hash), page.url());
+    await page.reload();
+    await waitDrawn(page);
+    check(`language switch (${label}): the address opens in French in an English browser`,
+      (await page.evaluate(() => document.documentElement.lang)) === 'fr' && (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Ligne');
+    await page.locator('.language-switch button[value="en"]').click();
+    check(`language switch (${label}): back to English, ?lang=en`, new URL(page.url()).searchParams.get('lang') === 'en', page.url());
+    check(`language switch (${label}): no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  }
+}
+
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
-  testLayoutColumns, testAblation, testImportance, testCompactControls, testCompactHeight, testModelCardLayout, testFrenchCard,
+  testLayoutColumns, testAblation, testImportance, testCompactControls, testCompactHeight, testModelCardLayout, testFrenchCard, testLanguageAddress,
   testImportanceTime: async () => console.log(`timing detail: importance_ms=${(await importanceTiming()).toFixed(1)}`), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',

@@ -14,6 +14,7 @@
  * Tokens and card text reach the terminal with control characters escaped (\xHH); with --json
  * every output, a failure's too, is one JSON object ({"error":{…}} on failure).
  * Exit status: 0 done, 1 the weights or the run failed, 2 a bad argument (the message names it). */
+#define _POSIX_C_SOURCE 200809L  /* readlink, to find the executable's folder */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,11 +24,17 @@
 
 #include "attn.h"
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
+
 enum { MAX_REMOVED = 12 * 12 };
 
 #ifndef ATTN_DEFAULT_WEIGHTS
 #define ATTN_DEFAULT_WEIGHTS "web/dist/bert-mini.int8.bin"
 #endif
+#define ATTN_WEIGHTS_NAME "bert-mini.int8.bin"
+enum { PATH_BYTES = 4096 };
 
 enum { EXIT_RUN_FAILED = 1, EXIT_BAD_ARGUMENT = 2 };
 enum { STDIN_LIMIT = 64 << 20 };  /* bytes read from standard input at most */
@@ -36,7 +43,8 @@ typedef struct {
     const char *text, *pair, *weights, *token, *ablate;
     size_t text_bytes, pair_bytes;
     int layer, head, json, tokenize, mask, info, help;
-    int layer_given, head_given;
+    int layer_given, head_given, weights_given;
+    char default_weights[PATH_BYTES];  /* the default weights file found (find_default_weights) */
     int removed[MAX_REMOVED][2];  /* --ablate's layer.head pairs, from 1 */
     int removed_count;
 } options;
@@ -51,7 +59,8 @@ static int usage(FILE *out) {
           "       attn TEXT [--pair TEXT_B] --mask [--json]   (top-5 predictions at each [MASK])\n"
           "       attn --info [--json]                        (the model: shape and model card)\n"
           "       --ablate L.H[,L.H…] removes heads (layer.head, from 1) from the run, e.g. --ablate 2.1,3.4\n"
-          "       --weights FILE (default " ATTN_DEFAULT_WEIGHTS ")\n"
+          "       --weights FILE (default " ATTN_DEFAULT_WEIGHTS ", else " ATTN_WEIGHTS_NAME " beside attn or in\n"
+          "                       the web/dist/ of the repository attn was built in)\n"
           "TEXT or TEXT_B \"-\" is read from standard input; layers and heads count from 1,\n"
           "tokens from 0 ([CLS]); --pair runs [CLS] TEXT [SEP] TEXT_B [SEP]\n",
           out);
@@ -143,7 +152,10 @@ static int parse_option(const char *flag, const char *value, options *o) {
         bad_argument("%s needs a value", flag);
         return -1;
     }
-    if (!strcmp(flag, "--weights")) o->weights = value;
+    if (!strcmp(flag, "--weights")) {
+        o->weights = value;
+        o->weights_given = 1;
+    }
     else if (!strcmp(flag, "--ablate")) {
         if (o->ablate) {
             bad_argument("--ablate given twice; list every head in one: --ablate 2.1,3.4");
@@ -869,9 +881,62 @@ static int show_run(const attn_engine *engine, const options *o) {
     return result;
 }
 
-static int run_with_weights(options *o) {
+/* ---- the default weights, from any working directory: web/dist/ under the working directory
+ * (the repository's root), then beside the executable, then in the web/dist/ of the repository
+ * the executable was built in (build/attn → ../web/dist/). */
+
+/* The executable's folder, with its final '/', to dir[PATH_BYTES]; 0 when it cannot be known. */
+static int executable_folder(const char *argv0, char *dir) {
+    size_t length = 0;
+#if defined(__linux__)
+    const ssize_t n = readlink("/proc/self/exe", dir, PATH_BYTES - 1);
+    if (n > 0) length = (size_t)n;
+#endif
+    if (length == 0 && argv0 && strchr(argv0, '/') && strlen(argv0) < PATH_BYTES) {
+        length = strlen(argv0);
+        memcpy(dir, argv0, length);
+    }
+    dir[length] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (!slash) return 0;
+    slash[1] = '\0';
+    return 1;
+}
+
+static int readable(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+/* The first default weights file that can be read, to o->weights; else o->weights is left as
+ * it is and the places looked at are in `looked` (for the message). */
+static void find_default_weights(options *o, const char *argv0, char *looked, size_t looked_size) {
+    char dir[PATH_BYTES];
+    snprintf(looked, looked_size, "%s", ATTN_DEFAULT_WEIGHTS);
+    if (readable(ATTN_DEFAULT_WEIGHTS) || !executable_folder(argv0, dir)) return;
+    const char *const beside[] = {ATTN_WEIGHTS_NAME, "../web/dist/" ATTN_WEIGHTS_NAME};
+    for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        const int n = snprintf(o->default_weights, PATH_BYTES, "%s%s", dir, beside[i]);
+        if (n < 0 || n >= PATH_BYTES) continue;
+        const size_t used = strlen(looked);
+        snprintf(looked + used, looked_size - used, ", %s", o->default_weights);
+        if (readable(o->default_weights)) {
+            o->weights = o->default_weights;
+            return;
+        }
+    }
+}
+
+static int run_with_weights(options *o, const char *argv0) {
+    char looked[3 * PATH_BYTES + 8];
+    if (!o->weights_given) find_default_weights(o, argv0, looked, sizeof looked);
     size_t size = 0;
     unsigned char *bytes = read_file(o->weights, &size);
+    if (!bytes && !o->weights_given) {
+        return run_failed("cannot find the default weights file %s (looked at %s); give one with --weights FILE",
+                          ATTN_WEIGHTS_NAME, looked);
+    }
     if (!bytes) {
         return run_failed("cannot read weights file %s: %s", o->weights, strerror(errno));
     }
@@ -916,7 +981,7 @@ int main(int argc, char **argv) {
     int result = EXIT_RUN_FAILED;
     if (o.info || (!take_text(o.text, &o.text, &o.text_bytes, &owned_text) &&
                    !take_text(o.pair, &o.pair, &o.pair_bytes, &owned_pair)))
-        result = run_with_weights(&o);
+        result = run_with_weights(&o, argv[0]);
     free(owned_text);
     free(owned_pair);
     return finish(result, o.json);

@@ -1774,6 +1774,30 @@ async function testCompactHeight() {
 }
 
 /**
+ * Compare's column headings and stat lines break between words at 320 px, in French and
+ * English: each column's lines, joined by spaces, give back its texts (a word cut in two would
+ * not: "phras e A"), and they stay inside the figure (the layout checks).
+ * Screenshot: test-output/screenshots/compare-fr-320.png.
+ */
+async function testCompareHeaders() {
+  for (const lang of ['fr', 'en']) {
+    const page = await newPage({ viewport: { width: 320, height: 844 }, isMobile: true });
+    const hash = new URLSearchParams({ sentence: 'The cat sat on the mat.', compare: 'The cat sat on the rug.', token: 'cat', view: 'compare' }).toString().replace(/\+/g, '%20');
+    await page.goto(url(FILE, `index.html?lang=${lang}`) + '#' + hash);
+    await waitDrawn(page);
+    const columns = await explorer(page).locator('.figure-box .bar-column').evaluateAll((all) => all.map((g) =>
+      [...g.querySelectorAll('text.col-head, text.col-stat')].map((t) => t.textContent).join(' ')));
+    const t = lang === 'fr' ? { a: 'phrase A', b: 'phrase B', none: 'pas de différence', largest: '|Δ| maximal' } : { a: 'sentence A', b: 'sentence B', none: 'no difference', largest: 'largest |Δ|' };
+    check(`compare headers (${lang}) at 320 px break between words: ${columns.map((c) => `"${c}"`).join(', ')}`,
+      columns.length === 3 && columns[0].startsWith(t.a) && columns[1].startsWith(t.b) && (columns[2].includes(t.none) || columns[2].includes(t.largest)), JSON.stringify(columns));
+    const problems = await page.evaluate(layoutProblemsInPage, 0);
+    check(`compare headers (${lang}) at 320 px: no overlapping or cut text`, problems.length === 0, problems.slice(0, 3).join('; '));
+    if (lang === 'fr') await shot(page, 'compare-fr-320');
+    await page.context().close();
+  }
+}
+
+/**
  * index.html's language switch writes ?lang= into the address (the hash kept), from file://
  * and over http, so that the link, shared or reloaded, opens in that language.
  */
@@ -1801,7 +1825,7 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
-  testLayoutColumns, testAblation, testImportance, testCompactControls, testCompactHeight, testModelCardLayout, testFrenchCard, testLanguageAddress,
+  testLayoutColumns, testAblation, testImportance, testCompactControls, testCompactHeight, testModelCardLayout, testFrenchCard, testLanguageAddress, testCompareHeaders,
   testImportanceTime: async () => console.log(`timing detail: importance_ms=${(await importanceTiming()).toFixed(1)}`), testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',

@@ -297,7 +297,8 @@ for (const layout of ['google-zip', 'google-legacy']) {
     const bytes = new Uint8Array(fs.readFileSync(out));
     const engine = await createEngine({ wasm, weights: bytes });
     assert.equal(engine.modelCard().name, 'bert_uncased_L-4_H-256_A-4');
-    assert.match(engine.modelCard().precision, /every matrix int8/);
+    assert.ok(engine.modelCard().matrices_int8 > 0 && engine.modelCard().matrices_int16 === 0, 'every matrix int8');
+    assert.equal(engine.modelCard().head_next.length, engine.shape.layers * engine.shape.heads, 'the head roles measured, one per head');
     await matchesReference(bytes);
     const parity = spawnSync('node', [path.join(repoRoot, 'tests/parity.mjs'), '--checkpoint', folder], { cwd: repoRoot, encoding: 'utf8' });
     assert.equal(parity.status, 0, parity.stdout + parity.stderr);

@@ -739,8 +739,8 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
 
 // ---------------------------------------------------------------- convert
 
-// The head roles of the file, measured with the engine on the calibration text; null, with a
-// note, when no engine is given (the card then says they were not measured).
+// The head roles of the file, measured with the engine on the calibration text; null when no
+// engine is given, or, with a note, when it cannot be loaded (the card then says they were not measured).
 function headRoles(bytes, shape, vocab, options, log) {
   let engine = null;
   try {
@@ -750,10 +750,7 @@ function headRoles(bytes, shape, vocab, options, log) {
     log(`note: head roles not measured (${error.message})`);
     return null;
   }
-  if (!engine) {
-    log('note: head roles not measured: no engine to run the file on');
-    return null;
-  }
+  if (!engine) return null;  // the page's converter: the card says the roles were not measured
   return measureHeadRoles(engine, bytes, vocabLinesOf(vocab, shape), shape.maxPositions);
 }
 

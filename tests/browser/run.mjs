@@ -1451,7 +1451,8 @@ async function testModelCard() {
   const hasCard = await explorer(page).evaluate((e) => e.engine.modelCard() !== null);
   const panel = await explorer(page).locator('.model-card').evaluate((d) => ({ card: d.dataset.card, text: d.textContent }));
   check(`model card: the page shows ${hasCard ? 'the card' : 'an honest note that the weights file has no card'}`,
-    hasCard ? panel.card === 'present' && /Held-out masked-word accuracy/.test(panel.text) : panel.card === 'none' && /no model card/.test(panel.text) && /4 layers \u00d7 4 heads/.test(panel.text),
+    hasCard ? panel.card === 'present' && /Held-out masked-word accuracy/.test(panel.text) && /all 28 matrices int8/.test(panel.text)
+      && /13,017,689 tokens of text in English/.test(panel.text) && /No positional head/.test(panel.text) : panel.card === 'none' && /no model card/.test(panel.text) && /4 layers \u00d7 4 heads/.test(panel.text),
     panel.text);
   // A card as the converter writes it is shown field by field.
   const shown = await explorer(page).evaluate((e) => {

@@ -15,8 +15,11 @@ function listOf(value) {
 
 const finite = (value) => (Number.isFinite(value) ? value : null);
 
+/** 13,017,689 / 13 017 689: a count with the language's digit grouping. */
+const grouped = (t, value) => new Intl.NumberFormat(t.lang, { maximumFractionDigits: 0 }).format(value);
+
 function shapeLine(t, { layers, heads, hidden, vocab, maxPositions }) {
-  return t('card.shape', { layers, heads, hidden, vocab, maxPositions });
+  return t('card.shape', { layers, heads, hidden, vocab: grouped(t, vocab), maxPositions });
 }
 
 /** The measured head roles ({ next, previous, cls, sep }: one value per head) or null. */
@@ -74,8 +77,8 @@ function trainedOn(card, t) {
   if (tokens === null) return listOf(card.trained_on).join('; ') || null;
   const language = typeof card.training_language === 'string' ? card.training_language : '';
   const name = languageName(language, t.lang);
-  const grouped = new Intl.NumberFormat(t.lang, { maximumFractionDigits: 0 }).format(tokens);  // 13,017,689 / 13 017 689
-  return language ? t('card.trainingTokensIn', { tokens: grouped, language: name }) : t('card.trainingTokens', { tokens: grouped });
+  const count = grouped(t, tokens);
+  return language ? t('card.trainingTokensIn', { tokens: count, language: name }) : t('card.trainingTokens', { tokens: count });
 }
 
 function precisionOf(card, t) {

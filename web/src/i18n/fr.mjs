@@ -335,7 +335,7 @@ export default {
   'card.summary': "À propos de ce modèle : {name}",
   'card.summaryAccuracy': " · précision sur les mots masqués (texte non vu) {accuracy}",
   'card.limits': "Ce que son attention peut montrer, et ce qu’elle ne peut pas montrer :",
-  'card.precision': "Précision des matrices",
+  'card.precision': "Stockage des matrices",
   'card.precisionInt8': { one: "{count} matrice en int8 (une échelle flottante par ligne)", other: "les {count} matrices en int8 (une échelle flottante par ligne)" },
   'card.precisionMixed': "{int8} matrices en int8, {int16} en int16 (une échelle flottante par ligne)",
   'card.trainingTokens': "{tokens} tokens de texte",

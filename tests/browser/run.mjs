@@ -1699,8 +1699,7 @@ async function importanceTiming() {
 }
 
 /**
- * controls="none" and "compact": the figure stays, the sentence box, token strip (and for none
- * the tabs) go; the token is chosen on the figure (click, tap on a row) and from the keyboard
+ * controls="none" and "compact": the figure stays, the sentence box, token strip and tabs go; the token is chosen on the figure (click, tap on a row) and from the keyboard
  * (the stepper); a figure-only explorer of a 12-token sentence fits one 390 × 844 phone screen.
  */
 async function testCompactControls() {

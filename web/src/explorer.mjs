@@ -224,9 +224,10 @@ export class AttentionExplorer extends HTMLElement {
   }
 
   /**
-   * controls="full|compact|none" (any case): compact drops the sentence box and the token strip,
-   * none also the pickers, tabs, view controls, notes and buttons; the token is then chosen on
-   * the figure (click or tap a row) or with the token stepper above it (buttons, arrow keys).
+   * controls="full|compact|none" (any case): compact keeps the layer and head pickers and the
+   * token stepper on one line, the figure and one line of reading (no sentence box, token strip,
+   * tabs, view controls, notes, buttons or card); none keeps the stepper and the figure. The token
+   * is then chosen on the figure (click or tap a row) or with the stepper (buttons, arrow keys).
    */
   applyControlsMode() {
     const given = this.getAttribute('controls');

@@ -88,7 +88,7 @@ function panelParts(parts, explorer, t) {
     html('button', { type: 'button', class: 'ablation-reset', text: t('ablation.reset'), onclick: () => explorer.setRemovedHeads([], '.tab[aria-selected="true"]') }),
   ]);
   parts.figureBox = html('div', { class: 'figure-box' });
-  parts.compactReading = html('p', { class: 'compact-reading', 'aria-live': 'polite', hidden: true });
+  parts.compactReading = html('p', { class: 'compact-reading', hidden: true });
   parts.hoverReadout = html('p', { class: 'hover-readout', 'aria-live': 'polite', hidden: true });
   parts.notes = html('div', { class: 'notes' });
   parts.actions = html('div', { class: 'actions' }, [

@@ -10,6 +10,7 @@ import { convertPanel } from '../convert-panel.mjs';
 import { modelCardPanel } from '../model-card.mjs';
 import { listMove, segmented, checkSegmented } from '../widgets.mjs';
 import { useWeightsEverywhere } from './models.mjs';
+import { Engine } from '../engine.mjs';
 
 const explorerSheet = sharedStyleSheet(EXPLORER_CSS);
 
@@ -133,7 +134,9 @@ export function buildDom(explorer) {
     parts.modelCard,
   ]);
   parts.root = html('div', { class: 'explorer', part: 'explorer' }, [parts.status, parts.error, parts.main]);
-  if (explorer.hasAttribute('allow-convert')) parts.root.append(convertPanel(useWeightsEverywhere, t));
+  // The page's engine measures the converted file's head roles, as the command line's does.
+  const conversionEngine = () => (explorer.engine?.wasmModule ? { Engine, wasm: explorer.engine.wasmModule } : null);
+  if (explorer.hasAttribute('allow-convert')) parts.root.append(convertPanel(useWeightsEverywhere, t, conversionEngine));
   root.replaceChildren(parts.root);
 }
 

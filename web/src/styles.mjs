@@ -217,7 +217,7 @@ textarea {
 .controls-compact .sentence-label, .controls-compact textarea, .controls-compact .token-info, .controls-compact .tokens,
 .controls-compact .mask-predictions, .controls-compact .which, .controls-compact .tabs, .controls-compact .view-controls,
 .controls-compact .notes, .controls-compact .actions, .controls-compact .model-card-box, .controls-compact .hover-readout,
-.controls-compact .convert-host, .controls-compact .stepper-text,
+.controls-compact .convert-host,
 .controls-none .sentence-label, .controls-none textarea, .controls-none .token-info, .controls-none .tokens,
 .controls-none .picker, .controls-none .which, .controls-none .tabs, .controls-none .view-controls, .controls-none .notes, .controls-none .actions,
 .controls-none .model-card-box, .controls-none .hover-readout, .controls-none .convert-host, .controls-none .stepper-short { display: none; }
@@ -227,6 +227,8 @@ textarea {
 .controls-compact .segmented button { padding: 3px 4px; min-width: 1.7em; min-height: 32px; }
 .controls-compact .token-stepper { margin: 0; gap: 4px; min-width: 0; flex: 1 1 auto; justify-content: flex-end; }
 .controls-compact .token-stepper button { min-width: 30px; }
+/* compact: the short token text is shown, the whole one is still read out (a live region) */
+.controls-compact .stepper-text { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .stepper-short { font-size: 13.5px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; }
 .controls-none .pickers { margin: 0 0 6px; }
 .compact-reading { margin: 4px 0 0; font-size: 13.5px; color: var(--muted); font-variant-numeric: tabular-nums; }

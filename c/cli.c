@@ -739,6 +739,20 @@ static void print_card_string(const char *card, const char *key, const char *lab
 
 static int is_number(double value) { return value == value; }
 
+/* A count with thousands separators: 13,017,689 (below 1e15, else as %.0f). */
+static void print_grouped(double value) {
+    if (!(value >= 0 && value < 1e15)) {
+        printf("%.0f", value);
+        return;
+    }
+    char digits[32];
+    const int n = snprintf(digits, sizeof digits, "%.0f", value);
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0) putchar(',');
+        putchar(digits[i]);
+    }
+}
+
 /* The heads (1-based layer.head) whose value in `list` reaches `at_least`, after `label`. */
 static int print_heads_reaching(const double *list, int count, int heads, double at_least, const char *label) {
     int found = 0;
@@ -785,9 +799,15 @@ static void print_card_text(const char *card, const int32_t *shape) {
     print_card_string(card, "name", "model: ");
     const double tokens = card_number_of(card, "training_tokens");
     if (is_number(tokens)) {
-        printf("trained on %.0f tokens of text", tokens);
-        print_card_string(card, "training_language", " in language ");
-        if (!card_find(card, "training_language")) putchar('\n');
+        fputs("trained on ", stdout);
+        print_grouped(tokens);
+        const char *language = card_find(card, "training_language");
+        if (language && !strncmp(language, "\"en\"", 4)) puts(" tokens of English text");
+        else {
+            fputs(" tokens of text", stdout);
+            if (language) print_card_string(card, "training_language", " in language ");
+            else putchar('\n');
+        }
     }
     const double accuracy = card_number_of(card, "heldout_mlm_accuracy"), loss = card_number_of(card, "heldout_mlm_loss");
     if (is_number(accuracy)) {

@@ -137,6 +137,7 @@ check "json info" 0 '"card":\{"name":"bert-mini-int8"' -- "$attn" --info --json
 check "json info: head roles as lists" 0 '"head_next":\[[0-9.,]+\],"head_previous":\[' -- "$attn" --info --json
 check "info: the card's facts in English" 0 'held-out masked-word accuracy: 14\.2% top-1 \(loss 5\.94\)' -- "$attn" --info
 check "info: precision" 0 'precision: 28 matrices int8, 0 int16' -- "$attn" --info
+check "info: training text" 0 'trained on 13,017,689 tokens of English text' -- "$attn" --info
 check "info: what it cannot show, from the measured roles" 0 'what it cannot show: no positional head' -- "$attn" --info
 check "info: head roles per head" 0 'head 4\.4  next +[0-9]+%  previous +[0-9]+%  \[CLS\] +[0-9]+%' -- "$attn" --info
 # the default weights from any working directory; a lone copy names where it looked

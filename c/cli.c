@@ -14,12 +14,13 @@
  * Tokens and card text reach the terminal with control characters escaped (\xHH); with --json
  * every output, a failure's too, is one JSON object ({"error":{…}} on failure).
  * Exit status: 0 done, 1 the weights or the run failed, 2 a bad argument (the message names it). */
+#define _POSIX_C_SOURCE 200809L  /* readlink (the executable's folder); open, fstat, mmap */
 #if defined(__unix__) || defined(__APPLE__)
-#define _POSIX_C_SOURCE 200809L  /* open, fstat, mmap: the weights mapped, not copied */
-#define ATTN_CLI_MMAP 1
+#define ATTN_CLI_MMAP 1  /* the weights mapped, not copied */
 #endif
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ enum { MAX_REMOVED = 12 * 12 };
 #ifndef ATTN_DEFAULT_WEIGHTS
 #define ATTN_DEFAULT_WEIGHTS "web/dist/bert-mini.int8.bin"
 #endif
+#define ATTN_WEIGHTS_NAME "bert-mini.int8.bin"
+enum { PATH_BYTES = 4096 };
 
 enum { EXIT_RUN_FAILED = 1, EXIT_BAD_ARGUMENT = 2 };
 enum { STDIN_LIMIT = 64 << 20 };  /* bytes read from standard input at most */
@@ -47,7 +50,8 @@ typedef struct {
     const char *text, *pair, *weights, *token, *ablate;
     size_t text_bytes, pair_bytes;
     int layer, head, json, tokenize, mask, info, help;
-    int layer_given, head_given;
+    int layer_given, head_given, weights_given;
+    char default_weights[PATH_BYTES];  /* the default weights file found (find_default_weights) */
     int removed[MAX_REMOVED][2];  /* --ablate's layer.head pairs, from 1 */
     int removed_count;
 } options;
@@ -62,7 +66,8 @@ static int usage(FILE *out) {
           "       attn TEXT [--pair TEXT_B] --mask [--json]   (top-5 predictions at each [MASK])\n"
           "       attn --info [--json]                        (the model: shape and model card)\n"
           "       --ablate L.H[,L.H…] removes heads (layer.head, from 1) from the run, e.g. --ablate 2.1,3.4\n"
-          "       --weights FILE (default " ATTN_DEFAULT_WEIGHTS ")\n"
+          "       --weights FILE (default " ATTN_DEFAULT_WEIGHTS ", else " ATTN_WEIGHTS_NAME " beside attn or in\n"
+          "                       the web/dist/ of the repository attn was built in)\n"
           "TEXT or TEXT_B \"-\" is read from standard input; layers and heads count from 1,\n"
           "tokens from 0 ([CLS]); --pair runs [CLS] TEXT [SEP] TEXT_B [SEP]\n",
           out);
@@ -154,7 +159,10 @@ static int parse_option(const char *flag, const char *value, options *o) {
         bad_argument("%s needs a value", flag);
         return -1;
     }
-    if (!strcmp(flag, "--weights")) o->weights = value;
+    if (!strcmp(flag, "--weights")) {
+        o->weights = value;
+        o->weights_given = 1;
+    }
     else if (!strcmp(flag, "--ablate")) {
         if (o->ablate) {
             bad_argument("--ablate given twice; list every head in one: --ablate 2.1,3.4");
@@ -585,8 +593,8 @@ static void show_tokens(const attn_engine *e, const attn_session *s, int json) {
 }
 
 /* ---- the model card: one JSON object whose keys are the converter's (weights/FORMAT.md), each
- * once, each value a string or a number. Anything else is refused, so the card cannot add
- * fields to the output around it. */
+ * once, each value a string, a number, true or false, or a list of numbers. Anything else is
+ * refused, so the card cannot add fields to the output around it. */
 static const char *const CARD_KEYS[] = CARD_KEY_NAMES;  /* c/spec.mjs */
 enum { CARD_KEY_COUNT = sizeof CARD_KEYS / sizeof CARD_KEYS[0], CARD_KEY_MAX = 32 };
 
@@ -635,6 +643,30 @@ static const char *card_number(const char *p) {
     return p;
 }
 
+/* A JSON list of numbers at p ([] included): the byte after it, or NULL. */
+static const char *card_numbers(const char *p) {
+    if (*p != '[') return NULL;
+    p = skip_space(p + 1);
+    if (*p == ']') return p + 1;
+    for (;;) {
+        p = card_number(p);
+        if (!p) return NULL;
+        p = skip_space(p);
+        if (*p == ']') return p + 1;
+        if (*p++ != ',') return NULL;
+        p = skip_space(p);
+    }
+}
+
+/* A card value at p (string, number, true, false, list of numbers): the byte after it, or NULL. */
+static const char *card_value_end(const char *p) {
+    if (*p == '"') return card_string(p, NULL);
+    if (*p == '[') return card_numbers(p);
+    if (!strncmp(p, "true", 4)) return p + 4;
+    if (!strncmp(p, "false", 5)) return p + 5;
+    return card_number(p);
+}
+
 static int card_key_index(const char *key) {
     for (int k = 0; k < CARD_KEY_COUNT; k++)
         if (!strcmp(key, CARD_KEYS[k])) return k;
@@ -657,13 +689,153 @@ static const char *card_problem(const char *card) {
         if (seen[k]++) return "a key appears twice";
         p = skip_space(p);
         if (*p++ != ':') return "it is not valid JSON";
-        p = skip_space(p);
-        p = *p == '"' ? card_string(p, NULL) : card_number(p);
-        if (!p) return "a value is not a JSON string or number";
+        p = card_value_end(skip_space(p));
+        if (!p) return "a value is not a JSON string, number, true, false or list of numbers";
         p = skip_space(p);
         if (*p == '}') return *skip_space(p + 1) ? "text follows the object" : NULL;
         if (*p++ != ',') return "it is not valid JSON";
     }
+}
+
+/* The start of `key`'s value in a valid card, or NULL when the card has no such key. */
+static const char *card_find(const char *card, const char *key) {
+    const char *p = skip_space(skip_space(card) + 1);
+    while (*p == '"') {
+        char name[CARD_KEY_MAX];
+        p = skip_space(skip_space(card_string(p, name)) + 1);  /* past the ':' */
+        if (!strcmp(name, key)) return p;
+        p = skip_space(skip_space(card_value_end(p)) + 1);     /* past the ',' or '}' */
+    }
+    return NULL;
+}
+
+/* `key`'s number in a valid card, or NaN. */
+static double card_number_of(const char *card, const char *key) {
+    const char *p = card_find(card, key);
+    return p && (*p == '-' || (*p >= '0' && *p <= '9')) ? strtod(p, NULL) : (double)NAN;
+}
+
+/* Up to `max` numbers of `key`'s list in a valid card, to out: how many (0 when absent). */
+static int card_numbers_of(const char *card, const char *key, double *out, int max) {
+    const char *p = card_find(card, key);
+    if (!p || *p != '[') return 0;
+    int count = 0;
+    for (p = skip_space(p + 1); *p != ']' && count < max;) {
+        char *end;
+        out[count++] = strtod(p, &end);
+        p = skip_space(end);
+        if (*p == ',') p = skip_space(p + 1);
+    }
+    return count;
+}
+
+/* `key`'s string in a valid card, printed for the terminal after `label`; nothing when absent. */
+static void print_card_string(const char *card, const char *key, const char *label) {
+    const char *p = card_find(card, key);
+    if (!p || *p != '"') return;
+    const char *end = card_string(p, NULL) - 1;
+    char *text = malloc((size_t)(end - p));
+    if (!text) return;
+    memcpy(text, p + 1, (size_t)(end - p - 1));
+    text[end - p - 1] = '\0';
+    printf("%s", label);
+    print_terminal(text, 0);
+    putchar('\n');
+    free(text);
+}
+
+static int is_number(double value) { return value == value; }
+
+/* A count with thousands separators: 13,017,689 (below 1e15, else as %.0f). */
+static void print_grouped(double value) {
+    if (!(value >= 0 && value < 1e15)) {
+        printf("%.0f", value);
+        return;
+    }
+    char digits[32];
+    const int n = snprintf(digits, sizeof digits, "%.0f", value);
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0) putchar(',');
+        putchar(digits[i]);
+    }
+}
+
+/* The heads (1-based layer.head) whose value in `list` reaches `at_least`, after `label`. */
+static int print_heads_reaching(const double *list, int count, int heads, double at_least, const char *label) {
+    int found = 0;
+    for (int i = 0; i < count; i++) {
+        if (list[i] < at_least) continue;
+        printf("%s%d.%d", found++ ? ", " : label, i / heads + 1, i % heads + 1);
+    }
+    if (found) putchar('\n');
+    return found;
+}
+
+enum { CARD_HEADS_MAX = 12 * 12 };
+
+/* The measured head roles and what they leave out of reach, in English (the page's catalogue
+ * says the same: web/src/model-card.mjs). */
+static void print_card_roles(const char *card, const int32_t *shape) {
+    const int heads = shape[SHAPE_HEADS];
+    double next[CARD_HEADS_MAX], previous[CARD_HEADS_MAX], cls[CARD_HEADS_MAX], sep[CARD_HEADS_MAX], sink[CARD_HEADS_MAX];
+    const int count = card_numbers_of(card, "head_next", next, CARD_HEADS_MAX);
+    if (count == 0 || count != shape[SHAPE_LAYERS] * heads || card_numbers_of(card, "head_previous", previous, CARD_HEADS_MAX) != count
+        || card_numbers_of(card, "head_cls", cls, CARD_HEADS_MAX) != count
+        || card_numbers_of(card, "head_sep", sep, CARD_HEADS_MAX) != count) {
+        puts("head roles: not measured");
+        return;
+    }
+    puts("head roles on the calibration text (share of words whose largest weight is on the next /\n"
+         "previous word; mean weight on [CLS] / [SEP]):");
+    for (int i = 0; i < count; i++) {
+        printf("  head %d.%d  next %3.0f%%  previous %3.0f%%  [CLS] %3.0f%%  [SEP] %3.0f%%\n",
+               i / heads + 1, i % heads + 1, 100 * next[i], 100 * previous[i], 100 * cls[i], 100 * sep[i]);
+        sink[i] = cls[i] + sep[i];
+    }
+    const int positional = print_heads_reaching(next, count, heads, CARD_POSITIONAL_SHARE, "heads on the next word: ")
+                         + print_heads_reaching(previous, count, heads, CARD_POSITIONAL_SHARE, "heads on the previous word: ");
+    if (!positional)
+        printf("what it cannot show: no positional head (no head puts its largest weight on the next or the previous\n"
+               "word for %.0f%% of the words); to show those patterns, convert Google's bert-mini (README,\n"
+               "\"Show Google's bert-mini in your course\")\n", 100 * CARD_POSITIONAL_SHARE);
+    print_heads_reaching(sink, count, heads, CARD_SINK_MASS, "heads with most of their weight on [CLS] and [SEP] (attention sinks): ");
+}
+
+/* The card's facts in English, after the shape; a file written before prints its sentences. */
+static void print_card_text(const char *card, const int32_t *shape) {
+    print_card_string(card, "name", "model: ");
+    const double tokens = card_number_of(card, "training_tokens");
+    if (is_number(tokens)) {
+        fputs("trained on ", stdout);
+        print_grouped(tokens);
+        const char *language = card_find(card, "training_language");
+        if (language && !strncmp(language, "\"en\"", 4)) puts(" tokens of English text");
+        else {
+            fputs(" tokens of text", stdout);
+            if (language) print_card_string(card, "training_language", " in language ");
+            else putchar('\n');
+        }
+    }
+    const double accuracy = card_number_of(card, "heldout_mlm_accuracy"), loss = card_number_of(card, "heldout_mlm_loss");
+    if (is_number(accuracy)) {
+        printf("held-out masked-word accuracy: %.1f%% top-1", 100 * accuracy);
+        if (is_number(loss)) printf(" (loss %.2f)", loss);
+        putchar('\n');
+    }
+    const double int8 = card_number_of(card, "matrices_int8"), int16 = card_number_of(card, "matrices_int16");
+    if (is_number(int8) && is_number(int16)) printf("precision: %.0f matrices int8, %.0f int16 (one float scale per row)\n", int8, int16);
+    const char *mlm = card_find(card, "masked_word_head");
+    if (mlm) puts(*mlm == 't' ? "masked-word head: yes" : "masked-word head: none (attention only, no [MASK] predictions)");
+    static const char *const legacy[][2] = {
+        {"architecture", "architecture: "}, {"precision", "precision: "}, {"objective", "objective: "},
+        {"trained_on", "trained on: "}, {"derived", "derived: "}, {"limits", "limits: "},
+    };
+    for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++) print_card_string(card, legacy[i][0], legacy[i][1]);
+    if (card_find(card, "limits")) return;  /* a file written before: its sentences say it */
+    if (is_number(accuracy) && accuracy < CARD_LOW_MLM_ACCURACY)
+        puts("what it cannot show: the right masked word, most of the time: its guesses are often frequent words");
+    print_card_roles(card, shape);
+    puts("attention weights show where the model looks, not why it decides");
 }
 
 /* The model's shape and the card the converter stored ({} when the file has none; refused, with
@@ -684,15 +856,12 @@ static int show_info(const attn_engine *engine, int json) {
             puts("}");
         } else printf(",\"card\":%s}\n", card);
     } else {
-        printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens, %d token types\n"
-               "model card: ",
+        printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens, %d token types\n",
                shape[SHAPE_LAYERS], shape[SHAPE_HEADS], shape[SHAPE_HIDDEN], shape[SHAPE_FFN],
                shape[SHAPE_VOCAB], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES]);
-        if (problem) printf("(not shown: %s)\n", problem);
-        else {
-            print_terminal(card, 0);
-            putchar('\n');
-        }
+        if (problem) printf("model card: (not shown: %s)\n", problem);
+        else if (!strcmp(skip_space(skip_space(card) + 1), "}")) puts("model card: none in this weights file");
+        else print_card_text(card, shape);
     }
     return 0;
 }
@@ -777,9 +946,63 @@ static void close_weights(weights_file *w) {
     attn_free(w->bytes);
 }
 
-static int run_with_weights(options *o) {
+/* ---- the default weights, from any working directory: web/dist/ under the working directory
+ * (the repository's root), then beside the executable, then in the web/dist/ of the repository
+ * the executable was built in (build/attn → ../web/dist/). */
+
+/* The executable's folder, with its final '/', to dir[PATH_BYTES]; 0 when it cannot be known. */
+static int executable_folder(const char *argv0, char *dir) {
+    size_t length = 0;
+#if defined(__linux__)
+    const ssize_t n = readlink("/proc/self/exe", dir, PATH_BYTES - 1);
+    if (n > 0) length = (size_t)n;
+#endif
+    if (length == 0 && argv0 && strchr(argv0, '/') && strlen(argv0) < PATH_BYTES) {
+        length = strlen(argv0);
+        memcpy(dir, argv0, length);
+    }
+    dir[length] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (!slash) return 0;
+    slash[1] = '\0';
+    return 1;
+}
+
+static int readable(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+/* The first default weights file that can be read, to o->weights; else o->weights is left as
+ * it is and the places looked at are in `looked` (for the message). */
+static void find_default_weights(options *o, const char *argv0, char *looked, size_t looked_size) {
+    char dir[PATH_BYTES];
+    snprintf(looked, looked_size, "%s", ATTN_DEFAULT_WEIGHTS);
+    if (readable(ATTN_DEFAULT_WEIGHTS) || !executable_folder(argv0, dir)) return;
+    const char *const beside[] = {ATTN_WEIGHTS_NAME, "../web/dist/" ATTN_WEIGHTS_NAME};
+    for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        const int n = snprintf(o->default_weights, PATH_BYTES, "%s%s", dir, beside[i]);
+        if (n < 0 || n >= PATH_BYTES) continue;
+        const size_t used = strlen(looked);
+        snprintf(looked + used, looked_size - used, ", %s", o->default_weights);
+        if (readable(o->default_weights)) {
+            o->weights = o->default_weights;
+            return;
+        }
+    }
+}
+
+static int run_with_weights(options *o, const char *argv0) {
+    char looked[3 * PATH_BYTES + 8];
+    if (!o->weights_given) find_default_weights(o, argv0, looked, sizeof looked);
     weights_file file;
-    if (!open_weights(o->weights, &file)) {
+    const int opened = open_weights(o->weights, &file);
+    if (!opened && !o->weights_given) {
+        return run_failed("cannot find the default weights file %s (looked at %s); give one with --weights FILE",
+                          ATTN_WEIGHTS_NAME, looked);
+    }
+    if (!opened) {
         return run_failed("cannot read weights file %s: %s", o->weights, strerror(errno));
     }
     attn_engine *engine;
@@ -822,7 +1045,7 @@ int main(int argc, char **argv) {
     int result = EXIT_RUN_FAILED;
     if (o.info || (!take_text(o.text, &o.text, &o.text_bytes, &owned_text) &&
                    !take_text(o.pair, &o.pair, &o.pair_bytes, &owned_pair)))
-        result = run_with_weights(&o);
+        result = run_with_weights(&o, argv[0]);
     free(owned_text);
     free(owned_pair);
     return finish(result, o.json);

@@ -178,7 +178,10 @@ enum {
     X("cls.predictions.bias", VECTOR, ONE, VOCAB, mlm_bias, MLM)
 
 /* The model card's keys, in c/spec.mjs's order. */
-#define CARD_KEY_NAMES {"name", "architecture", "precision", "objective", "trained_on", "heldout_mlm_accuracy", "heldout_mlm_loss", "derived", "limits"}
+#define CARD_KEY_NAMES {"name", "training_tokens", "training_language", "heldout_mlm_accuracy", "heldout_mlm_loss", "matrices_int8", "matrices_int16", "masked_word_head", "head_next", "head_previous", "head_cls", "head_sep", "architecture", "precision", "objective", "trained_on", "derived", "limits"}
+#define CARD_POSITIONAL_SHARE 0.5
+#define CARD_SINK_MASS 0.5
+#define CARD_LOW_MLM_ACCURACY 0.3
 
 /* ------------------------------------------------------------------ status codes */
 

@@ -187,13 +187,33 @@ export const DIMS = ['one', 'vocab', 'hidden', 'ffn', 'maxPositions', 'typeVocab
 
 // The model card the converter stores (weights/FORMAT.md): a JSON object of these keys, each
 // at most once, each value of its type. The converter checks it when it writes the card, the
-// CLI when it prints it (c/cli.c), the page when it shows it.
+// CLI when it prints it (c/cli.c), the page when it shows it. Facts, not sentences: the page
+// phrases them in the reader's language, `attn --info` in English. head_*: one value per head,
+// layer by layer (layer 1 head 1, layer 1 head 2, …), measured by the converter with the engine
+// on its calibration text (weights/head-roles.mjs). The keys marked `legacy` hold the English
+// sentences that files written before carry; the converter no longer writes them.
 export const CARD_KEYS = [
-  { name: 'name', type: 'string' }, { name: 'architecture', type: 'string' }, { name: 'precision', type: 'string' },
-  { name: 'objective', type: 'string' }, { name: 'trained_on', type: 'string' },
+  { name: 'name', type: 'string' },
+  { name: 'training_tokens', type: 'number', doc: 'tokens of text the checkpoint was trained on' },
+  { name: 'training_language', type: 'string', doc: 'language of that text (BCP 47: en)' },
   { name: 'heldout_mlm_accuracy', type: 'number' }, { name: 'heldout_mlm_loss', type: 'number' },
-  { name: 'derived', type: 'string' }, { name: 'limits', type: 'string' },
+  { name: 'matrices_int8', type: 'number' }, { name: 'matrices_int16', type: 'number' },
+  { name: 'masked_word_head', type: 'boolean' },
+  { name: 'head_next', type: 'numbers', doc: 'share of words whose largest weight is on the next word' },
+  { name: 'head_previous', type: 'numbers', doc: 'share of words whose largest weight is on the previous word' },
+  { name: 'head_cls', type: 'numbers', doc: 'mean weight of a word on [CLS]' },
+  { name: 'head_sep', type: 'numbers', doc: 'mean weight of a word on [SEP]' },
+  { name: 'architecture', type: 'string', legacy: true }, { name: 'precision', type: 'string', legacy: true },
+  { name: 'objective', type: 'string', legacy: true }, { name: 'trained_on', type: 'string', legacy: true },
+  { name: 'derived', type: 'string', legacy: true }, { name: 'limits', type: 'string', legacy: true },
 ];
+
+/** A head is positional when its share of words on the next or the previous word reaches this. */
+export const POSITIONAL_SHARE = 0.5;
+/** A head is a sink when its words' mean weight on [CLS] and [SEP] together reaches this. */
+export const SINK_MASS = 0.5;
+/** Held-out masked-word accuracy below this: the card says the guesses are mostly frequent words. */
+export const LOW_MLM_ACCURACY = 0.3;
 
 export const STATUSES = [
   { name: 'OK', code: 0, message: 'ok' },

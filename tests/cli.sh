@@ -134,6 +134,20 @@ check "json error: bad argument" 2 '^\{"error":\{"exit":2,"message":"--layer 9: 
 check "json error: unknown option" 2 '"error":\{"exit":2,"message":"unknown option' -- "$attn" "The cat" --colour --json
 check "json error: missing weights" 1 '"error":\{"exit":1,"message":"cannot read weights file' -- "$attn" "x" --json --weights "$tmp/none.bin"
 check "json info" 0 '"card":\{"name":"bert-mini-int8"' -- "$attn" --info --json
+check "json info: head roles as lists" 0 '"head_next":\[[0-9.,]+\],"head_previous":\[' -- "$attn" --info --json
+check "info: the card's facts in English" 0 'held-out masked-word accuracy: 14\.2% top-1 \(loss 5\.94\)' -- "$attn" --info
+check "info: precision" 0 'precision: 28 matrices int8, 0 int16' -- "$attn" --info
+check "info: training text" 0 'trained on 13,017,689 tokens of English text' -- "$attn" --info
+check "info: what it cannot show, from the measured roles" 0 'what it cannot show: no positional head' -- "$attn" --info
+check "info: head roles per head" 0 'head 4\.4  next +[0-9]+%  previous +[0-9]+%  \[CLS\] +[0-9]+%' -- "$attn" --info
+# the default weights from any working directory; a lone copy names where it looked
+attn_path=$(cd "$(dirname "$attn")" && pwd)/$(basename "$attn")
+check "default weights from another folder" 0 'model: bert-mini-int8' -- sh -c 'cd "$1" && "$2" --info' sh "$tmp" "$attn_path"
+check "default weights through PATH" 0 'model: bert-mini-int8' -- sh -c 'cd / && PATH="$1:$PATH" attn --info' sh "$(dirname "$attn_path")"
+mkdir -p "$tmp/alone" && cp "$attn_path" "$tmp/alone/attn"
+check "a lone copy: the places looked at" 1 'cannot find the default weights file bert-mini\.int8\.bin \(looked at web/dist/bert-mini\.int8\.bin, .*/alone/bert-mini\.int8\.bin' -- sh -c 'cd "$1" && ./alone/attn --info' sh "$tmp"
+cp web/dist/bert-mini.int8.bin "$tmp/alone/"
+check "a copy beside its weights" 0 'token 2 "cat" attends to' -- sh -c 'cd / && "$1" "The cat sat." --token cat' sh "$tmp/alone/attn"
 
 # hostile weights files (tests/make-hostile-weights.mjs): control characters, cards, shapes, NaN
 node tests/make-hostile-weights.mjs "$tmp"
@@ -144,7 +158,14 @@ check "control characters as \\u escapes in json" 0 '\[342,"\\u001b\[m",.*\[16,"
 check "a card cannot add a shape" 0 '"card":null,"card_refused":"text follows the object"\}$' -- "$attn" --info --json --weights "$tmp/card-shadow.bin"
 check "shape once in info json" 0 '^\{"shape":\{"vocab":30522,"hidden":256,"layers":4,' -- "$attn" --info --json --weights "$tmp/card-shadow.bin"
 check "a card with a key twice refused" 0 '"card_refused":"a key appears twice"' -- "$attn" --info --json --weights "$tmp/card-duplicate.bin"
-check "a card with a raw control character refused" 0 'model card: \(not shown: a value is not a JSON string or number\)' -- "$attn" --info --weights "$tmp/card-control.bin"
+check "a card with a raw control character refused" 0 'model card: \(not shown: a value is not a JSON string, number, true, false or list of numbers\)' -- "$attn" --info --weights "$tmp/card-control.bin"
+check "a card list holding a string refused" 0 '"card_refused":"a value is not a JSON string, number, true, false or list of numbers"' -- "$attn" --info --json --weights "$tmp/card-list-text.bin"
+check "a card written before: its sentences" 0 'limits: No masked-word head: attention only' -- "$attn" --info --weights "$tmp/card-legacy.bin"
+check "positional heads named" 0 'heads on the next word: 3\.2' -- "$attn" --info --weights "$tmp/card-positional.bin"
+check "positional heads named (previous)" 0 'heads on the previous word: 1\.4' -- "$attn" --info --weights "$tmp/card-positional.bin"
+if "$attn" --info --weights "$tmp/card-positional.bin" | grep -q 'no positional head'; then
+  failed=$((failed + 1)); echo "FAIL positional heads: the card must not say it has none"
+else passed=$((passed + 1)); fi
 no_raw_control "card text has no raw control character" -- "$attn" --info --weights "$tmp/card-control.bin"
 check "2 positions refused with the reason" 1 'cannot run .*3 to 512 positions: fewer than 3 cannot hold \[CLS\], a word and \[SEP\]' -- "$attn" "x" --weights "$tmp/positions-2.bin"
 check "NaN attention is an error" 1 'not a number \(NaN or infinity\)' -- "$attn" "The cat sat." --weights "$tmp/query-scale.bin"

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { build } from 'esbuild';
 import { compactConfig, randomTensors, writeCheckpoint } from './lib/checkpoints.mjs';
-import { repoRoot } from './lib/node-engine.mjs';
+import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -30,8 +30,11 @@ test('convert-core.mjs in Chromium: the same weights file as the Node CLI, the s
       .map((name) => [name, fs.readFileSync(path.join(dir, name)).toString('base64')]));
     // convert-core.mjs with the format's definition it imports (c/spec.mjs, weights/crc32.mjs),
     // bundled as the page's bundle is (esbuild).
-    const core = (await build({ entryPoints: [path.join(repoRoot, 'weights/convert-core.mjs')], bundle: true,
-      format: 'esm', write: false, logLevel: 'silent' })).outputFiles[0].text;
+    // With the engine's JavaScript beside it: the page gives the converter its engine (the same
+    // attn.wasm) to measure the card's head roles, as the CLI does.
+    const core = (await build({ stdin: { contents: "export * from './weights/convert-core.mjs'; export { Engine } from './web/src/engine.mjs';",
+      resolveDir: repoRoot, loader: 'js' }, bundle: true, format: 'esm', write: false, logLevel: 'silent' })).outputFiles[0].text;
+    files.wasm = fs.readFileSync(defaultWasm).toString('base64');
     const google = path.join(repoRoot, 'tests/fixtures/torch/google-legacy');
     const binOut = path.join(root, 'google.bin');
     const binCli = spawnSync('node', [path.join(repoRoot, 'weights/convert.mjs'), google, binOut], { encoding: 'utf8' });
@@ -43,14 +46,15 @@ test('convert-core.mjs in Chromium: the same weights file as the Node CLI, the s
       const page = await browser.newPage();
       const result = await page.evaluate(async ({ core, files }) => {
         const url = URL.createObjectURL(new Blob([core], { type: 'text/javascript' }));
-        const { convertCheckpoint, ConvertError } = await import(url);
+        const { convertCheckpoint, ConvertError, Engine } = await import(url);
         const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const engine = { Engine, wasm: await WebAssembly.compile(bytes(files.wasm)) };
         const input = {
           name: 'model', config: new TextDecoder().decode(bytes(files['config.json'])),
           vocab: bytes(files['vocab.txt']), safetensors: bytes(files['model.safetensors']), training: null,
         };
         const log = [];
-        const { bytes: out } = convertCheckpoint(input, { precision: 'int8', log: (line) => log.push(line) });
+        const { bytes: out } = convertCheckpoint(input, { precision: 'int8', log: (line) => log.push(line), engine });
         let refusal = null;
         try {
           convertCheckpoint({ ...input, vocab: new TextEncoder().encode('[CLS]\n[SEP]\n') }, { precision: 'int8' });
@@ -65,7 +69,7 @@ test('convert-core.mjs in Chromium: the same weights file as the Node CLI, the s
         const fromBin = convertCheckpoint({
           name: 'google-legacy', config: new TextDecoder().decode(bytes(files['google/config.json'])),
           vocab: bytes(files['google/vocab.txt']), pytorch: bytes(files['google/pytorch_model.bin']), training: null,
-        }, { precision: 'auto' }).bytes;
+        }, { precision: 'auto', engine }).bytes;
         return { base64: base64Of(out), bin: base64Of(fromBin), refusal, log };
       }, { core, files });
       assert.ok(Buffer.from(result.base64, 'base64').equals(fs.readFileSync(out)), 'byte-identical to the CLI');

@@ -165,13 +165,20 @@ test('shapes the engine cannot run are refused at conversion with the reason', (
 
 test('the model card is JSON of known keys, each once, checked when written', () => {
   const shape = parseConfig(JSON.stringify(config)).shape;
-  const card = buildCard({ name: 'my\u001b]0;pwned\u0007model', shape, training: { objective: 'a\u001b[31mred' }, precision: 'every matrix int8' });
+  const card = buildCard({ name: 'my\u001b]0;pwned\u0007model', shape, training: { corpus_tokens: 12 }, matrices: { int8: 9, int16: 1 },
+    roles: { next: [0.5, 0], previous: [0, 0.25], cls: [0.1, 0.2], sep: [0.05, 0.1] } });
   assert.equal(checkCard(card), card);
-  assert.doesNotMatch(card, /\\u001b|\\u0007/, 'control characters of the folder name and training.json made spaces');
+  assert.doesNotMatch(card, /\\u001b|\\u0007/, 'control characters of the folder name made spaces');
+  assert.deepEqual(JSON.parse(card), { name: 'my ]0;pwned model', training_tokens: 12, training_language: 'en', matrices_int8: 9, matrices_int16: 1,
+    masked_word_head: true, head_next: [0.5, 0], head_previous: [0, 0.25], head_cls: [0.1, 0.2], head_sep: [0.05, 0.1] }, 'facts, no sentence');
   assert.match(refusal(() => checkCard('{"name":"a","shape":"fake","name":"b"}')), /unknown key "shape"|repeated key/);
   assert.match(refusal(() => checkCard('{"name":"a","name":"b"}')), /not in canonical JSON form \(a repeated key\?\)/);
   assert.match(refusal(() => checkCard('{"name":"a\\u001b[2J"}')), /name must be a string without control characters/);
-  assert.match(refusal(() => checkCard('{"heldout_mlm_accuracy":"high"}')), /heldout_mlm_accuracy must be a number/);
+  assert.match(refusal(() => checkCard('{"heldout_mlm_accuracy":"high"}')), /heldout_mlm_accuracy must be a finite number/);
+  assert.match(refusal(() => checkCard('{"head_next":[0.1,"a"]}')), /head_next must be a list of finite numbers/);
+  assert.match(refusal(() => checkCard('{"head_next":0.1}')), /head_next must be a list of finite numbers/);
+  assert.match(refusal(() => checkCard('{"masked_word_head":1}')), /masked_word_head must be true or false/);
+  assert.equal(checkCard('{"name":"old","limits":"No masked-word head"}'), '{"name":"old","limits":"No masked-word head"}', 'a card written before is still valid');
   assert.match(refusal(() => checkCard('[1]')), /not a JSON object/);
 });
 

@@ -13,6 +13,8 @@ import { loadCheckpoint, referenceForward, maxAttentionDelta } from '../weights/
 import { ConvertError, convertCheckpoint, chooseCheckpointFiles } from '../weights/convert-core.mjs';
 import { parseTorchCheckpoint, unpickle, TORCH_LIMITS } from '../weights/torch-checkpoint.mjs';
 import { createEngine } from '../web/src/engine.mjs';
+import { cardLimits } from '../web/src/model-card.mjs';
+import { translator } from '../web/src/i18n/index.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
 import { readZipEntries, writeZip } from './lib/zip.mjs';
 
@@ -318,7 +320,8 @@ for (const layout of ['google-zip', 'google-legacy']) {
     const bytes = new Uint8Array(fs.readFileSync(out));
     const engine = await createEngine({ wasm, weights: bytes });
     assert.equal(engine.modelCard().name, 'bert_uncased_L-4_H-256_A-4');
-    assert.match(engine.modelCard().precision, /every matrix int8/);
+    assert.ok(engine.modelCard().matrices_int8 > 0 && engine.modelCard().matrices_int16 === 0, 'every matrix int8');
+    assert.equal(engine.modelCard().head_next.length, engine.shape.layers * engine.shape.heads, 'the head roles measured, one per head');
     await matchesReference(bytes);
     const parity = spawnSync('node', [path.join(repoRoot, 'tests/parity.mjs'), '--checkpoint', folder], { cwd: repoRoot, encoding: 'utf8' });
     assert.equal(parity.status, 0, parity.stdout + parity.stderr);
@@ -331,8 +334,8 @@ for (const layout of ['google-zip', 'google-legacy']) {
 test('the default model\'s card says what it cannot show, and that is so on the course sentence', async () => {
   const bytes = new Uint8Array(fs.readFileSync(path.join(repoRoot, 'web/dist/bert-mini.int8.bin')));
   const engine = await createEngine({ wasm, weights: bytes });
-  const limits = [].concat(engine.modelCard().limits).join(' ');
-  assert.match(limits, /no positional head[^]*\[CLS\] or \[SEP\] \(attention sinks\)[^]*Show Google's bert-mini in your course/);
+  const limits = cardLimits(engine.modelCard(), translator('en'), engine).join(' ');
+  assert.match(limits, /No positional head[^]*Show Google's bert-mini in your course[^]*\[CLS\] and \[SEP\] \(attention sinks\)/);
   const session = engine.createSession();
   const { ids } = session.runText('The cat sat on the mat because it was tired.');
   const n = ids.length;

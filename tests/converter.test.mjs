@@ -333,20 +333,25 @@ test('determinism: same checkpoint and options, same bytes; options change them'
   assert.ok(!convertBytes(dir, '--precision', 'int8').equals(convertBytes(dir, '--precision', 'int16')));
 });
 
-test('the model card: name, architecture, precision; training.json adds the held-out quality', () => {
+test('the model card: facts (name, training, precision, head roles measured with the engine); training.json adds the held-out quality', () => {
   const training = { objective: 'masked-word prediction', corpus_tokens: 1234567, heldout_mlm_acc: 0.25,
     int8_native: { heldout_mlm_acc: 0.26, heldout_mlm_loss: 4.5, made_by: 'rounded per row' } };
   const dir = tinyCheckpoint({ training });
   const { card } = readWeights(convertBytes(dir, '--precision', 'int8'));
   assert.equal(card.name, 'tiny', "the checkpoint directory's name");
-  assert.match(card.architecture, /1 layers × 2 heads, hidden 8, FFN 16, vocabulary 12/);
-  assert.match(card.precision, /every matrix int8/);
-  assert.equal(card.objective, 'masked-word prediction');
+  assert.equal(card.training_tokens, 1234567);
+  assert.equal(card.training_language, 'en');
   assert.equal(card.heldout_mlm_accuracy, 0.26);
   assert.equal(card.heldout_mlm_loss, 4.5);
-  assert.equal(card.derived, 'rounded per row');
+  assert.deepEqual([card.matrices_int8, card.matrices_int16], [10, 0]);
+  assert.equal(card.masked_word_head, true);
+  for (const key of ['head_next', 'head_previous', 'head_cls', 'head_sep']) {
+    assert.equal(card[key].length, 2, `${key}: one value per head (1 layer × 2 heads)`);
+    assert.ok(card[key].every((v) => v >= 0 && v <= 1), `${key}: shares`);
+  }
+  for (const sentence of ['architecture', 'precision', 'objective', 'trained_on', 'derived', 'limits']) assert.equal(card[sentence], undefined, `no English sentence: ${sentence}`);
   const mixed = readWeights(convertBytes(tinyCheckpoint(), '--precision', 'int8', '--precision-for', 'query=int16'));
-  assert.match(mixed.card.precision, /9 matrices int8, 1 int16/);
+  assert.deepEqual([mixed.card.matrices_int8, mixed.card.matrices_int16], [9, 1]);
   assert.equal(mixed.card.heldout_mlm_accuracy, undefined, 'no training.json: no quality claimed');
 });
 
@@ -556,7 +561,7 @@ test('bert-mini-int8 (on the int8 grid): every matrix int8, exact, ≤ 12,000,00
   assert.ok(verdict.within && verdict.target === 1e-3 && verdict.predicted > 0 && verdict.predicted < 2e-4,
     `the engine's own arithmetic, measured on the calibration text: ${verdict.predicted}`);
   assert.doesNotMatch(first.stderr, /^(every candidate|ranking|bisection)/m, 'no search: every matrix is on the grid');
-  assert.match(w.card.precision, /every matrix int8/);
+  assert.deepEqual([w.card.matrices_int8, w.card.matrices_int16], [28, 0]);
   assert.equal(w.card.name, 'bert-mini-int8');
   console.log(`bert-mini-int8: ${first.bytes.length} bytes, ${w.parts.length} parts, head ${w.header.headBytes} bytes`);
 });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { referenceForward, maxAttentionDelta } from '../weights/reference.mjs';
 import { convertCheckpoint } from '../weights/convert-core.mjs';
-import { createEngine, EngineError } from '../web/src/engine.mjs';
+import { createEngine, Engine, EngineError } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, writeCheckpoint, referenceModel, vocabLines } from './lib/checkpoints.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
 
@@ -106,7 +106,7 @@ test('a BertModel checkpoint (no cls.*, names without "bert."): attention works,
   assert.match(stderr, /no masked-LM head/);
   assert.ok(bytes.length < canonical.length);
   const engine = await createEngine({ wasm, weights: bytes });
-  assert.match(engine.modelCard().limits, /No masked-word head/);
+  assert.equal(engine.modelCard().masked_word_head, false, 'the card says the masked-word head is missing');
   const session = engine.createSession();
   const { ids } = session.runText('the cat sat on the [MASK].');
   const full = await createEngine({ wasm, weights: canonical });
@@ -156,7 +156,8 @@ test('the converter core: bytes in, bytes out, no file system (what the page run
   // (pytorch_model.bin, tokenizer.json, the tokenizer's settings), which do not import it: no cycle.
   const pure = {
     'weights/convert-core.mjs': ['../c/spec.mjs', './crc32.mjs', './convert-error.mjs', './torch-checkpoint.mjs', './tokenizer-json.mjs',
-      './tokenizer-settings.mjs'],
+      './tokenizer-settings.mjs', './head-roles.mjs'],
+    'weights/head-roles.mjs': ['./calibration.mjs'], 'weights/calibration.mjs': ['../c/spec.mjs'],
     'weights/torch-checkpoint.mjs': ['./convert-error.mjs', './crc32.mjs'],
     'weights/tokenizer-json.mjs': ['./convert-error.mjs', './tokenizer-settings.mjs'],
     'weights/tokenizer-settings.mjs': ['./convert-error.mjs', '../c/spec.mjs'],
@@ -172,9 +173,14 @@ test('the converter core: bytes in, bytes out, no file system (what the page run
   const read = (name) => new Uint8Array(fs.readFileSync(path.join(dir, name)));
   const files = { name: 'model', config: new TextDecoder().decode(read('config.json')), vocab: read('vocab.txt'), safetensors: read('model.safetensors'), training: null };
   const lines = [];
-  const { bytes } = convertCheckpoint(files, { precision: 'int8', log: (line) => lines.push(line) });
+  // The engine the CLI gives it (the page's own JavaScript and wasm) measures the card's head roles.
+  const { bytes } = convertCheckpoint(files, { precision: 'int8', log: (line) => lines.push(line), engine: { Engine, wasm } });
   assert.ok(Buffer.from(bytes).equals(canonical));
-  assert.equal(convertCheckpoint(files, { precision: 'auto' }).bytes.length, canonical.length, 'on the grid: no search needed');
+  const card = (b) => JSON.parse(Buffer.from(b).toString('utf8', Buffer.from(b).readUInt32LE(124), Buffer.from(b).readUInt32LE(124) + Buffer.from(b).readUInt32LE(120) - 1));
+  const withoutEngine = convertCheckpoint(files, { precision: 'int8' }).bytes;
+  assert.equal(card(withoutEngine).head_next, undefined, 'no engine: no head roles (the card says they were not measured)');
+  assert.equal(card(bytes).head_next.length, 2 * 2, 'with the engine: one value per head');
+  assert.equal(convertCheckpoint(files, { precision: 'auto', engine: { Engine, wasm } }).bytes.length, canonical.length, 'on the grid: no search needed');
   const offGrid = new Map(tensors);
   offGrid.set('bert.encoder.layer.0.intermediate.dense.weight', tensors.get('bert.encoder.layer.0.intermediate.dense.weight').map((v) => v * 1.001 + 1e-6));
   const off = checkpoint({ tensors: offGrid });

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CATALOGUES, placeholdersOf, translator, supportedLanguage } from '../web/src/i18n/index.mjs';
+import { CATALOGUES, placeholdersOf, translator, supportedLanguage, frenchSpacing } from '../web/src/i18n/index.mjs';
+import { breakableWords } from '../web/src/charts.mjs';
 import { STATUS } from '../web/src/engine.mjs';
 import { VIEWS } from '../web/src/views/index.mjs';
 import { ROLES } from '../web/src/figures.mjs';
@@ -80,6 +81,17 @@ test('numbers as each language writes them', () => {
   assert.equal(fr.probability(0.0003), '3e\u22124');
   assert.equal(fr('reading.focused', { measure: 'a', top: 'b' }), 'Concentr\u00e9e\u202f: a\u202f; b.');
   assert.equal(fr.quote('cat'), '\u00ab\u202fcat\u202f\u00bb');
+});
+
+test('French guillemets stay with their word: narrow no-break spaces, and no line breaks there', () => {
+  assert.equal(frenchSpacing('le mot « chat » et «chien»'), 'le mot \u00ab\u202fchat\u202f\u00bb et \u00ab\u202fchien\u202f\u00bb');
+  const fr = translator('fr');
+  const quoted = Object.keys(CATALOGUES.fr).map((key) => fr(key, { count: 2 })).filter((text) => /[\u00ab\u00bb]/.test(text));
+  assert.ok(quoted.length > 0, 'the French catalogue quotes something');
+  for (const text of quoted) assert.doesNotMatch(text, /\u00ab[^\u202f]|[^\u202f]\u00bb/, text);
+  // The figures' own line breaking (charts.mjs wrapText) breaks at spaces, never at U+202F.
+  const words = breakableWords(`il regarde ${fr.quote('cat')} puis 42\u202f%`);
+  assert.deepEqual(words, ['il', 'regarde', '\u00ab\u202fcat\u202f\u00bb', 'puis', '42\u202f%']);
 });
 
 test('plural forms are chosen by the language', () => {

@@ -1,6 +1,6 @@
 /* index.html in the reader's language: navigator.language (or ?lang=fr in the address)
    chooses English or French for the page's prose and, through <html lang>, for the explorer;
-   the switch in the header changes both. A classic script of its own, as the page's
+   the switch in the header changes both, and writes ?lang= into the address. A classic script of its own, as the page's
    Content-Security-Policy allows no inline script. */
 (function () {
   var SUPPORTED = ['en', 'fr'];
@@ -21,11 +21,26 @@
     var title = document.querySelector('meta[name="title-' + lang + '"]');
     if (title) document.title = title.content;
   }
+  // The chosen language in the address (?lang=fr, the hash kept), so that a shared link opens in it.
+  function keepInAddress(lang) {
+    var params = new URLSearchParams(location.search);
+    params.set('lang', lang);
+    try {
+      history.replaceState(history.state, '', '?' + params.toString() + location.hash);
+    } catch (error) {
+      // A browser that refuses to change a file:// address: the language still changes.
+    }
+  }
   var chosen = pick();
   document.documentElement.lang = chosen;  // before the explorer starts: it speaks it from its first word
   document.addEventListener('DOMContentLoaded', function () {
     var buttons = document.querySelectorAll('.language-switch button');
-    for (var i = 0; i < buttons.length; i++) buttons[i].addEventListener('click', function (event) { show(event.currentTarget.value); });
+    for (var i = 0; i < buttons.length; i++) {
+      buttons[i].addEventListener('click', function (event) {
+        show(event.currentTarget.value);
+        keepInAddress(event.currentTarget.value);
+      });
+    }
     show(chosen);
   });
 })();

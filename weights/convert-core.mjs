@@ -29,6 +29,7 @@ export const WORD_PARTS_MAX = 512;
 export const LIMITS = LIMIT;
 
 import { ConvertError, fail } from './convert-error.mjs';
+import { measureHeadRoles } from './head-roles.mjs';
 
 export { ConvertError, fail };
 
@@ -618,50 +619,50 @@ export function buildFile(shape, vocab, card, tensors) {
 
 // ---------------------------------------------------------------- model card
 
-// What the page and the CLI tell about the model: from training.json (when the checkpoint has
-// one) and config.json; the converter adds the precision it chose.
-// Text from file and folder names or training.json, with control characters made spaces.
+// What the page and the CLI tell about the model, as facts (c/spec.mjs CARD_KEYS): from
+// training.json (when the checkpoint has one), the precision the converter chose, whether the
+// masked-word head is there, and the head roles measured with the engine (weights/head-roles.mjs).
+// The page phrases them in the reader's language (web/src/model-card.mjs), `attn --info` in English.
+// The folder name, with control characters made spaces.
 const plainText = (text) => String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
-export function buildCard({ name, shape, training, precision, mlm = true }) {
-  const card = {
-    name: plainText(name),
-    architecture: `BERT encoder (post-LayerNorm): ${shape.layers} layers × ${shape.heads} heads, hidden ${shape.hidden}, FFN ${shape.ffn}, vocabulary ${shape.vocab}, up to ${shape.maxPositions} tokens`,
-    precision,
-  };
+export function buildCard({ name, training, matrices, mlm = true, roles = null }) {
+  const card = { name: plainText(name) };
   if (training && typeof training === 'object') {
     const native = training.int8_native && typeof training.int8_native === 'object' ? training.int8_native : null;
-    if (typeof training.objective === 'string') card.objective = plainText(training.objective);
-    if (Number.isFinite(training.corpus_tokens)) card.trained_on = `${training.corpus_tokens.toLocaleString('en-US')} tokens of English text`;
+    if (Number.isFinite(training.corpus_tokens)) {
+      card.training_tokens = training.corpus_tokens;
+      card.training_language = 'en';
+    }
     const accuracy = native?.heldout_mlm_acc ?? training.heldout_mlm_acc;
     const loss = native?.heldout_mlm_loss ?? training.heldout_mlm_loss;
     if (Number.isFinite(accuracy)) card.heldout_mlm_accuracy = accuracy;
     if (Number.isFinite(loss)) card.heldout_mlm_loss = loss;
-    if (native && typeof native.made_by === 'string') card.derived = plainText(native.made_by);
   }
-  if (!mlm) {
-    card.limits = 'No masked-word head (the checkpoint has no cls.predictions.* tensors): attention only, no [MASK] predictions; '
-      + 'attention weights show where the model looks, not why it decides.';
-    return checkCard(JSON.stringify(card));
+  if (matrices) {
+    card.matrices_int8 = matrices.int8;
+    card.matrices_int16 = matrices.int16;
   }
-  const general = 'A small model: its masked-word guesses are often frequent words rather than the right one'
-    + (Number.isFinite(card.heldout_mlm_accuracy) ? ` (top-1 right on ${(100 * card.heldout_mlm_accuracy).toFixed(1)}% of held-out masked words)` : '')
-    + '; attention weights show where the model looks, not why it decides.';
-  card.limits = Number.isFinite(card.heldout_mlm_accuracy) && card.heldout_mlm_accuracy < BRIEFLY_TRAINED_ACCURACY
-    ? `${general} ${BRIEFLY_TRAINED_LIMITS}` : general;
+  card.masked_word_head = mlm;
+  if (roles) {
+    card.head_next = roles.next;
+    card.head_previous = roles.previous;
+    card.head_cls = roles.cls;
+    card.head_sep = roles.sep;
+  }
   return checkCard(JSON.stringify(card));
 }
-
-// What a briefly trained model cannot show (measured on the default model by
-// tests/converter-torch.test.mjs), and where to find a model that can.
-const BRIEFLY_TRAINED_ACCURACY = 0.3;
-const BRIEFLY_TRAINED_LIMITS = 'Trained briefly, it has no positional head: no head puts its largest weight on the next or the previous token, '
-  + 'and its most confident heads put their weight on [CLS] or [SEP] (attention sinks) rather than on related words. '
-  + 'To show those patterns in a course, convert Google\'s bert-mini (README, “Show Google\'s bert-mini in your course”).';
 
 // The model card's keys and the type of each value (c/spec.mjs): what the page and `attn --info` read.
 export const CARD_KEYS = Object.fromEntries(SPEC_CARD_KEYS.map((k) => [k.name, k.type]));
 export const CARD_MAX_BYTES = 1 << 16;
+const CARD_TYPE_NAMES = { number: 'a finite number', boolean: 'true or false', numbers: 'a list of finite numbers', string: 'a string without control characters' };
+const CARD_VALUE_CHECKS = {
+  number: (v) => Number.isFinite(v),
+  boolean: (v) => typeof v === 'boolean',
+  numbers: (v) => Array.isArray(v) && v.every(Number.isFinite),
+  string: (v, plainString) => plainString(v),
+};
 
 /**
  * The card text when it is a JSON object of known keys, each once, with values of their type
@@ -678,8 +679,8 @@ export function checkCard(text) {
   for (const [key, value] of Object.entries(card)) {
     const type = CARD_KEYS[key];
     if (!type) fail(`model card: unknown key ${JSON.stringify(key)}`);
-    const ok = type === 'number' ? Number.isFinite(value) : plainString(value);
-    if (!ok) fail(`model card: ${key} must be a ${type}${type === 'string' ? ' without control characters' : ''}`);
+    const ok = CARD_VALUE_CHECKS[type](value, plainString);
+    if (!ok) fail(`model card: ${key} must be ${CARD_TYPE_NAMES[type]}`);
   }
   return text;
 }
@@ -742,8 +743,7 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
     fail(`${open.length} matrices are not on the int8 grid and --precision auto must search where to spend precision: `
       + 'choose precision int8 or int16, or convert with node weights/convert.mjs');
   }
-  // The entries as the engine reads them (trailing white space, a CR too, is not part of one).
-  const vocabLines = new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab).map((line) => line.replace(TRAILING_WHITE_SPACE, ''));
+  const vocabLines = vocabLinesOf(vocab, shape);
   const planFile = (precisionOf) => buildFile(shape, vocab, '', planTensors(plan, floats, version, precisionOf, onGrid));
   const result = options.searchPrecision({ shape, floats, vocabLines, candidates: open, fixed: new Map(precisions), planFile,
     engine: typeof options.engine === 'function' ? options.engine() : options.engine, target: options.target, log,
@@ -753,6 +753,26 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
 }
 
 // ---------------------------------------------------------------- convert
+
+// The head roles of the file, measured with the engine on the calibration text; null when no
+// engine is given, or, with a note, when it cannot be loaded (the card then says they were not measured).
+function headRoles(bytes, shape, vocab, options, log) {
+  let engine = null;
+  try {
+    engine = typeof options.engine === 'function' ? options.engine() : options.engine;
+  } catch (error) {
+    if (!(error instanceof ConvertError)) throw error;
+    log(`note: head roles not measured (${error.message})`);
+    return null;
+  }
+  if (!engine) return null;  // the page's converter: the card says the roles were not measured
+  return measureHeadRoles(engine, bytes, vocabLinesOf(vocab, shape), shape.maxPositions);
+}
+
+// The entries as the engine reads them (trailing white space, a CR too, is not part of one).
+function vocabLinesOf(vocab, shape) {
+  return new TextDecoder().decode(vocab).split('\n').slice(0, shape.vocab).map((line) => line.replace(TRAILING_WHITE_SPACE, ''));
+}
 
 function vocabNotes({ lines, paddingRows, addedNewline, repeats, controlLines }, shape) {
   const notes = [];
@@ -895,9 +915,10 @@ export function convertCheckpoint(files, givenOptions = {}) {
   const { precisions, predicted, onGrid, version } = chosen;
   const tensors = planTensors(plan, floats, version, (name) => precisions.get(name), onGrid);
   const int16 = tensors.filter((t) => t.precision === 'int16').length;
-  const precisionText = int16 === 0 ? 'every matrix int8 (one float scale per row)'
-    : `${matrices.length - int16} matrices int8, ${int16} int16 (one float scale per row)`;
-  const card = buildCard({ name: files.name ?? 'checkpoint', shape, training: parseTraining(fileContent(files.training)), precision: precisionText, mlm: hasMlm });
-  const bytes = buildFile(shape, vocab, card, tensors);
+  const facts = { name: files.name ?? 'checkpoint', training: parseTraining(fileContent(files.training)),
+    matrices: { int8: matrices.length - int16, int16 }, mlm: hasMlm };
+  let bytes = buildFile(shape, vocab, buildCard(facts), tensors);
+  const roles = headRoles(bytes, shape, vocab, options, log);
+  if (roles) bytes = buildFile(shape, vocab, buildCard({ ...facts, roles }), tensors);
   return { bytes, tensors, predicted, calibration: chosen.calibration, reachable: chosen.reachable, target: options.target };
 }

@@ -36,7 +36,17 @@ export function layoutProblemsInPage(index, { box: textBox = 'font' } = {}) {
   if (figureRect.width > box.clientWidth + 1) problems.push(`figure ${Math.round(figureRect.width)} px wide in a ${box.clientWidth} px box`);
   const explorerBox = root.querySelector('.explorer');
   if (explorerBox.scrollWidth > explorerBox.clientWidth + 1) problems.push(`explorer scrolls sideways (${explorerBox.scrollWidth} > ${explorerBox.clientWidth})`);
-  for (const block of root.querySelectorAll('.notes p, .readout, .view-controls, .tabs, .pickers')) {
+  // The model card, open or not, stays inside the explorer; nothing makes the page scroll sideways.
+  const explorerRect = explorerBox.getBoundingClientRect();
+  for (const part of root.querySelectorAll('.model-card, .model-card summary, .card-facts dt, .card-facts dd, .card-limits li')) {
+    const r = part.getBoundingClientRect();
+    if (r.width && (r.right > explorerRect.right + 1 || r.left < explorerRect.left - 1)) {
+      problems.push(`model card: "${part.textContent.slice(0, 30)}" leaves the explorer (${Math.round(r.left)}–${Math.round(r.right)} px of ${Math.round(explorerRect.left)}–${Math.round(explorerRect.right)})`);
+    }
+  }
+  const page = document.scrollingElement;
+  if (page.scrollWidth > page.clientWidth + 1) problems.push(`the page scrolls sideways (${page.scrollWidth} > ${page.clientWidth})`);
+  for (const block of root.querySelectorAll('.notes p, .readout, .view-controls, .tabs, .pickers, .model-card')) {
     if (block.scrollWidth > block.clientWidth + 1) problems.push(`${block.className} is cut (${block.scrollWidth} > ${block.clientWidth})`);
   }
   const texts = [...figure.querySelectorAll('text')].filter((t) => t.textContent.trim() && t.getClientRects().length &&

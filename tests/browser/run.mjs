@@ -867,6 +867,7 @@ async function layoutIn(lang, widths) {
     }
     for (const [count, sentence] of counted) {
       await typeSentence(page, sentence);
+      await openModelCard(page);
       for (const width of widths) {
         await page.setViewportSize({ width: width < 560 ? width : 1280, height: 844 });
         await explorer(page).evaluate((e, w) => { e.style.display = 'block'; e.style.width = `${w}px`; e.style.maxWidth = '100%'; }, width);
@@ -887,6 +888,37 @@ async function layoutIn(lang, widths) {
       }
     }
     check(`layout${label} ${scheme}: no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  }
+}
+
+/** Opens the model card (a <details>) under the explorer. */
+async function openModelCard(page, index = 0) {
+  await explorer(page, index).evaluate((e) => { e.shadowRoot.querySelector('.model-card').open = true; });
+}
+
+/**
+ * The model card open at every width of LAYOUT_WIDTHS, in English and French: it stays inside
+ * the explorer and nothing scrolls sideways (the layout test's checks, on the Row view).
+ * Screenshots of the French card: test-output/screenshots/card-fr-*.png.
+ */
+async function testModelCardLayout() {
+  for (const lang of ['en', 'fr']) {
+    const page = await newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(url(FILE, `index.html?lang=${lang}`) + '#view=row&sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.'));
+    await waitDrawn(page);
+    await openModelCard(page);
+    for (const width of LAYOUT_WIDTHS) {
+      await page.setViewportSize({ width: width < 560 ? width : 1280, height: 844 });
+      await explorer(page).evaluate((e, w) => { e.style.display = 'block'; e.style.width = `${w}px`; e.style.maxWidth = '100%'; }, width);
+      await page.waitForTimeout(150);
+      const problems = await page.evaluate(layoutProblemsInPage, 0);
+      check(`model card (${lang}) open at ${width} px: inside the explorer, no sideways scroll`, problems.length === 0, problems.slice(0, 4).join('; '));
+      if (lang === 'fr' && [320, 390, 700, 1280].includes(width)) {
+        await explorer(page).locator('.model-card').screenshot({ path: path.join(SHOTS, `card-fr-${width}.png`) });
+      }
+    }
+    check(`model card layout (${lang}): no page errors`, page.problems.length === 0, page.problems.join('; '));
     await page.context().close();
   }
 }
@@ -1425,7 +1457,8 @@ async function testModelCard() {
   const hasCard = await explorer(page).evaluate((e) => e.engine.modelCard() !== null);
   const panel = await explorer(page).locator('.model-card').evaluate((d) => ({ card: d.dataset.card, text: d.textContent }));
   check(`model card: the page shows ${hasCard ? 'the card' : 'an honest note that the weights file has no card'}`,
-    hasCard ? panel.card === 'present' && /Held-out masked-word accuracy/.test(panel.text) : panel.card === 'none' && /no model card/.test(panel.text) && /4 layers \u00d7 4 heads/.test(panel.text),
+    hasCard ? panel.card === 'present' && /Held-out masked-word accuracy/.test(panel.text) && /all 28 matrices int8/.test(panel.text)
+      && /13,017,689 tokens of text in English/.test(panel.text) && /No positional head/.test(panel.text) : panel.card === 'none' && /no model card/.test(panel.text) && /4 layers \u00d7 4 heads/.test(panel.text),
     panel.text);
   // A card as the converter writes it is shown field by field.
   const shown = await explorer(page).evaluate((e) => {
@@ -1436,6 +1469,70 @@ async function testModelCard() {
   check('model card: name, training data, held-out accuracy and limits are shown when the file has a card',
     ['bert-mini (test card)', 'some text', '14% top-1', 'no long-range reasoning'].every((t) => shown.includes(t)), shown);
   check('model card: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+// Words that mark a sentence as English or as French (short, frequent, not shared).
+const ENGLISH_WORDS = new Set(['the', 'of', 'and', 'is', 'its', 'it', 'to', 'with', 'not', 'on', 'no', 'what', 'which', 'words', 'word', 'text', 'tokens of', 'model', 'head', 'heads', 'weight', 'rather', 'than', 'often', 'are', 'has', 'have', 'why', 'where', 'looks', 'held-out', 'trained', 'right', 'frequent']);
+const FRENCH_WORDS = new Set(['le', 'la', 'les', 'de', 'des', 'du', 'et', 'est', 'sur', 'un', 'une', 'pas', 'ne', 'son', 'sa', 'ses', 'leur', 'mots', 'mot', 'tête', 'têtes', 'poids', 'modèle', 'texte', 'aucune', 'où', 'pour', 'en', 'que', 'qui', 'entraîné', 'précision']);
+
+/** The sentences of `texts` that read as English: at least three English marker words, more than French ones. */
+function englishSentences(texts) {
+  return texts.flatMap((text) => text.split(/(?<=[.:;!?])\s+/)).filter((sentence) => {
+    const words = sentence.toLowerCase().replace(/\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb/g, ' ').split(/[^\p{L}'’-]+/u).filter(Boolean);
+    const english = words.filter((w) => ENGLISH_WORDS.has(w)).length;
+    const french = words.filter((w) => FRENCH_WORDS.has(w)).length;
+    return english >= 3 && english > french;
+  });
+}
+
+/** The texts of the open model card of explorer `index`: summary, labels, values, sentences. */
+async function cardTexts(page, index = 0) {
+  return explorer(page, index).evaluate((e) => {
+    const card = e.shadowRoot.querySelector('.model-card');
+    card.open = true;
+    return [...card.querySelectorAll('summary, p, dt, dd, li')].map((n) => n.textContent);
+  });
+}
+
+/**
+ * A French page with the model card open shows no English sentence, for the default model's
+ * card and for a card of a model with positional heads; the detector itself fails on the
+ * English card that files written before carry (a check that cannot fail is no check).
+ * The sentences follow the measured roles: no positional head → said so with the recipe;
+ * positional heads → named.
+ */
+async function testFrenchCard() {
+  const page = await newPage({ locale: 'fr-FR' });
+  await page.goto(url(FILE, 'index.html?lang=fr') + '#view=row');
+  await waitDrawn(page);
+  const texts = await cardTexts(page);
+  const english = englishSentences(texts);
+  check('French card: no English sentence in the open model card (default model)', english.length === 0 && texts.length > 5, english.join(' | ') || texts.join(' | '));
+  const joined = texts.join(' ');
+  check('French card: the default model has no positional head, says so and points to the recipe',
+    /Aucune tête positionnelle/.test(joined) && /bert-mini de Google/.test(joined) && /13\u202f017\u202f689 tokens de texte en anglais/.test(joined), joined);
+  check('French card: the precision of the matrices is shown', /les 28 matrices en int8/.test(joined), joined);
+  const roles = await explorer(page).evaluate((e) => {
+    const card = { ...e.engine.modelCard() };
+    card.head_previous = card.head_previous.map((v, i) => (i === 3 ? 0.93 : v));
+    card.head_next = card.head_next.map((v, i) => (i === 4 || i === 9 ? 0.71 : v));
+    e.engine.card = card;
+    e.buildShapeControls();
+    return card;
+  });
+  const positional = (await cardTexts(page)).join(' ');
+  check('French card: positional heads are named (1.4 on the previous word; 2.1, 3.2 on the next)',
+    /1 tête regarde le mot précédent \(1\.4\)/.test(positional) && /2 têtes regardent le mot suivant \(2\.1, 3\.2\)/.test(positional)
+      && !/Aucune tête positionnelle/.test(positional) && englishSentences([positional]).length === 0, positional);
+  await explorer(page).evaluate((e, card) => {
+    e.engine.card = { name: card.name, trained_on: '13,017,689 tokens of English text', heldout_mlm_accuracy: 0.1424,
+      limits: 'A small model: its masked-word guesses are often frequent words rather than the right one; attention weights show where the model looks, not why it decides.' };
+    e.buildShapeControls();
+  }, roles);
+  const legacy = englishSentences(await cardTexts(page));
+  check('French card: the English sentences of a card written before are caught by the check (and still shown)', legacy.length >= 2, legacy.join(' | '));
+  check('French card: no page errors', page.problems.length === 0, page.problems.join('; '));
   await page.context().close();
 }
 
@@ -1777,8 +1874,7 @@ async function importanceTiming() {
 }
 
 /**
- * controls="none" and "compact": the figure stays, the sentence box, token strip (and for none
- * the tabs) go; the token is chosen on the figure (click, tap on a row) and from the keyboard
+ * controls="none" and "compact": the figure stays, the sentence box, token strip and tabs go; the token is chosen on the figure (click, tap on a row) and from the keyboard
  * (the stepper); a figure-only explorer of a 12-token sentence fits one 390 × 844 phone screen.
  */
 async function testCompactControls() {
@@ -1800,7 +1896,7 @@ async function testCompactControls() {
   check('controls="none": the arrow keys on the token stepper move the token', (await pageState(page)).token === 3);
   await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'compact')));
   const compact = await explorer(page).evaluate((e) => ({ tabs: e.shadowRoot.querySelector('.tabs').getClientRects().length > 0, tokens: e.shadowRoot.querySelector('.tokens').getClientRects().length > 0 }));
-  check('controls="compact": tabs kept, token strip dropped', compact.tabs && !compact.tokens, JSON.stringify(compact));
+  check('controls="compact": tabs and token strip dropped', !compact.tabs && !compact.tokens, JSON.stringify(compact));
   await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'tiny')));
   const notice = await explorer(page).locator('.problems').textContent();
   check('controls="tiny" is reported, the full controls used', /controls=/.test(notice) && await explorer(page).locator('.tokens').isVisible(), notice);
@@ -1808,11 +1904,103 @@ async function testCompactControls() {
   await page.context().close();
 }
 
+/**
+ * controls="compact" is one phone screen: at 390 × 844, in English and French, a 12-token
+ * sentence gives the layer and head pickers and the token stepper on one line above the figure,
+ * the figure, and one line of reading (Σ, ratio, effective tokens: the engine's row statistics);
+ * no sentence box, tabs, notes, buttons or card; the explorer's height is measured.
+ * Screenshots: test-output/screenshots/compact-{en,fr}-390.png.
+ */
+async function testCompactHeight() {
+  for (const lang of ['en', 'fr']) {
+    const page = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await page.goto(url(FILE, `index.html?lang=${lang}`) + '#view=row&layer=2&head=3&token=8&sentence=' + encodeURIComponent('The cat sat on the mat because it was tired.'));
+    await waitDrawn(page);
+    await andRedraw(page, () => explorer(page).evaluate((e) => e.setAttribute('controls', 'compact')));
+    const m = await explorer(page).evaluate((e) => {
+      const root = e.shadowRoot;
+      const shown = (sel) => [...root.querySelectorAll(sel)].some((el) => el.getClientRects().length > 0);
+      const rect = (sel) => root.querySelector(sel).getBoundingClientRect();
+      const line = root.querySelector('.compact-reading');
+      const lineHeight = parseFloat(getComputedStyle(line).lineHeight) || 20;
+      const stepper = rect('.token-stepper'), layer = rect('.layer-picker'), head = rect('.head-picker'), figure = rect('.figure-box svg');
+      const rowStats = e.session.rowStats(e.state.layer, e.state.head, e.state.token);
+      return {
+        height: e.getBoundingClientRect().height, n: e.run.n,
+        oneLine: Math.max(stepper.top, layer.top, head.top) < Math.min(stepper.bottom, layer.bottom, head.bottom),
+        aboveFigure: Math.max(stepper.bottom, layer.bottom, head.bottom) <= figure.top + 1,
+        readingLines: Math.round(line.getBoundingClientRect().height / lineHeight), readingBelow: line.getBoundingClientRect().top >= figure.bottom - 1,
+        reading: line.textContent, sum: Number(line.dataset.sum), effective: Number(line.dataset.effective), expected: rowStats,
+        hidden: ['textarea', '.tokens', '.tabs', '.view-controls', '.notes', '.actions', '.model-card'].filter((sel) => shown(sel)),
+        sideways: root.querySelector('.explorer').scrollWidth > root.querySelector('.explorer').clientWidth + 1 || document.scrollingElement.scrollWidth > document.scrollingElement.clientWidth + 1,
+      };
+    });
+    check(`controls="compact" (${lang}): ${m.n} tokens, ${Math.round(m.height)} px tall at 390 px (one 390 × 844 screen)`, m.n >= 12 && m.height <= 844, JSON.stringify(m));
+    check(`controls="compact" (${lang}): layer and head pickers and the token stepper on one line above the figure`, m.oneLine && m.aboveFigure, JSON.stringify(m));
+    check(`controls="compact" (${lang}): one line of reading under the figure: "${m.reading}"`, m.readingLines === 1 && m.readingBelow
+      && m.sum === m.expected.sum && m.effective === m.expected.effective && /\u03a3 = 1[.,]000/.test(m.reading) && m.reading.includes(lang === 'fr' ? 'tokens effectifs' : 'effective tokens'), JSON.stringify(m));
+    check(`controls="compact" (${lang}): no sentence box, tabs, view controls, notes, buttons or card; no sideways scroll`, m.hidden.length === 0 && !m.sideways, JSON.stringify(m));
+    await shot(page, `compact-${lang}-390`);
+    await andRedraw(page, () => explorer(page).locator('.stepper-next').click());
+    check(`controls="compact" (${lang}): the stepper moves the token`, (await pageState(page)).token === 9);
+    check(`controls="compact" (${lang}): no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  }
+}
+
+/**
+ * Compare's column headings and stat lines break between words at 320 px, in French and
+ * English: each column's lines, joined by spaces, give back its texts (a word cut in two would
+ * not: "phras e A"), and they stay inside the figure (the layout checks).
+ * Screenshot: test-output/screenshots/compare-fr-320.png.
+ */
+async function testCompareHeaders() {
+  for (const lang of ['fr', 'en']) {
+    const page = await newPage({ viewport: { width: 320, height: 844 }, isMobile: true });
+    const hash = new URLSearchParams({ sentence: 'The cat sat on the mat.', compare: 'The cat sat on the rug.', token: 'cat', view: 'compare' }).toString().replace(/\+/g, '%20');
+    await page.goto(url(FILE, `index.html?lang=${lang}`) + '#' + hash);
+    await waitDrawn(page);
+    const columns = await explorer(page).locator('.figure-box .bar-column').evaluateAll((all) => all.map((g) =>
+      [...g.querySelectorAll('text.col-head, text.col-stat')].map((t) => t.textContent).join(' ')));
+    const t = lang === 'fr' ? { a: 'phrase A', b: 'phrase B', none: 'pas de différence', largest: '|Δ| maximal' } : { a: 'sentence A', b: 'sentence B', none: 'no difference', largest: 'largest |Δ|' };
+    check(`compare headers (${lang}) at 320 px break between words: ${columns.map((c) => `"${c}"`).join(', ')}`,
+      columns.length === 3 && columns[0].startsWith(t.a) && columns[1].startsWith(t.b) && (columns[2].includes(t.none) || columns[2].includes(t.largest)), JSON.stringify(columns));
+    const problems = await page.evaluate(layoutProblemsInPage, 0);
+    check(`compare headers (${lang}) at 320 px: no overlapping or cut text`, problems.length === 0, problems.slice(0, 3).join('; '));
+    if (lang === 'fr') await shot(page, 'compare-fr-320');
+    await page.context().close();
+  }
+}
+
+/**
+ * index.html's language switch writes ?lang= into the address (the hash kept), from file://
+ * and over http, so that the link, shared or reloaded, opens in that language.
+ */
+async function testLanguageAddress() {
+  for (const [base, label] of [[FILE, 'file://'], [HTTP, 'http']]) {
+    const page = await newPage({ locale: 'en-US' });
+    await page.goto(url(base, 'index.html') + '#view=matrix&layer=2');
+    await waitDrawn(page);
+    await page.locator('.language-switch button[value="fr"]').click();
+    const address = new URL(page.url());
+    check(`language switch (${label}): ?lang=fr in the address, the hash kept (${address.search}${address.hash})`,
+      address.searchParams.get('lang') === 'fr' && /view=matrix/.test(address.hash) && /layer=2/.test(address.hash), page.url());
+    await page.reload();
+    await waitDrawn(page);
+    check(`language switch (${label}): the address opens in French in an English browser`,
+      (await page.evaluate(() => document.documentElement.lang)) === 'fr' && (await explorer(page).locator('.tab[data-view="row"]').textContent()) === 'Ligne');
+    await page.locator('.language-switch button[value="en"]').click();
+    check(`language switch (${label}): back to English, ?lang=en`, new URL(page.url()).searchParams.get('lang') === 'en', page.url());
+    check(`language switch (${label}): no page errors`, page.problems.length === 0, page.problems.join('; '));
+    await page.context().close();
+  }
+}
+
 const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, testEmbedFile: () => testEmbed(FILE, 'file://'),
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testCasedFrench, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
-  testLayoutColumns, testAblation, testImportance, testEntropyHidden, testCompactControls,
+  testLayoutColumns, testAblation, testImportance, testEntropyHidden, testCompactControls, testCompactHeight, testModelCardLayout, testFrenchCard, testLanguageAddress, testCompareHeaders,
   testImportanceTime: async () => { const { word, all, long, longN } = await importanceTiming(); console.log(`timing detail: importance_ms=${word.toFixed(1)} importance_all_ms=${all.toFixed(1)} importance_all_${longN}_ms=${long.toFixed(0)}`); }, testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',

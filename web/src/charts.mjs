@@ -41,9 +41,18 @@ function splitLongWord(word, width, size, weight) {
   return pieces;
 }
 
+// Where a line may break: white space but the no-break spaces (U+00A0, U+2007, U+202F), which
+// keep French guillemets and marks with their word (« cat », 42 %).
+const BREAKABLE_SPACE = /[^\S\u00a0\u2007\u202f]+/;
+
+/** The pieces of text between the places a line may break. */
+export function breakableWords(text) {
+  return String(text).split(BREAKABLE_SPACE).filter(Boolean);
+}
+
 /** Wraps text into lines of at most `width` px (a word wider than that is cut). */
 export function wrapText(text, width, size = 13, weight = 400) {
-  const words = String(text).split(/\s+/).flatMap((word) => splitLongWord(word, width, size, weight));
+  const words = breakableWords(text).flatMap((word) => splitLongWord(word, width, size, weight));
   const lines = [];
   let line = '';
   for (const word of words) {
@@ -147,21 +156,37 @@ function lazyRows(root, n, draw) {
   else root.dataset.lazyRows = String(n);
 }
 
-/** The heading and stat lines of a column, wrapped to its width. */
+// A column heading too narrow for one of its words is set smaller, down to this size, rather than
+// cut inside the word ("phras/e A").
+const HEADING_MIN_SIZE = 9.5;
+
+/** The font size (≤ size, ≥ HEADING_MIN_SIZE) at which every word of `text` fits `width` px. */
+function sizeFitting(text, width, size, weight) {
+  const widest = Math.max(0, ...breakableWords(text).map((word) => textWidth(word, size, weight)));
+  if (widest <= width) return size;
+  return Math.max(HEADING_MIN_SIZE, Math.floor((size * width / widest) * 2) / 2);
+}
+
+/** The heading and stat lines of a column, wrapped to its width between words. */
 function headingLines(column, width) {
   // A heading without a series colour (the difference column) is written in ink, in both themes.
   const className = column.colour ? 'col-head' : 'col-head col-head-ink';
-  const lines = wrapText(column.heading, width, 13, 650).map((text) => ({ text, className, heading: true }));
+  const headingSize = sizeFitting(column.heading, width, 13, 650);
+  const lines = wrapText(column.heading, width, headingSize, 650).map((text) => ({ text, className, heading: true, size: headingSize }));
   (column.stats || []).forEach((stat, k) => {
     const className = k === 0 && column.emphasiseStats ? 'col-stat col-stat-main' : 'col-stat';
-    for (const text of wrapText(stat, width, 12.5, k === 0 && column.emphasiseStats ? 600 : 400)) lines.push({ text, className });
+    const weight = k === 0 && column.emphasiseStats ? 600 : 400;
+    const size = sizeFitting(stat, width, 12.5, weight);
+    for (const text of wrapText(stat, width, size, weight)) lines.push({ text, className, size: size < 12.5 ? size : undefined });
   });
   return lines;
 }
 
 function columnHeading(parent, column, x, y, width) {
   headingLines(column, width).forEach((line, k) => {
-    parent.append(svg('text', { x, y: y + k * 16, class: line.className, fill: line.heading ? column.colour : undefined, text: line.text }));
+    const text = svg('text', { x, y: y + k * 16, class: line.className, fill: line.heading ? column.colour : undefined, text: line.text });
+    if (line.size && line.size < 13) text.style.fontSize = `${line.size}px`;  // CSSOM: allowed under the page's CSP
+    parent.append(text);
   });
 }
 

@@ -123,7 +123,7 @@ function precisionSummary(t, tensors) {
  * The panel element. `useWeights(bytes, label)` shows a converted file in the page's explorers
  * and rejects with the engine's error when the engine refuses it.
  */
-export function convertPanel(useWeights, t = translator('en')) {
+export function convertPanel(useWeights, t = translator('en'), conversionEngine = () => null) {
   const host = html('section', { class: 'convert-host', 'aria-label': t('convert.title') });
   const root = host.attachShadow({ mode: 'open' });
   root.adoptedStyleSheets = [panelSheet()];
@@ -190,7 +190,7 @@ export function convertPanel(useWeights, t = translator('en')) {
     let converted;
     try {
       converted = convertCheckpoint({ name: label, training: null, ...texts },
-        { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line) });
+        { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line), engine: conversionEngine() });
     } catch (error) {
       if (error instanceof ConvertError) refuse(t('convert.refused'), error.message);
       else refuse(t('convert.failed'), String(error?.message || error));

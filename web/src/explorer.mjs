@@ -224,9 +224,10 @@ export class AttentionExplorer extends HTMLElement {
   }
 
   /**
-   * controls="full|compact|none" (any case): compact drops the sentence box and the token strip,
-   * none also the pickers, tabs, view controls, notes and buttons; the token is then chosen on
-   * the figure (click or tap a row) or with the token stepper above it (buttons, arrow keys).
+   * controls="full|compact|none" (any case): compact keeps the layer and head pickers and the
+   * token stepper on one line, the figure and one line of reading (no sentence box, token strip,
+   * tabs, view controls, notes, buttons or card); none keeps the stepper and the figure. The token
+   * is then chosen on the figure (click or tap a row) or with the stepper (buttons, arrow keys).
    */
   applyControlsMode() {
     const given = this.getAttribute('controls');
@@ -242,10 +243,36 @@ export class AttentionExplorer extends HTMLElement {
     stepper.hidden = mode === 'full';
     if (mode !== 'full' && this.run) {
       const { token } = this.state;
+      this.parts.tokenStepperShort.textContent = this.t('stepper.tokenShort', { token: this.t.quote(this.run.tokens[token]), index: token, count: this.run.n });
       this.parts.tokenStepperText.textContent = this.t('stepper.token', { token: this.t.quote(this.run.tokens[token]), index: token, count: this.run.n });
       this.parts.tokenPrevious.disabled = token <= 0;
       this.parts.tokenNext.disabled = token >= this.run.n - 1;
     }
+    this.showCompactReading(mode);
+  }
+
+  /**
+   * controls="compact": one line under the figure reads the chosen head's row for the chosen
+   * token (Σ, ratio to uniform, effective tokens), in place of the notes.
+   */
+  showCompactReading(mode) {
+    const line = this.parts.compactReading;
+    line.hidden = mode !== 'compact' || !this.run || !this.session;
+    if (line.hidden) return;
+    const { layer, head, token } = this.state;
+    const n = this.run.n;
+    if (layer >= this.session.layersDone() || token >= n) {
+      line.textContent = '';
+      return;
+    }
+    const t = this.t;
+    const stats = this.session.rowStats(layer, head, token);
+    line.textContent = t('compact.reading', {
+      sum: t.number(stats.sum, 3), ratio: t.number(stats.ratio, 2), effective: t.number(stats.effective, 1), n,
+    });
+    line.dataset.sum = String(stats.sum);
+    line.dataset.ratio = String(stats.ratio);
+    line.dataset.effective = String(stats.effective);
   }
 
   /** Without the token strip, a click or tap on a row of a figure drawn a row per token picks that token. */

@@ -658,11 +658,13 @@ async function startEngine(sources, report) {
   try {
     if (weights.whole) {
       const engine = await createEngine({ wasm: module, weights: weights.whole });
+      engine.wasmModule = module;  // the converter runs it on the files it writes (the card's head roles)
       engine.weightBytesLoaded = () => weights.whole.length;
       performance.mark('attn-engine-ready');
       return engine;
     }
     const engine = await createPartialEngine({ wasm: module, head: weights.head, fileSize: weights.fileSize });
+    engine.wasmModule = module;
     engine.loading = new PartLoader(engine, weights);
     engine.weightBytesLoaded = () => engine.loading.bytesRead();
     if (weights.early) engine.loading.arrivedEarly(weights.early);

@@ -218,10 +218,30 @@ textarea {
 .token-stepper[hidden] { display: none; }
 .token-stepper button { font: inherit; font-size: 18px; line-height: 1; min-width: 36px; min-height: 32px; border-radius: 6px; border: 1px solid var(--line-strong); background: var(--bg); color: var(--ink); cursor: pointer; }
 .token-stepper button:disabled { opacity: 0.4; cursor: default; }
+/* controls="compact": the pickers and the token stepper on one line, the figure, one line of reading;
+   controls="none": the stepper above the figure. */
 .controls-compact .sentence-label, .controls-compact textarea, .controls-compact .token-info, .controls-compact .tokens,
+.controls-compact .mask-predictions, .controls-compact .which, .controls-compact .tabs, .controls-compact .view-controls,
+.controls-compact .notes, .controls-compact .actions, .controls-compact .model-card-box, .controls-compact .hover-readout,
+.controls-compact .convert-host,
 .controls-none .sentence-label, .controls-none textarea, .controls-none .token-info, .controls-none .tokens,
-.controls-none .pickers, .controls-none .tabs, .controls-none .view-controls, .controls-none .notes, .controls-none .actions,
-.controls-none .model-card-box, .controls-none .hover-readout, .controls-none .convert-host { display: none; }
+.controls-none .picker, .controls-none .which, .controls-none .tabs, .controls-none .view-controls, .controls-none .notes, .controls-none .actions,
+.controls-none .model-card-box, .controls-none .hover-readout, .controls-none .convert-host, .controls-none .stepper-short { display: none; }
+.controls-compact .pickers { flex-wrap: nowrap; gap: 6px 10px; margin: 0 0 6px; }
+.controls-compact .picker { gap: 4px; min-width: 0; }
+.controls-compact .picker-label { font-size: 13px; }
+.controls-compact .segmented button { padding: 3px 4px; min-width: 1.7em; min-height: 32px; }
+.controls-compact .token-stepper { margin: 0; gap: 4px; min-width: 0; flex: 1 1 auto; justify-content: flex-end; }
+.controls-compact .token-stepper button { min-width: 30px; }
+/* compact: the short token text is shown, the whole one is still read out (a live region) */
+.controls-compact .stepper-text { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.stepper-short { font-size: 13.5px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; }
+.controls-none .pickers { margin: 0 0 6px; }
+.compact-reading { margin: 4px 0 0; font-size: 13.5px; color: var(--muted); font-variant-numeric: tabular-nums; }
+.compact-reading[hidden] { display: none; }
+@container (max-width: 420px) {
+  .controls-compact .picker-label { display: none; }
+}
 .problems { color: var(--ink); background: var(--warn-bg); border-left: 4px solid var(--warn-line); padding: 6px 10px; border-radius: 4px; margin: 0 0 10px; font-size: 14px; }
 .problems[hidden] { display: none; }
 .problems ul { margin: 4px 0 0; padding-left: 20px; }
@@ -230,9 +250,14 @@ textarea {
 .mask-caveat { color: var(--muted); font-size: 13px; margin: 4px 0 0; }
 .model-card { margin-top: 14px; border-top: 1px solid var(--line); padding-top: 8px; font-size: 14px; }
 .model-card summary { cursor: pointer; font-weight: 600; }
-.card-facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0; }
-.card-facts dt { color: var(--muted); }
-.card-facts dd { margin: 0; }
+.model-card { overflow-wrap: break-word; }
+.card-facts { display: grid; grid-template-columns: fit-content(45%) minmax(0, 1fr); gap: 2px 14px; margin: 8px 0; }
+.card-facts dt { color: var(--muted); min-width: 0; }
+.card-facts dd { margin: 0; min-width: 0; }
+@container (max-width: 520px) {
+  .card-facts { grid-template-columns: minmax(0, 1fr); }
+  .card-facts dd { margin-bottom: 4px; }
+}
 .card-limits { margin: 4px 0; padding-left: 20px; }
 .card-limits-title { margin: 8px 0 0; font-weight: 600; }
 `;

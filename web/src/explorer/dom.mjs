@@ -10,6 +10,7 @@ import { convertPanel } from '../convert-panel.mjs';
 import { modelCardPanel } from '../model-card.mjs';
 import { listMove, segmented, checkSegmented } from '../widgets.mjs';
 import { useWeightsEverywhere } from './models.mjs';
+import { Engine } from '../engine.mjs';
 
 const explorerSheet = sharedStyleSheet(EXPLORER_CSS);
 
@@ -69,11 +70,12 @@ function panelParts(parts, explorer, t) {
     html('strong', { text: t('problem.heading') }), parts.problems,
   ]);
   parts.modelCard = html('div', { class: 'model-card-box' });
+  parts.tokenStepperShort = html('span', { class: 'stepper-short', 'aria-hidden': 'true' });
   parts.tokenStepperText = html('span', { class: 'stepper-text', 'aria-live': 'polite' });
   const step = (by) => explorer.setSelection({ token: Math.max(0, Math.min((explorer.run?.n ?? 1) - 1, explorer.state.token + by)) });
   parts.tokenPrevious = html('button', { type: 'button', class: 'stepper-previous', 'aria-label': t('stepper.previous'), text: '\u2039', onclick: () => step(-1) });
   parts.tokenNext = html('button', { type: 'button', class: 'stepper-next', 'aria-label': t('stepper.next'), text: '\u203a', onclick: () => step(1) });
-  parts.tokenStepper = html('div', { class: 'token-stepper', role: 'group', 'aria-label': t('stepper.aria'), hidden: true }, [parts.tokenPrevious, parts.tokenStepperText, parts.tokenNext]);
+  parts.tokenStepper = html('div', { class: 'token-stepper', role: 'group', 'aria-label': t('stepper.aria'), hidden: true }, [parts.tokenPrevious, parts.tokenStepperShort, parts.tokenStepperText, parts.tokenNext]);
   parts.tokenStepper.addEventListener('keydown', (event) => {
     const by = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -1, ArrowDown: 1 }[event.key];
     if (!by) return;
@@ -87,6 +89,7 @@ function panelParts(parts, explorer, t) {
     html('button', { type: 'button', class: 'ablation-reset', text: t('ablation.reset'), onclick: () => explorer.setRemovedHeads([], '.tab[aria-selected="true"]') }),
   ]);
   parts.figureBox = html('div', { class: 'figure-box' });
+  parts.compactReading = html('p', { class: 'compact-reading', hidden: true });
   parts.hoverReadout = html('p', { class: 'hover-readout', 'aria-live': 'polite', hidden: true });
   parts.notes = html('div', { class: 'notes' });
   parts.actions = html('div', { class: 'actions' }, [
@@ -94,7 +97,7 @@ function panelParts(parts, explorer, t) {
     html('button', { type: 'button', class: 'save-svg', text: t('actions.svg'), onclick: () => explorer.exportFigure('svg') }),
   ]);
   parts.panel = html('div', { class: 'panel', role: 'tabpanel', id: explorer.partId('panel') },
-    [parts.viewControls, parts.tokenStepper, parts.ablation, parts.figureBox, parts.hoverReadout, parts.notes, parts.actions]);
+    [parts.viewControls, parts.ablation, parts.figureBox, parts.compactReading, parts.hoverReadout, parts.notes, parts.actions]);
 }
 
 /** Builds (or rebuilds, in the current language) the explorer's shadow DOM into explorer.parts. */
@@ -119,17 +122,21 @@ export function buildDom(explorer) {
     parts.truncation,
     parts.tokens,
     parts.maskPredictions,
+    // With controls="compact" or "none", the token stepper joins this line (explorer.mjs).
     html('div', { class: 'pickers' }, [
       html('div', { class: 'picker' }, [html('span', { class: 'picker-label', 'aria-hidden': 'true', text: t('picker.layer') }), parts.layerPicker]),
       html('div', { class: 'picker' }, [html('span', { class: 'picker-label', 'aria-hidden': 'true', text: t('picker.head') }), parts.headPicker]),
       parts.which,
+      parts.tokenStepper,
     ]),
     parts.tabs,
     parts.panel,
     parts.modelCard,
   ]);
   parts.root = html('div', { class: 'explorer', part: 'explorer' }, [parts.status, parts.error, parts.main]);
-  if (explorer.hasAttribute('allow-convert')) parts.root.append(convertPanel(useWeightsEverywhere, t));
+  // The page's engine measures the converted file's head roles, as the command line's does.
+  const conversionEngine = () => (explorer.engine?.wasmModule ? { Engine, wasm: explorer.engine.wasmModule } : null);
+  if (explorer.hasAttribute('allow-convert')) parts.root.append(convertPanel(useWeightsEverywhere, t, conversionEngine));
   root.replaceChildren(parts.root);
 }
 

@@ -7,7 +7,11 @@ let converted = null;
 
 /** The converted model of `bytes` (explorers given the same bytes share one engine). */
 export function convertedModel(pageEngine, bytes) {
-  if (converted?.bytes !== bytes) converted = { bytes, engine: new Engine(pageEngine.x, pageEngine.heap.memory, bytes), users: new Set() };
+  if (converted?.bytes !== bytes) {
+    const engine = new Engine(pageEngine.x, pageEngine.heap.memory, bytes);
+    engine.wasmModule = pageEngine.wasmModule;  // a further conversion runs on it too (explorer/dom.mjs)
+    converted = { bytes, engine, users: new Set() };
+  }
   return converted;
 }
 

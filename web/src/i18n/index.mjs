@@ -53,10 +53,11 @@ function numberFormat(lang, digits, style = 'decimal') {
   return formatters.get(key);
 }
 
-/** French typography in a catalogue text: a narrow no-break space before ; : ! ? and %. (A multiplier
- * keeps its × attached, 12,24×, as a product a × b keeps its spaces.) */
+/** French typography in a catalogue text: a narrow no-break space before ; : ! ? and %, and inside
+ * guillemets (« mot »), so that no line ends between a mark and its word. (A multiplier keeps its
+ * × attached, 12,24×, as a product a × b keeps its spaces.) */
 export function frenchSpacing(text) {
-  return text.replace(/[ \u00a0\u202f]?([;:!?%])(?!\/\/)/g, (match, mark, offset, whole) => {
+  return text.replace(/\u00ab[ \u00a0\u202f]?/g, '\u00ab\u202f').replace(/[ \u00a0\u202f]?\u00bb/g, '\u202f\u00bb').replace(/[ \u00a0\u202f]?([;:!?%])(?!\/\/)/g, (match, mark, offset, whole) => {
     const before = whole[offset - 1];
     const opening = match[0] === mark && (offset === 0 || before === '(' || before === '\n' || before === '{' || before === '\u00ab');
     return opening ? match : `\u202f${mark}`;

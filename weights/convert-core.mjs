@@ -3,7 +3,7 @@
 // the Node CLI (convert.mjs) and the page run the same code.
 
 import { parseTorchCheckpoint } from './torch-checkpoint.mjs';
-import { vocabFromTokenizerJson, vocabDisagreement } from './tokenizer-json.mjs';
+import { vocabFromTokenizerJson, vocabDisagreement, TOKENIZER_JSON_MAX_BYTES } from './tokenizer-json.mjs';
 // The format itself (sizes, field offsets, kinds, qmax, limits, special tokens, the tensor
 // plan) is c/spec.mjs, which the C loader's header c/spec.h is generated from.
 import {
@@ -28,9 +28,9 @@ export const LIMITS = LIMIT;
 // The shortest input the engine runs: [CLS], one token, [SEP].
 const MIN_POSITIONS = 3;
 
-import { ConvertError, fail } from './convert-error.mjs';
+import { ConvertError, fail, quoteValue, reportableBug } from './convert-error.mjs';
 
-export { ConvertError, fail };
+export { ConvertError, fail, quoteValue, reportableBug };
 
 // ---------------------------------------------------------------- config.json
 
@@ -44,7 +44,7 @@ const BERT_CONFIG_DEFAULTS = {
 
 function positiveInteger(config, key) {
   const v = config[key];
-  if (!Number.isInteger(v) || v <= 0) fail(`config.json: ${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(v) || v <= 0) fail(`config.json: ${key} must be a positive integer, got ${quoteValue(v)}`);
   return v;
 }
 
@@ -52,17 +52,21 @@ function atMost(value, limit, key) {
   if (value > limit) fail(`config.json: ${key} is ${value}, the engine runs at most ${limit}`);
 }
 
+// config.json and training.json are a few hundred bytes; larger ones are refused before reading.
+export const CONFIG_MAX_BYTES = 1 << 20;
+
 // Returns { shape, defaulted: [keys filled in from BertConfig's defaults] }.
 export function parseConfig(text) {
+  if (text.length > CONFIG_MAX_BYTES) fail(`config.json: ${text.length} bytes, more than the ${CONFIG_MAX_BYTES} read`);
   let given;
   try { given = JSON.parse(text); } catch (e) { fail(`config.json is not valid JSON: ${e.message}`); }
   if (!given || typeof given !== 'object' || Array.isArray(given)) fail('config.json must hold a JSON object');
   const defaulted = Object.keys(BERT_CONFIG_DEFAULTS).filter((k) => given[k] === undefined);
   const config = { ...BERT_CONFIG_DEFAULTS, ...given };
-  if (config.model_type !== undefined && config.model_type !== 'bert') fail(`config.json: model_type is ${JSON.stringify(config.model_type)}; this engine runs "bert"`);
-  if (config.hidden_act !== 'gelu') fail(`config.json: hidden_act is ${JSON.stringify(config.hidden_act)}; this engine runs "gelu" (exact erf)`);
+  if (config.model_type !== undefined && config.model_type !== 'bert') fail(`config.json: model_type is ${quoteValue(config.model_type)}; this engine runs "bert"`);
+  if (config.hidden_act !== 'gelu') fail(`config.json: hidden_act is ${quoteValue(config.hidden_act)}; this engine runs "gelu" (exact erf)`);
   if (config.position_embedding_type !== undefined && config.position_embedding_type !== 'absolute') {
-    fail(`config.json: position_embedding_type is ${JSON.stringify(config.position_embedding_type)}; this engine runs "absolute"`);
+    fail(`config.json: position_embedding_type is ${quoteValue(config.position_embedding_type)}; this engine runs "absolute"`);
   }
   const shape = {
     vocab: positiveInteger(config, 'vocab_size'),
@@ -88,7 +92,7 @@ export function parseConfig(text) {
   if (shape.hidden % shape.heads !== 0) fail(`config.json: hidden_size ${shape.hidden} is not a multiple of num_attention_heads ${shape.heads}`);
   const eps = shape.lnEps;
   if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || !(Math.fround(eps) > 0) || !Number.isFinite(Math.fround(eps))) {
-    fail(`config.json: layer_norm_eps must be a positive number that float32 can hold, got ${JSON.stringify(eps)}`);
+    fail(`config.json: layer_norm_eps must be a positive number that float32 can hold, got ${quoteValue(eps)}`);
   }
   return { shape, defaulted };
 }
@@ -169,6 +173,9 @@ export function parseVocab(given, shape) {
 // ---------------------------------------------------------------- safetensors
 
 const DTYPE_BYTES = { F32: 4, F16: 2, BF16: 2 };
+// The bytes per element of a dtype the converter reads, else 0 (a dtype from the file is any JSON value).
+const dtypeBytes = (dtype) => (typeof dtype === 'string' && Object.hasOwn(DTYPE_BYTES, dtype) ? DTYPE_BYTES[dtype] : 0);
+const shownDtype = (dtype) => (typeof dtype === 'string' ? quoteValue(dtype, 40).slice(1, -1) : quoteValue(dtype));
 
 function halfToFloat(h) {
   const sign = h & 0x8000 ? -1 : 1;
@@ -227,8 +234,8 @@ export function parseSafetensors(buf, label = 'model.safetensors') {
       fail(`${label}: tensor ${name} has data offsets outside the file`);
     }
     const bytes = buf.subarray(dataStart + begin, dataStart + end);
-    if (DTYPE_BYTES[info.dtype] && bytes.length !== elements * DTYPE_BYTES[info.dtype]) {
-      fail(`${label}: tensor ${name} holds ${bytes.length} bytes, its shape [${dims}] needs ${elements * DTYPE_BYTES[info.dtype]}`);
+    if (dtypeBytes(info.dtype) && bytes.length !== elements * dtypeBytes(info.dtype)) {
+      fail(`${label}: tensor ${name} holds ${bytes.length} bytes, its shape [${dims}] needs ${elements * dtypeBytes(info.dtype)}`);
     }
     tensors.set(name, { dtype: info.dtype, shape: dims, bytes });
   }
@@ -238,7 +245,7 @@ export function parseSafetensors(buf, label = 'model.safetensors') {
 export function floatsOf(tensors, name) {
   const t = tensors.get(name);
   if (!t) fail(`model.safetensors has no tensor ${name}`);
-  if (!DTYPE_BYTES[t.dtype]) fail(`tensor ${name} has dtype ${t.dtype}; only F32, F16 and BF16 are read`);
+  if (!dtypeBytes(t.dtype)) fail(`tensor ${name} has dtype ${shownDtype(t.dtype)}; only F32, F16 and BF16 are read`);
   return decodeFloats(t.bytes, t.dtype);
 }
 
@@ -309,7 +316,7 @@ function checkTensorSet(tensors, plan, shape, label) {
   for (const t of plan) {
     const found = tensors.get(t.name);
     if (!found) fail(`${label} has no tensor ${t.name}`);
-    if (!DTYPE_BYTES[found.dtype]) fail(`tensor ${found.sourceName ?? t.name} has dtype ${found.dtype}; only F32, F16 and BF16 are read`);
+    if (!dtypeBytes(found.dtype)) fail(`tensor ${found.sourceName ?? t.name} has dtype ${shownDtype(found.dtype)}; only F32, F16 and BF16 are read`);
     if (JSON.stringify(found.shape) !== JSON.stringify(t.hfShape)) {
       fail(`tensor ${found.sourceName ?? t.name} has shape [${found.shape}], config.json implies [${t.hfShape}]`);
     }
@@ -747,7 +754,7 @@ function vocabNotes({ lines, paddingRows, addedNewline, repeats, controlLines },
       + `are padding, stored as ${paddingEntry(lines)}… (the tokenizer never produces them)`);
   }
   for (const [line, earlier, entry] of repeats.slice(0, 5)) {
-    notes.push(`note: vocab.txt line ${line} repeats line ${earlier} (${JSON.stringify(entry)}): the later id is used, as Hugging Face does`);
+    notes.push(`note: vocab.txt line ${line} repeats line ${earlier} (${quoteValue(entry)}): the later id is used, as Hugging Face does`);
   }
   if (repeats.length > 5) notes.push(`note: vocab.txt repeats ${repeats.length} entries in all`);
   if (controlLines.length) {
@@ -755,6 +762,21 @@ function vocabNotes({ lines, paddingRows, addedNewline, repeats, controlLines },
       + 'hold control characters: kept (the ids stay in place), though no text produces them (the tokenizer removes control characters)');
   }
   return notes;
+}
+
+// The most bytes read of each text file, checked on the file's size before it is read (the
+// command line and the page both ask checkFileSize first); the weights files are bounded by
+// their readers, which do not copy them.
+export const FILE_MAX_BYTES = {
+  'config.json': CONFIG_MAX_BYTES,
+  'training.json': CONFIG_MAX_BYTES,
+  'tokenizer.json': TOKENIZER_JSON_MAX_BYTES,
+  'vocab.txt': LIMITS.vocab * (VOCAB_LINE_MAX_BYTES + 1),
+};
+
+export function checkFileSize(name, size) {
+  const most = FILE_MAX_BYTES[name];
+  if (most !== undefined && size > most) fail(`${name}: ${size} bytes, more than the ${most} read`, ['convert.tooLarge', { name, size, most }]);
 }
 
 const fileContent = (value) => (typeof value === 'function' ? value() : value);
@@ -805,7 +827,7 @@ function readVocab(files, shape, log) {
   const given = fileContent(files.vocab);
   const tokenizer = files.tokenizer ? fileContent(files.tokenizer) : null;
   if (!given && tokenizer === null) fail('a checkpoint needs vocab.txt or tokenizer.json');
-  const fromJson = tokenizer === null ? null : vocabFromTokenizerJson(tokenizer);
+  const fromJson = tokenizer === null ? null : vocabFromTokenizerJson(tokenizer, { vocabSize: shape.vocab });
   const parsed = parseVocab(given ?? fromJson, shape);
   if (given && fromJson) {
     const disagreement = vocabDisagreement(given, fromJson);

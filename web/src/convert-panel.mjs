@@ -10,14 +10,17 @@
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { translator } from './i18n/index.mjs';
 import { statusText } from './explorer/loading.mjs';
-import { convertCheckpoint, chooseCheckpointFiles, ConvertError } from '../../weights/convert-core.mjs';
+import {
+  convertCheckpoint, chooseCheckpointFiles, checkFileSize, ConvertError, reportableBug,
+} from '../../weights/convert-core.mjs';
 
 // The converter's input for each file it reads (convertCheckpoint's `files`).
 const FILES = {
   'config.json': 'config', 'vocab.txt': 'vocab', 'tokenizer.json': 'tokenizer', 'model.safetensors': 'safetensors',
   'pytorch_model.bin': 'pytorch', 'training.json': 'training',
 };
-const TEXT_FILES = new Set(['config.json', 'tokenizer.json', 'training.json']);
+// Read as text; the others (tokenizer.json too: its size is checked on the bytes) as bytes.
+const TEXT_FILES = new Set(['config.json', 'training.json']);
 
 const PANEL_CSS = `
 :host { display: block; margin-top: 16px; }
@@ -159,12 +162,21 @@ export function convertPanel(useWeights, t = translator('en')) {
     refusal.hidden = false;
   };
 
+  // A refusal (ConvertError) names the file and what is wrong; anything else is a bug in the
+  // converter, shown with its stack to be reported.
+  const refuseError = (error) => {
+    if (error instanceof ConvertError) refuse(t('convert.refused'), error.reason && error.reason[0] === 'convert.tooLarge' ? t(...error.reason) : error.message);
+    else refuse(t('convert.failed'), reportableBug(error));
+  };
+
   async function convertEntries(entries) {
     if (busy) return;
     busy = true;
     refusal.hidden = result.hidden = true;
     try {
       await convertChosen(pickCheckpointFiles(entries));
+    } catch (error) {
+      refuseError(error);
     } finally {
       busy = false;
       folderInput.value = filesInput.value = '';
@@ -180,6 +192,7 @@ export function convertPanel(useWeights, t = translator('en')) {
     let read = 0;
     for (const name of names) {
       const { file } = chosen.get(name);
+      checkFileSize(name, file.size);
       await step(t('convert.reading', { name, size: t.megabytes(file.size) }), 0.3 * (read / total));
       const bytes = new Uint8Array(await file.arrayBuffer());
       texts[FILES[name]] = TEXT_FILES.has(name) ? new TextDecoder().decode(bytes) : bytes;
@@ -192,8 +205,7 @@ export function convertPanel(useWeights, t = translator('en')) {
       converted = convertCheckpoint({ name: label, training: null, ...texts },
         { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line) });
     } catch (error) {
-      if (error instanceof ConvertError) refuse(t('convert.refused'), error.message);
-      else refuse(t('convert.failed'), String(error?.message || error));
+      refuseError(error);
       return;
     }
     await step(t('convert.checking', { size: t.megabytes(converted.bytes.length) }), 0.8);

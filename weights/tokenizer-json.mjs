@@ -42,13 +42,54 @@ function checkPreTokenizer(pre) {
   if (pre.type !== 'BertPreTokenizer') fail(`${LABEL}: pre_tokenizer is ${quoteValue(pre.type)}; the engine runs BertPreTokenizer`);
 }
 
-// The file's text: its size is checked before it becomes a string (the page passes the bytes,
-// the command line too), and it must be UTF-8.
-function tokenizerText(input) {
-  const size = typeof input === 'string' ? input.length : input.length;
+export const TOKENIZER_JSON_MAX_DEPTH = 64;
+
+// The file's bytes: its size is checked before anything is decoded (the page and the command
+// line pass the bytes; a string is encoded first).
+function tokenizerBytes(input) {
+  const size = input.length;
   if (size > TOKENIZER_JSON_MAX_BYTES) fail(`${LABEL}: ${size} bytes, more than the ${TOKENIZER_JSON_MAX_BYTES} read (a BERT's is about 1 MB)`);
+  return typeof input === 'string' ? new TextEncoder().encode(input) : input;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN = new Set([0x7b, 0x5b]);
+const CLOSE = new Set([0x7d, 0x5d]);
+const COMMA = 0x2c;
+
+/**
+ * One pass over the bytes before JSON.parse: no object or list holds more than `most` entries
+ * (the vocabulary, the largest a WordPiece tokenizer.json holds, has at most config.json's
+ * vocab_size) and nothing nests deeper than TOKENIZER_JSON_MAX_DEPTH. Parsing is what costs
+ * (seconds for millions of entries), so what is too large is refused before it is parsed.
+ */
+function checkContainers(bytes, most) {
+  const commas = new Float64Array(TOKENIZER_JSON_MAX_DEPTH + 1);
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (OPEN.has(b)) {
+      if (++depth > TOKENIZER_JSON_MAX_DEPTH) fail(`${LABEL} nests more than ${TOKENIZER_JSON_MAX_DEPTH} deep at byte ${i}; a tokenizer.json nests a few levels`);
+      commas[depth] = 0;
+    } else if (CLOSE.has(b)) depth = Math.max(0, depth - 1);
+    else if (b === COMMA && depth > 0 && ++commas[depth] >= most) {
+      fail(`${LABEL}: an object or list of more than ${most} entries (at byte ${i}), but config.json vocab_size is ${most}: `
+        + 'the vocabulary, the largest part of a tokenizer.json, cannot have more');
+    }
+  }
+}
+
+function tokenizerText(input, vocabSize) {
+  const bytes = tokenizerBytes(input);
+  checkContainers(bytes, vocabSize);
   if (typeof input === 'string') return input;
-  try { return new TextDecoder('utf-8', { fatal: true }).decode(input); } catch { return fail(`${LABEL} is not valid UTF-8`); }
+  try { return new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { return fail(`${LABEL} is not valid UTF-8`); }
 }
 
 // The vocabulary's size, counted without collecting it and stopping past `limit`.
@@ -111,7 +152,7 @@ function checkAddedTokens(added, vocab, count) {
  * read (a larger vocabulary is refused before it is collected).
  */
 export function vocabFromTokenizerJson(input, { vocabSize = Infinity } = {}) {
-  const text = tokenizerText(input);
+  const text = tokenizerText(input, vocabSize);
   let json;
   try { json = JSON.parse(text); } catch (e) { fail(`${LABEL} is not valid JSON: ${e.message}`); }
   if (!json || typeof json !== 'object' || Array.isArray(json)) fail(`${LABEL} must hold a JSON object`);

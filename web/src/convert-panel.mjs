@@ -4,15 +4,19 @@
 // line runs; chooseCheckpointFiles picks the files), checked by loading it into
 // the engine, shown in the explorers and offered for download. Nothing is sent anywhere.
 //
-// The conversion runs on the main thread, with progress between its steps: a Worker needs a
-// script file of its own, which a page opened from file:// cannot start.
+// The conversion runs in a Worker started from a blob URL (the bundle carries the worker's
+// code, ATTN_CONVERT_WORKER, so file:// pages have one too) and can be cancelled; where the page
+// allows no worker (a content security policy without blob:, or web/src loaded unbundled) it
+// runs on the main thread.
 
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { translator } from './i18n/index.mjs';
 import { statusText } from './explorer/loading.mjs';
-import {
-  convertCheckpoint, chooseCheckpointFiles, checkFileSize, ConvertError, reportableBug,
-} from '../../weights/convert-core.mjs';
+import { chooseCheckpointFiles, checkFileSize, ConvertError, reportableBug } from '../../weights/convert-core.mjs';
+import { runConversion } from './convert-run.mjs';
+
+/* global ATTN_CONVERT_WORKER */
+const WORKER_SOURCE = typeof ATTN_CONVERT_WORKER === 'string' ? ATTN_CONVERT_WORKER : null;
 
 // The converter's input for each file it reads (convertCheckpoint's `files`).
 const FILES = {
@@ -100,9 +104,37 @@ async function droppedEntries(dataTransfer) {
   return out;
 }
 
-/** Off-grid matrices get int16 (one scale per row): safe without the command line's float64 search. */
-function int16WhereOffGrid({ candidates }) {
-  return { choice: new Map(candidates.map((name) => [name, 'int16'])), predicted: NaN };
+/** A worker running the converter, or null where the page allows none. */
+function converterWorker() {
+  if (!WORKER_SOURCE || typeof Worker !== 'function') return null;
+  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
+  try { return new Worker(url); } catch { return null; } finally { URL.revokeObjectURL(url); }
+}
+
+const onMainThread = (files, label) => paint().then(() => runConversion(files, label));
+
+/**
+ * Converts `files` off the main thread where a worker can be had: { answer (a promise of
+ * runConversion's answer, or null when cancelled), cancel, inWorker }. A worker that the page's
+ * policy blocks fails before it says it started: the conversion then runs on the main thread.
+ */
+function startConversion(files, label) {
+  const worker = converterWorker();
+  if (!worker) return { answer: onMainThread(files, label), cancel: null, inWorker: false };
+  let settle;
+  let started = false;
+  const answer = new Promise((resolve) => { settle = resolve; });
+  worker.onmessage = ({ data }) => {
+    if (data.ready) { started = true; worker.postMessage({ files, label }); return; }
+    worker.terminate();
+    settle(data);
+  };
+  worker.onerror = (event) => {
+    worker.terminate();
+    if (!started) onMainThread(files, label).then(settle);
+    else settle({ bug: reportableBug(event.message || 'the converter worker stopped') });
+  };
+  return { answer, cancel: () => { worker.terminate(); settle(null); }, inWorker: true };
 }
 
 function precisionSummary(t, tensors) {
@@ -134,7 +166,8 @@ export function convertPanel(useWeights, t = translator('en')) {
   const filesInput = html('input', { type: 'file', multiple: true, accept: '.json,.txt,.safetensors,.bin', class: 'files-input' });
   const progress = html('progress', { max: 1, value: 0 });
   const statusText = html('span', {});
-  const status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite', hidden: true }, [progress, statusText]);
+  const cancelButton = html('button', { type: 'button', class: 'cancel', text: t('convert.cancel'), hidden: true });
+  const status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite', hidden: true }, [progress, statusText, cancelButton]);
   const refusal = html('div', { class: 'refusal', role: 'alert', hidden: true });
   const result = html('div', { class: 'result', hidden: true });
   const drop = html('div', { class: 'drop' }, [
@@ -158,7 +191,7 @@ export function convertPanel(useWeights, t = translator('en')) {
   };
   const refuse = (headline, message) => {
     status.hidden = true;
-    replaceChildrenOf(refusal, [html('strong', { text: headline }), html('span', { class: 'refusal-message', text: message })]);
+    replaceChildrenOf(refusal, [html('strong', { text: headline }), message ? html('span', { class: 'refusal-message', text: message }) : null]);
     refusal.hidden = false;
   };
 
@@ -198,16 +231,20 @@ export function convertPanel(useWeights, t = translator('en')) {
       texts[FILES[name]] = TEXT_FILES.has(name) ? new TextDecoder().decode(bytes) : bytes;
       read += file.size;
     }
-    await step(t('convert.converting'), 0.35);
-    const notes = [];
-    let converted;
-    try {
-      converted = convertCheckpoint({ name: label, training: null, ...texts },
-        { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line) });
-    } catch (error) {
-      refuseError(error);
+    const conversion = startConversion(texts, label);
+    await step(t(conversion.inWorker ? 'convert.convertingAside' : 'convert.converting'), 0.35);
+    cancelButton.hidden = !conversion.cancel;
+    cancelButton.onclick = conversion.cancel;
+    const converted = await conversion.answer;
+    cancelButton.hidden = true;
+    if (converted === null) { refuse(t('convert.cancelled'), ''); return; }
+    if (converted.refused) {
+      const { message, reason } = converted.refused;
+      refuse(t('convert.refused'), reason && reason[0] === 'convert.tooLarge' ? t(...reason) : message);
       return;
     }
+    if (converted.bug) { refuse(t('convert.failed'), converted.bug); return; }
+    const { notes } = converted;
     await step(t('convert.checking', { size: t.megabytes(converted.bytes.length) }), 0.8);
     try {
       await useWeights(converted.bytes, label);

@@ -152,10 +152,11 @@ test('a pytorch_model.bin that is not one, a bad output path: a message saying w
 });
 
 test('the converter core: bytes in, bytes out, no file system (what the page runs); the CLI is a wrapper', () => {
-  // It imports only the format's definition, the CRC, its refusal and its readers
-  // (pytorch_model.bin, tokenizer.json), which import neither it nor each other: no cycle.
+  // It imports only the format's definition, the CRC, its refusal, its notes' texts and its
+  // readers (pytorch_model.bin, tokenizer.json), which import neither it nor each other: no cycle.
   const pure = {
-    'weights/convert-core.mjs': ['../c/spec.mjs', './crc32.mjs', './convert-error.mjs', './torch-checkpoint.mjs', './tokenizer-json.mjs'],
+    'weights/convert-core.mjs': ['../c/spec.mjs', './crc32.mjs', './convert-error.mjs', './convert-messages.mjs', './torch-checkpoint.mjs', './tokenizer-json.mjs'],
+    'weights/convert-messages.mjs': [],
     'weights/torch-checkpoint.mjs': ['./convert-error.mjs', './crc32.mjs'], 'weights/tokenizer-json.mjs': ['./convert-error.mjs'],
     'weights/convert-error.mjs': [], 'c/spec.mjs': [], 'weights/crc32.mjs': ['../c/spec.mjs'],
   };

@@ -29,6 +29,7 @@ export const LIMITS = LIMIT;
 const MIN_POSITIONS = 3;
 
 import { ConvertError, fail, quoteValue, reportableBug } from './convert-error.mjs';
+import { note } from './convert-messages.mjs';
 
 export { ConvertError, fail, quoteValue, reportableBug };
 
@@ -279,12 +280,12 @@ const DECODER_BIAS = 'cls.predictions.decoder.bias';
 
 // The variants transformers loads, renamed to BertForMaskedLM's names: a BertModel's names
 // without the `bert.` prefix, LayerNorm `gamma`/`beta` (older exports), and an output bias
-// stored only as `cls.predictions.decoder.bias`. Returns { tensors, hasMlm, notes }.
+// stored only as `cls.predictions.decoder.bias`. Returns { tensors, hasMlm, notes (convert-messages.mjs) }.
 export function canonicalTensors(source, label = 'model.safetensors') {
   const notes = [];
   const bare = ![...source.keys()].some((n) => n.startsWith('bert.'))
     && [...source.keys()].some((n) => /^(embeddings|encoder)\./.test(n));
-  if (bare) notes.push('tensor names without the "bert." prefix (a BertModel checkpoint): read as bert.*');
+  if (bare) notes.push(note('convert.note.bare'));
   const tensors = new Map();
   let renamed = 0;
   for (const [name, t] of source) {
@@ -295,18 +296,17 @@ export function canonicalTensors(source, label = 'model.safetensors') {
     t.sourceName = name;  // no copy: a .bin's tensors read their bytes only when asked
     tensors.set(canonical, t);
   }
-  if (renamed) notes.push(`${renamed} LayerNorm tensors named gamma/beta: read as weight/bias`);
+  if (renamed) notes.push(note('convert.note.gammaBeta', { count: renamed }));
   const pretraining = [...tensors.keys()].filter((n) => /^(bert\.pooler\.|cls\.seq_relationship\.)/.test(n));
   if (pretraining.length) {
-    notes.push(`the pooler and the next-sentence head (${pretraining.join(', ')}) of a BertForPreTraining checkpoint: `
-      + 'not used by the explorer, left out');
+    notes.push(note('convert.note.pretraining', { names: pretraining.join(', ') }));
   }
   if (!tensors.has(MLM_BIAS) && tensors.has(DECODER_BIAS)) {
     tensors.set(MLM_BIAS, tensors.get(DECODER_BIAS));
-    notes.push(`no ${MLM_BIAS}: ${DECODER_BIAS} used as the output bias`);
+    notes.push(note('convert.note.decoderBias', { bias: MLM_BIAS, decoder: DECODER_BIAS }));
   }
   const hasMlm = [...tensors.keys()].some((n) => n.startsWith('cls.predictions.'));
-  if (!hasMlm) notes.push('no masked-LM head (no cls.predictions.* tensors): attention works, [MASK] predictions are off');
+  if (!hasMlm) notes.push(note('convert.note.noMlm'));
   return { tensors, hasMlm, notes };
 }
 
@@ -748,18 +748,14 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
 
 function vocabNotes({ lines, paddingRows, addedNewline, repeats, controlLines }, shape) {
   const notes = [];
-  if (addedNewline) notes.push('note: vocab.txt has no final newline: one added');
-  if (paddingRows) {
-    notes.push(`note: vocab.txt has ${lines} lines, config.json vocab_size is ${shape.vocab}: rows ${lines}…${shape.vocab - 1} `
-      + `are padding, stored as ${paddingEntry(lines)}… (the tokenizer never produces them)`);
-  }
-  for (const [line, earlier, entry] of repeats.slice(0, 5)) {
-    notes.push(`note: vocab.txt line ${line} repeats line ${earlier} (${quoteValue(entry)}): the later id is used, as Hugging Face does`);
-  }
-  if (repeats.length > 5) notes.push(`note: vocab.txt repeats ${repeats.length} entries in all`);
+  if (addedNewline) notes.push(note('convert.note.finalNewline'));
+  if (paddingRows) notes.push(note('convert.note.padding', { lines, vocab: shape.vocab, last: shape.vocab - 1, entry: paddingEntry(lines) }));
+  for (const [line, earlier, entry] of repeats.slice(0, 5)) notes.push(note('convert.note.repeat', { line, earlier, entry: quoteValue(entry) }));
+  if (repeats.length > 5) notes.push(note('convert.note.repeats', { count: repeats.length }));
   if (controlLines.length) {
-    notes.push(`note: vocab.txt line${controlLines.length > 1 ? 's' : ''} ${controlLines.slice(0, 5).join(', ')}${controlLines.length > 5 ? ` and ${controlLines.length - 5} more` : ''} `
-      + 'hold control characters: kept (the ids stay in place), though no text produces them (the tokenizer removes control characters)');
+    const lines = controlLines.slice(0, 5).join(', ');
+    notes.push(controlLines.length > 5 ? note('convert.note.controlsMore', { lines, more: controlLines.length - 5 })
+      : note(controlLines.length > 1 ? 'convert.note.controls' : 'convert.note.control', { lines }));
   }
   return notes;
 }
@@ -833,7 +829,7 @@ function readVocab(files, shape, log) {
     const disagreement = vocabDisagreement(given, fromJson);
     if (disagreement) fail(disagreement);
   }
-  if (!given) log('note: no vocab.txt: the vocabulary of tokenizer.json (WordPiece, BertNormalizer, uncased) used');
+  if (!given) log(note('convert.note.tokenizerVocab'));
   return parsed;
 }
 
@@ -847,8 +843,8 @@ function readWeights(files) {
 // Many similar notes (a file listing thousands of unused tensors) become a few and a count.
 const NOTES_LISTED = 5;
 function ignoredNotes(names) {
-  const listed = names.slice(0, NOTES_LISTED).map((name) => `note: ignoring tensor ${name}`);
-  if (names.length > NOTES_LISTED) listed.push(`note: ignoring ${names.length - NOTES_LISTED} more tensors the engine does not use (${names.length} in all)`);
+  const listed = names.slice(0, NOTES_LISTED).map((name) => note('convert.note.ignoring', { name }));
+  if (names.length > NOTES_LISTED) listed.push(note('convert.note.ignoringMore', { count: names.length - NOTES_LISTED, all: names.length }));
   return listed;
 }
 
@@ -870,15 +866,17 @@ function parseTraining(text) {
  */
 export function convertCheckpoint(files, givenOptions = {}) {
   const options = { precision: 'auto', precisionFor: [], target: 1e-3, ...givenOptions };
-  const log = options.log ?? (() => {});
+  // log(text, note): every line in English; a note's code and parameters too, for the page.
+  const given = options.log ?? (() => {});
+  const log = (line) => (typeof line === 'string' ? given(line) : given(line.text, line));
   const { shape, defaulted } = parseConfig(fileContent(files.config));
-  if (defaulted.length) log(`config.json: ${defaulted.join(', ')} not given: BertConfig's defaults used`);
+  if (defaulted.length) log(note('convert.note.configDefaults', { keys: defaulted.join(', ') }));
   const parsedVocab = readVocab(files, shape, log);
   for (const line of vocabNotes(parsedVocab, shape)) log(line);
   const vocab = parsedVocab.bytes;
   const weights = readWeights(files);
   const { tensors: source, hasMlm, notes } = canonicalTensors(weights.tensors, weights.label);
-  for (const line of notes) log(`note: ${line}`);
+  for (const line of notes) log(line);
   const plan = tensorPlan(shape, { mlm: hasMlm });
   const { floats, ignored } = readPlanFloats(source, plan, shape, weights.label);
   for (const line of ignoredNotes(ignored)) log(line);

@@ -146,7 +146,7 @@ function precisionSummary(t, tensors) {
     : t('convert.someInt16', { int8, count: matrices.length, int16 });
   const rows = matrices.map((m) => html('tr', { dataset: { tensor: m.name, precision: m.precision } }, [
     html('td', { text: m.name }), html('td', { text: m.precision }), html('td', { text: `${m.rows}\u00d7${m.cols}` }),
-    html('td', { text: m.onGrid && m.precision === 'int8' ? t('convert.exact') : t('convert.maxError', { error: m.maxError.toExponential(2).replace('-', '\u2212') }) }),
+    html('td', { text: m.onGrid && m.precision === 'int8' ? t('convert.exact') : t('convert.maxError', { error: t.scientific(m.maxError) }) }),
   ]));
   return [
     html('p', { class: 'precision-summary', text }),
@@ -263,7 +263,7 @@ export function convertPanel(useWeights, t = translator('en')) {
     replaceChildrenOf(result, [
       html('p', { class: 'converted', text: t('convert.converted', { label, size: t.megabytes(bytes.length) }) }),
       ...precisionSummary(t, tensors),
-      notes.length ? html('ul', { class: 'converter-notes' }, notes.map((line) => html('li', { text: line }))) : null,
+      notes.length ? html('ul', { class: 'converter-notes' }, notes.map((n) => html('li', { text: n.code ? t(n.code, n.params) : n.text }))) : null,
       html('p', {}, [
         html('a', { class: 'download', href: downloadUrl, download: fileName, text: t('convert.download', { file: fileName }) }),
         t('convert.ship', { file: fileName }),

@@ -15,7 +15,7 @@ export function runConversion(files, label) {
   const notes = [];
   try {
     const { bytes, tensors } = convertCheckpoint({ name: label, training: null, ...files },
-      { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line) });
+      { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (text, note) => notes.push(note ? { text, code: note.code, params: note.params } : { text }) });
     const summary = tensors.map((t) => Object.fromEntries(SUMMARY_KEYS.map((k) => [k, t[k]])));
     return { bytes, tensors: summary, notes };
   } catch (error) {

@@ -3,6 +3,23 @@
 // ; : ! ? et % sont ajoutées par i18n/index.mjs (frenchSpacing) : ne pas les écrire ici.
 
 export default {
+  // les notes du convertisseur (codes de weights/convert-messages.mjs)
+  'convert.note.configDefaults': "config.json : {keys} non donnés : valeurs par défaut de BertConfig utilisées",
+  'convert.note.tokenizerVocab': "note : pas de vocab.txt : le vocabulaire de tokenizer.json (WordPiece, BertNormalizer, sans majuscules) est utilisé",
+  'convert.note.finalNewline': "note : vocab.txt ne finit pas par un saut de ligne : un saut de ligne ajouté",
+  'convert.note.padding': "note : vocab.txt a {lines} lignes, le vocab_size de config.json est {vocab} : les rangées {lines}…{last} sont du remplissage, enregistrées comme {entry}… (le tokeniseur ne les produit jamais)",
+  'convert.note.repeat': "note : la ligne {line} de vocab.txt répète la ligne {earlier} ({entry}) : l’identifiant le plus tardif est retenu, comme chez Hugging Face",
+  'convert.note.repeats': "note : vocab.txt répète {count} entrées en tout",
+  'convert.note.control': "note : la ligne {lines} de vocab.txt contient des caractères de contrôle : gardée (les identifiants restent en place), bien qu’aucun texte ne la produise (le tokeniseur retire les caractères de contrôle)",
+  'convert.note.controls': "note : les lignes {lines} de vocab.txt contiennent des caractères de contrôle : gardées (les identifiants restent en place), bien qu’aucun texte ne les produise (le tokeniseur retire les caractères de contrôle)",
+  'convert.note.controlsMore': "note : les lignes {lines} de vocab.txt et {more} autres contiennent des caractères de contrôle : gardées (les identifiants restent en place), bien qu’aucun texte ne les produise (le tokeniseur retire les caractères de contrôle)",
+  'convert.note.bare': "note : noms de tenseurs sans le préfixe «\u202fbert.\u202f» (un checkpoint BertModel) : lus comme bert.*",
+  'convert.note.gammaBeta': "note : {count} tenseurs LayerNorm nommés gamma/beta : lus comme weight/bias",
+  'convert.note.pretraining': "note : le pooler et la tête de phrase suivante ({names}) d’un checkpoint BertForPreTraining : inutiles à l’explorateur, laissés de côté",
+  'convert.note.decoderBias': "note : pas de {bias} : {decoder} sert de biais de sortie",
+  'convert.note.noMlm': "note : pas de tête de mots masqués (aucun tenseur cls.predictions.*) : l’attention fonctionne, les prédictions de [MASK] sont désactivées",
+  'convert.note.ignoring': "note : tenseur {name} ignoré",
+  'convert.note.ignoringMore': "note : {count} autres tenseurs inutiles au moteur ignorés ({all} en tout)",
   'view.row': "Ligne",
   'view.grid': "Toutes les têtes",
   'view.lines': "Vue des têtes",

@@ -1,0 +1,33 @@
+// The converter's notes as codes with parameters: the command line prints the English text of
+// a code (phrase), the page phrases the same code from its catalogue in the reader's language
+// (web/src/i18n/en.mjs takes these English texts, fr.mjs has its own for every code).
+
+export const CONVERT_NOTES_EN = {
+  'convert.note.configDefaults': "config.json: {keys} not given: BertConfig's defaults used",
+  'convert.note.tokenizerVocab': 'note: no vocab.txt: the vocabulary of tokenizer.json (WordPiece, BertNormalizer, uncased) used',
+  'convert.note.finalNewline': 'note: vocab.txt has no final newline: one added',
+  'convert.note.padding': 'note: vocab.txt has {lines} lines, config.json vocab_size is {vocab}: rows {lines}\u2026{last} are padding, '
+    + 'stored as {entry}\u2026 (the tokenizer never produces them)',
+  'convert.note.repeat': 'note: vocab.txt line {line} repeats line {earlier} ({entry}): the later id is used, as Hugging Face does',
+  'convert.note.repeats': 'note: vocab.txt repeats {count} entries in all',
+  'convert.note.control': 'note: vocab.txt line {lines} holds control characters: kept (the ids stay in place), though no text produces them (the tokenizer removes control characters)',
+  'convert.note.controls': 'note: vocab.txt lines {lines} hold control characters: kept (the ids stay in place), though no text produces them (the tokenizer removes control characters)',
+  'convert.note.controlsMore': 'note: vocab.txt lines {lines} and {more} more hold control characters: kept (the ids stay in place), though no text produces them (the tokenizer removes control characters)',
+  'convert.note.bare': 'note: tensor names without the "bert." prefix (a BertModel checkpoint): read as bert.*',
+  'convert.note.gammaBeta': 'note: {count} LayerNorm tensors named gamma/beta: read as weight/bias',
+  'convert.note.pretraining': 'note: the pooler and the next-sentence head ({names}) of a BertForPreTraining checkpoint: not used by the explorer, left out',
+  'convert.note.decoderBias': 'note: no {bias}: {decoder} used as the output bias',
+  'convert.note.noMlm': 'note: no masked-LM head (no cls.predictions.* tensors): attention works, [MASK] predictions are off',
+  'convert.note.ignoring': 'note: ignoring tensor {name}',
+  'convert.note.ignoringMore': 'note: ignoring {count} more tensors the engine does not use ({all} in all)',
+};
+
+/** The English text of a code with its parameters (numbers as digits, no grouping). */
+export function phrase(code, params = {}) {
+  const text = CONVERT_NOTES_EN[code];
+  if (text === undefined) return code;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (params[name] === undefined ? whole : String(params[name])));
+}
+
+/** A note: { code, params, text } (text: its English phrasing, what the command line prints). */
+export const note = (code, params = {}) => ({ code, params, text: phrase(code, params) });

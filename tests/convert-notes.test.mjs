@@ -8,7 +8,8 @@ import path from 'node:path';
 import { runConversion } from '../web/src/convert-run.mjs';
 import { translator } from '../web/src/i18n/index.mjs';
 import fr from '../web/src/i18n/fr.mjs';
-import { CONVERT_NOTES_EN, phrase } from '../weights/convert-messages.mjs';
+import { CONVERT_NOTES_EN, CONVERT_REFUSALS_EN, phrase } from '../weights/convert-messages.mjs';
+import { ConvertError, parseConfig } from '../weights/convert-core.mjs';
 import { repoRoot } from './lib/node-engine.mjs';
 
 const FIXTURES = path.join(repoRoot, 'tests/fixtures/torch');
@@ -23,8 +24,8 @@ function notesOf(files) {
   return answer.notes;
 }
 
-test('every note code has a French text with the same placeholders', () => {
-  for (const [code, english] of Object.entries(CONVERT_NOTES_EN)) {
+test('every note and refusal code has a French text with the same placeholders', () => {
+  for (const [code, english] of Object.entries({ ...CONVERT_NOTES_EN, ...CONVERT_REFUSALS_EN })) {
     const french = fr[code];
     assert.ok(french, code);
     const names = (v) => [...JSON.stringify(v).matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join();
@@ -57,4 +58,14 @@ test('numbers in a French note follow the reader\'s language', () => {
   assert.equal(t('convert.maxError', { error: t.scientific(1.78e-5) }).replace(/\u202f/g, ' '), t('convert.maxError', { error: '1,78e\u22125' }).replace(/\u202f/g, ' '));
   assert.equal(t.scientific(1.78e-5), '1,78e\u22125');
   assert.equal(translator('en').scientific(1.78e-5), '1.78e\u22125');
+});
+
+test('a config.json refusal: the English message is the code\'s English text; a French page phrases it in French', () => {
+  let error;
+  try { parseConfig(JSON.stringify({ hidden_act: 'relu' })); } catch (e) { error = e; }
+  assert.ok(error instanceof ConvertError);
+  assert.equal(error.message, 'config.json: hidden_act is "relu"; this engine runs "gelu" (exact erf)');
+  assert.deepEqual(error.reason, ['convert.refusal.hiddenAct', { value: '"relu"' }]);
+  assert.equal(translator('en')(...error.reason), error.message);
+  assert.match(translator('fr')(...error.reason), /^config\.json\u202f: hidden_act vaut "relu"\u202f; ce moteur exécute «\u202fgelu\u202f» \(erf exacte\)$/);
 });

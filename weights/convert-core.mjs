@@ -29,7 +29,7 @@ export const LIMITS = LIMIT;
 const MIN_POSITIONS = 3;
 
 import { ConvertError, fail, quoteValue, reportableBug } from './convert-error.mjs';
-import { note } from './convert-messages.mjs';
+import { note, refusal } from './convert-messages.mjs';
 
 export { ConvertError, fail, quoteValue, reportableBug };
 
@@ -45,12 +45,12 @@ const BERT_CONFIG_DEFAULTS = {
 
 function positiveInteger(config, key) {
   const v = config[key];
-  if (!Number.isInteger(v) || v <= 0) fail(`config.json: ${key} must be a positive integer, got ${quoteValue(v)}`);
+  if (!Number.isInteger(v) || v <= 0) fail(...refusal('convert.refusal.positiveInteger', { key, value: quoteValue(v) }));
   return v;
 }
 
 function atMost(value, limit, key) {
-  if (value > limit) fail(`config.json: ${key} is ${value}, the engine runs at most ${limit}`);
+  if (value > limit) fail(...refusal('convert.refusal.atMost', { key, value, limit }));
 }
 
 // config.json and training.json are a few hundred bytes; larger ones are refused before reading.
@@ -64,10 +64,10 @@ export function parseConfig(text) {
   if (!given || typeof given !== 'object' || Array.isArray(given)) fail('config.json must hold a JSON object');
   const defaulted = Object.keys(BERT_CONFIG_DEFAULTS).filter((k) => given[k] === undefined);
   const config = { ...BERT_CONFIG_DEFAULTS, ...given };
-  if (config.model_type !== undefined && config.model_type !== 'bert') fail(`config.json: model_type is ${quoteValue(config.model_type)}; this engine runs "bert"`);
-  if (config.hidden_act !== 'gelu') fail(`config.json: hidden_act is ${quoteValue(config.hidden_act)}; this engine runs "gelu" (exact erf)`);
+  if (config.model_type !== undefined && config.model_type !== 'bert') fail(...refusal('convert.refusal.modelType', { value: quoteValue(config.model_type) }));
+  if (config.hidden_act !== 'gelu') fail(...refusal('convert.refusal.hiddenAct', { value: quoteValue(config.hidden_act) }));
   if (config.position_embedding_type !== undefined && config.position_embedding_type !== 'absolute') {
-    fail(`config.json: position_embedding_type is ${quoteValue(config.position_embedding_type)}; this engine runs "absolute"`);
+    fail(...refusal('convert.refusal.positionType', { value: quoteValue(config.position_embedding_type) }));
   }
   const shape = {
     vocab: positiveInteger(config, 'vocab_size'),
@@ -90,7 +90,7 @@ export function parseConfig(text) {
     fail(`config.json: max_position_embeddings is ${shape.maxPositions}; the engine needs at least ${MIN_POSITIONS} (every input is [CLS] … [SEP] around one token or more)`);
   }
   if (shape.vocab < SPECIAL_TOKENS.length) fail(`config.json: vocab_size is ${shape.vocab}; the ${SPECIAL_TOKENS.length} special tokens alone need ${SPECIAL_TOKENS.length} rows`);
-  if (shape.hidden % shape.heads !== 0) fail(`config.json: hidden_size ${shape.hidden} is not a multiple of num_attention_heads ${shape.heads}`);
+  if (shape.hidden % shape.heads !== 0) fail(...refusal('convert.refusal.headsDivide', { hidden: shape.hidden, heads: shape.heads }));
   const eps = shape.lnEps;
   if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || !(Math.fround(eps) > 0) || !Number.isFinite(Math.fround(eps))) {
     fail(`config.json: layer_norm_eps must be a positive number that float32 can hold, got ${quoteValue(eps)}`);

@@ -22,12 +22,27 @@ export const CONVERT_NOTES_EN = {
   'convert.note.ignoringMore': 'note: ignoring {count} more tensors the engine does not use ({all} in all)',
 };
 
+// Refusals the page phrases itself (ConvertError's reason); the others show the English message.
+export const CONVERT_REFUSALS_EN = {
+  'convert.refusal.positiveInteger': 'config.json: {key} must be a positive integer, got {value}',
+  'convert.refusal.atMost': 'config.json: {key} is {value}, the engine runs at most {limit}',
+  'convert.refusal.modelType': 'config.json: model_type is {value}; this engine runs "bert"',
+  'convert.refusal.hiddenAct': 'config.json: hidden_act is {value}; this engine runs "gelu" (exact erf)',
+  'convert.refusal.positionType': 'config.json: position_embedding_type is {value}; this engine runs "absolute"',
+  'convert.refusal.headsDivide': 'config.json: hidden_size {hidden} is not a multiple of num_attention_heads {heads}',
+};
+
+const ENGLISH = { ...CONVERT_NOTES_EN, ...CONVERT_REFUSALS_EN };
+
 /** The English text of a code with its parameters (numbers as digits, no grouping). */
 export function phrase(code, params = {}) {
-  const text = CONVERT_NOTES_EN[code];
+  const text = ENGLISH[code];
   if (text === undefined) return code;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (params[name] === undefined ? whole : String(params[name])));
 }
 
 /** A note: { code, params, text } (text: its English phrasing, what the command line prints). */
 export const note = (code, params = {}) => ({ code, params, text: phrase(code, params) });
+
+/** A refusal's message and reason (ConvertError's two arguments) for a code. */
+export const refusal = (code, params = {}) => [phrase(code, params), [code, params]];

@@ -198,7 +198,7 @@ export function convertPanel(useWeights, t = translator('en')) {
   // A refusal (ConvertError) names the file and what is wrong; anything else is a bug in the
   // converter, shown with its stack to be reported.
   const refuseError = (error) => {
-    if (error instanceof ConvertError) refuse(t('convert.refused'), error.reason && error.reason[0] === 'convert.tooLarge' ? t(...error.reason) : error.message);
+    if (error instanceof ConvertError) refuse(t('convert.refused'), error.reason ? t(...error.reason) : error.message);
     else refuse(t('convert.failed'), reportableBug(error));
   };
 
@@ -240,7 +240,7 @@ export function convertPanel(useWeights, t = translator('en')) {
     if (converted === null) { refuse(t('convert.cancelled'), ''); return; }
     if (converted.refused) {
       const { message, reason } = converted.refused;
-      refuse(t('convert.refused'), reason && reason[0] === 'convert.tooLarge' ? t(...reason) : message);
+      refuse(t('convert.refused'), reason ? t(...reason) : message);
       return;
     }
     if (converted.bug) { refuse(t('convert.failed'), converted.bug); return; }

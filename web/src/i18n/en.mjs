@@ -1,11 +1,12 @@
 // English: every text the explorer shows. Keys are grouped by where they appear; {name} is a
 // placeholder; an object holds plural forms (Intl.PluralRules categories) chosen by {count}.
 // fr.mjs has exactly the same keys and placeholders (tests/i18n.test.mjs checks it).
-// The converter's notes (convert.note.*) are written once, in weights/convert-messages.mjs.
-import { CONVERT_NOTES_EN } from '../../../weights/convert-messages.mjs';
+// The converter's notes and some refusals (convert.note.*, convert.refusal.*) are written once, in weights/convert-messages.mjs.
+import { CONVERT_NOTES_EN, CONVERT_REFUSALS_EN } from '../../../weights/convert-messages.mjs';
 
 export default {
   ...CONVERT_NOTES_EN,
+  ...CONVERT_REFUSALS_EN,
   // tabs (one per view)
   'view.row': 'Row',
   'view.grid': 'All heads',

@@ -217,3 +217,11 @@ test('the command line: a refusal exits 1 with its reason; nothing else is ever 
   assert.match(r.stderr, /^convert: pytorch_model\.bin \(archive\/data\.pkl\): tensor storage offset \[\[…\]\] is not a count\n$/);
   assert.doesNotMatch(r.stderr, /RangeError|TypeError|at /);
 });
+
+test('the command line: a failure that is not a refusal is a bug, printed with its stack and exit status 2', () => {
+  // A fault injected where no input reaches (the checkpoint's hash): what any bug would look like.
+  const fault = 'data:text/javascript,import crypto from "node:crypto"; crypto.createHash = () => { throw new TypeError("injected fault"); };';
+  const r = spawnSync(process.execPath, ['--import', fault, path.join(repoRoot, 'weights/convert.mjs'), path.join(FIXTURES, 'zip'), path.join(tempRoot, 'b.bin')], { encoding: 'utf8' });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^convert: internal error: please report it with this text[^\n]*\nTypeError: injected fault\n\s+at /);
+});

@@ -145,6 +145,8 @@ const MUTATIONS = [
     edits: [['weights/tokenizer-json.mjs', "if (!entry || typeof entry !== 'object' || Array.isArray(entry)) fail(", 'if (false) fail(']] },
   { name: 'readers: lone surrogates in tokens accepted', build: 'none', tests: [hostile('added_tokens')],
     edits: [['weights/tokenizer-json.mjs', 'const lone = LONE_SURROGATE.exec(token);', 'const lone = null;']] },
+  { name: 'readers: the command line exits 1 on a bug, as on a refusal', build: 'none', tests: [hostile('not a refusal')],
+    edits: [['weights/convert.mjs', 'process.exit(e instanceof ConvertError ? 1 : 2);', 'process.exit(1);']] },
   { name: 'head lists: the page accepts a head named twice', build: 'none', tests: [['node', '--test', 'tests/head-list.test.mjs']],
     edits: [['web/src/head-list.mjs', "if (seen.has(key)) return { error: 'twice', item: key };", '']] },
   { name: 'head lists: --ablate refuses blanks after an item', build: 'none', tests: [['node', '--test', 'tests/head-list.test.mjs']],

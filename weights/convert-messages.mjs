@@ -29,6 +29,9 @@ export const CONVERT_REFUSALS_EN = {
   'convert.refusal.modelType': 'config.json: model_type is {value}; this engine runs "bert"',
   'convert.refusal.hiddenAct': 'config.json: hidden_act is {value}; this engine runs "gelu" (exact erf)',
   'convert.refusal.positionType': 'config.json: position_embedding_type is {value}; this engine runs "absolute"',
+  'convert.refusal.torchScript': '{label}: a TorchScript archive (torch.jit.save), not a state dict: save model.state_dict() with torch.save',
+  'convert.refusal.torchTar': '{label}: a tar file (PyTorch < 0.4): save the model again with a current PyTorch',
+  'convert.refusal.notTorch': '{label}: neither a zip nor a pickle file: not something torch.save wrote',
   'convert.refusal.headsDivide': 'config.json: hidden_size {hidden} is not a multiple of num_attention_heads {heads}',
 };
 

@@ -8,9 +8,11 @@
 // before any value is built from it. Every count is checked against the bytes that are there
 // before anything is allocated; the bounds are in weights/README.md ("What the converter reads").
 import { ConvertError, QUOTE_MAX_CHARS, quoteValue } from './convert-error.mjs';
+import { refusal } from './convert-messages.mjs';
 import { crc32 } from './crc32.mjs';
 
 const fail = (message) => { throw new ConvertError(message); };
+const failWith = (message, reason) => { throw new ConvertError(message, reason); };
 
 export const TORCH_LIMITS = {
   stack: 100000,       // values on the unpickler's stack at once
@@ -431,7 +433,7 @@ function readZipCheckpoint(buf, label) {
   const entries = readStoredZip(buf, label);
   const pickles = [...entries.keys()].filter((n) => /^[^/]+\/data\.pkl$/.test(n));
   if (pickles.length !== 1) {
-    if ([...entries.keys()].some((n) => /^[^/]+\/(constants\.pkl|code\/)/.test(n))) fail(`${label}: a TorchScript archive (torch.jit.save), not a state dict: save model.state_dict() with torch.save`);
+    if ([...entries.keys()].some((n) => /^[^/]+\/(constants\.pkl|code\/)/.test(n))) failWith(...refusal('convert.refusal.torchScript', { label }));
     fail(`${label}: a zip file with ${pickles.length} */data.pkl entries; torch.save writes one`);
   }
   const prefix = pickles[0].slice(0, -'data.pkl'.length);
@@ -520,6 +522,6 @@ function readLegacyCheckpoint(buf, label) {
 export function parseTorchCheckpoint(buf, label = 'pytorch_model.bin') {
   if (buf.length >= 4 && buf[0] === 0x50 && buf[1] === 0x4b && buf[2] === 0x03 && buf[3] === 0x04) return readZipCheckpoint(buf, label);
   if (buf.length >= 2 && buf[0] === 0x80 && buf[1] <= 5) return readLegacyCheckpoint(buf, label);
-  if (buf.length > 262 && latin1(buf.subarray(257, 262)) === 'ustar') fail(`${label}: a tar file (PyTorch < 0.4): save the model again with a current PyTorch`);
-  return fail(`${label}: neither a zip nor a pickle file: not something torch.save wrote`);
+  if (buf.length > 262 && latin1(buf.subarray(257, 262)) === 'ustar') failWith(...refusal('convert.refusal.torchTar', { label }));
+  return failWith(...refusal('convert.refusal.notTorch', { label }));
 }

@@ -10,7 +10,8 @@
  * Layers and heads are numbered from 1, as the page shows them; --token takes a token's
  * text (its first occurrence) or its index in the token list ([CLS] is 0). A number that is
  * also a token of the text is read as that token (the CLI says so); #N is always an index.
- * --ablate L.H,… removes those heads (their context zeroed before the layer's output projection).
+ * --ablate L.H,… removes those heads (their context zeroed before the layer's output projection);
+ * L.A-B names heads A to B of layer L, as the page's off= does (one grammar: parse_ablate).
  * Tokens and card text reach the terminal with control characters escaped (\xHH); with --json
  * every output, a failure's too, is one JSON object ({"error":{…}} on failure).
  * Exit status: 0 done, 1 the weights or the run failed, 2 a bad argument (the message names it). */
@@ -65,7 +66,8 @@ static int usage(FILE *out) {
           "       attn TEXT [--pair TEXT_B] --tokenize [--json]\n"
           "       attn TEXT [--pair TEXT_B] --mask [--json]   (top-5 predictions at each [MASK])\n"
           "       attn --info [--json]                        (the model: shape and model card)\n"
-          "       --ablate L.H[,L.H…] removes heads (layer.head, from 1) from the run, e.g. --ablate 2.1,3.4\n"
+          "       --ablate L.H[,L.H…] removes heads (layer.head, from 1) from the run, e.g. --ablate 2.1,3.4;\n"
+          "                   L.A-B removes heads A to B of layer L, e.g. --ablate 2.1-4\n"
           "       --weights FILE (default " ATTN_DEFAULT_WEIGHTS ", else " ATTN_WEIGHTS_NAME " beside attn or in\n"
           "                       the web/dist/ of the repository attn was built in)\n"
           "TEXT or TEXT_B \"-\" is read from standard input; layers and heads count from 1,\n"
@@ -114,29 +116,71 @@ static int parse_number_option(const char *flag, const char *value, int *out) {
     return 0;
 }
 
-/* "2.1,3.4" into o->removed; the ranges are checked against the model later (check_removed). */
-static int parse_ablate(const char *list, options *o) {
-    const char *at = list;
-    for (;;) {
-        char *end;
-        errno = 0;
-        const long layer = strtol(at, &end, 10);
-        const int layer_ok = end != at && *end == '.' && !errno && layer >= -1000 && layer <= 1000;
-        const char *head_at = end + 1;
-        const long head = layer_ok ? strtol(head_at, &end, 10) : 0;
-        if (!layer_ok || end == head_at || errno || head < -1000 || head > 1000 || (*end && *end != ','))
-            return bad_argument("--ablate \"%s\": write each head as LAYER.HEAD, counted from 1, "
-                                "separated by commas (e.g. --ablate 2.1,3.4)", list);
-        for (int i = 0; i < o->removed_count; i++)
-            if (o->removed[i][0] == layer && o->removed[i][1] == head)
-                return bad_argument("--ablate: head %ld.%ld is listed twice", layer, head);
-        if (o->removed_count == MAX_REMOVED)
-            return bad_argument("--ablate: more than %d heads listed", MAX_REMOVED);
+/* The one grammar of a list of heads, read the same by the page (web/src/head-list.mjs, which
+ * states it) and here; tests/fixtures/head-lists.json holds the cases both are held to:
+ *   list = [ item { "," item } ]       spaces and tabs allowed around items and commas
+ *   item = LAYER "." HEAD [ "-" HEAD ]  1 to 4 digits each, from 1; L.A-B is heads A to B of L
+ * A head named twice, an empty item and more than MAX_REMOVED heads are refused. The ranges
+ * are checked against the model later (check_removed). */
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* 1 to 4 digits at *at, moved past; -1 when there are none or more. */
+static long read_count(const char **at) {
+    long value = 0;
+    int digits = 0;
+    while (**at >= '0' && **at <= '9') {
+        if (++digits > 4) return -1;
+        value = value * 10 + (**at - '0');
+        (*at)++;
+    }
+    return digits ? value : -1;
+}
+
+static int head_listed(const options *o, long layer, long head) {
+    for (int i = 0; i < o->removed_count; i++)
+        if (o->removed[i][0] == layer && o->removed[i][1] == head) return 1;
+    return 0;
+}
+
+/* One item "L.H" or "L.A-B" (blanks around it skipped) into o->removed; *at moves past it. */
+static int parse_head_item(const char **at, const char *list, options *o) {
+    while (is_blank(**at)) (*at)++;
+    const long layer = read_count(at);
+    const int dot = layer >= 0 && **at == '.';
+    if (dot) (*at)++;
+    const long first = dot ? read_count(at) : -1;
+    long last = first;
+    if (first >= 0 && **at == '-') {
+        (*at)++;
+        last = read_count(at);
+    }
+    while (is_blank(**at)) (*at)++;
+    if (first < 0 || last < 0 || (**at && **at != ','))
+        return bad_argument("--ablate \"%s\": write each head as LAYER.HEAD (or LAYER.FIRST-LAST), counted from 1, "
+                            "separated by commas (e.g. --ablate 2.1,3.4)", list);
+    if (last < first) return bad_argument("--ablate: heads %ld.%ld-%ld run backwards", layer, first, last);
+    for (long head = first; head <= last; head++) {
+        if (head_listed(o, layer, head)) return bad_argument("--ablate: head %ld.%ld is listed twice", layer, head);
+        if (o->removed_count == MAX_REMOVED) return bad_argument("--ablate: more than %d heads listed", MAX_REMOVED);
         o->removed[o->removed_count][0] = (int)layer;
         o->removed[o->removed_count][1] = (int)head;
         o->removed_count++;
-        if (!*end) return 0;
-        at = end + 1;
+    }
+    return 0;
+}
+
+static int parse_ablate(const char *list, options *o) {
+    const char *at = list;
+    while (is_blank(*at)) at++;
+    if (!*at)
+        return bad_argument("--ablate \"%s\" names no head: write each head as LAYER.HEAD, counted from 1, "
+                            "separated by commas (e.g. --ablate 2.1,3.4)", list);
+    at = list;
+    for (;;) {
+        const int status = parse_head_item(&at, list, o);
+        if (status) return status;
+        if (!*at) return 0;
+        at++;  /* the comma */
     }
 }
 

@@ -189,5 +189,5 @@ test('vocabulary lines with ESC or BEL are kept (ids stay in place) and reported
   const { bytes } = convertCheckpoint({ config: JSON.stringify(config), vocab: new TextEncoder().encode(`${lines.join('\n')}\n`),
     safetensors: safetensorsBytes(tensors) }, { precision: 'int8', log: (l) => log.push(l) });
   assert.ok(bytes.length > 0);
-  assert.match(log.join('\n'), /vocab\.txt line 31 hold control characters: kept/);
+  assert.match(log.join('\n'), /vocab\.txt line 31 holds control characters: kept/);
 });

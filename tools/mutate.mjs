@@ -28,6 +28,8 @@ const VIEW_VALUES = ['node', 'tests/browser/run.mjs', 'viewvalues'];
 // The converter's .bin readers and its bounds.
 const TORCH = ['node', '--test', 'tests/converter-torch.test.mjs'];
 const BOUNDS = ['node', '--test', 'tests/converter-bounds.test.mjs'];
+// Hostile reader inputs, each a finding once (tests/converter-hostile.test.mjs).
+const hostile = (pattern) => ['node', '--test', `--test-name-pattern=${pattern}`, 'tests/converter-hostile.test.mjs'];
 
 const ablation = (pattern) => ['node', '--test', `--test-name-pattern=${pattern}`, 'tests/ablation.test.mjs'];
 const native = (target, ...args) => ['sh', '-c', `make -s build/${target} >/dev/null && build/${target} ${args.join(' ')}`];
@@ -126,6 +128,38 @@ const MUTATIONS = [
     edits: [['weights/torch-checkpoint.mjs', '      if (data.length !== s.numel * s.elementSize) {', '      if (data.length < 0) {']] },
   { name: 'torch tensors read contiguously whatever their strides', build: 'none', tests: [TORCH],
     edits: [['weights/torch-checkpoint.mjs', '  if (contiguous && !bigEndian) return', '  if (!bigEndian) return']] },
+  { name: 'readers: a pickled value interpolated raw into a refusal', build: 'none', tests: [hostile('nested 10,000 deep')],
+    edits: [['weights/torch-checkpoint.mjs', 'tensor storage offset ${quoteValue(offset)} is not a count', 'tensor storage offset ${offset} is not a count']] },
+  { name: 'readers: _rebuild_from_type_v2 chains unbounded', build: 'none', tests: [hostile('_rebuild_from_type_v2')],
+    edits: [['weights/torch-checkpoint.mjs', 'if (wrappers >= TORCH_LIMITS.rebuildWrappers) fail(', 'if (wrappers >= Infinity) fail(']] },
+  { name: 'readers: the byteorder entry decoded whatever its length', build: 'none', tests: [hostile('byteorder')],
+    edits: [['weights/torch-checkpoint.mjs', 'if (order && order.length > TORCH_LIMITS.byteorderBytes) fail(', 'if (order && order.length > Infinity) fail(']] },
+  { name: 'readers: a legacy key list may name a storage twice', build: 'none', tests: [hostile('legacy key list')],
+    edits: [['weights/torch-checkpoint.mjs', '    if (seen.has(key)) fail(', '    if (seen.has(key) && false) fail(']] },
+  { name: 'readers: zip CRCs checked before the overlap check', build: 'none', tests: [hostile('1,500 zip entries')],
+    edits: [['weights/torch-checkpoint.mjs', `  checkNoOverlap(ranges, label);
+  for (const { name, crc } of ranges) {
+    if (crc32(entries.get(name)) !== crc) fail(\`\${label}: zip entry \${shown(name)} fails its CRC-32 check (damaged file)\`);
+  }`, `  for (const { name, crc } of ranges) {
+    if (crc32(entries.get(name)) !== crc) fail(\`\${label}: zip entry \${shown(name)} fails its CRC-32 check (damaged file)\`);
+  }
+  checkNoOverlap(ranges, label);`]] },
+  { name: 'readers: a file\'s size not checked before it is read', build: 'none', tests: [hostile('larger than its bound')],
+    edits: [['weights/convert-core.mjs', 'if (most !== undefined && size > most) fail(', 'if (most !== undefined && size > most && false) fail(']] },
+  { name: 'readers: tokenizer.json parsed before its entries are counted', build: 'none', tests: [hostile('400,000 vocabulary entries')],
+    edits: [['weights/tokenizer-json.mjs', '++commas[depth] >= most', '++commas[depth] >= Infinity']] },
+  { name: 'readers: added_tokens entries not checked to be objects', build: 'none', tests: [hostile('added_tokens')],
+    edits: [['weights/tokenizer-json.mjs', "if (!entry || typeof entry !== 'object' || Array.isArray(entry)) fail(", 'if (false) fail(']] },
+  { name: 'readers: lone surrogates in tokens accepted', build: 'none', tests: [hostile('added_tokens')],
+    edits: [['weights/tokenizer-json.mjs', 'const lone = LONE_SURROGATE.exec(token);', 'const lone = null;']] },
+  { name: 'readers: the command line exits 1 on a bug, as on a refusal', build: 'none', tests: [hostile('not a refusal')],
+    edits: [['weights/convert.mjs', 'process.exit(e instanceof ConvertError ? 1 : 2);', 'process.exit(1);']] },
+  { name: 'head lists: the page accepts a head named twice', build: 'none', tests: [['node', '--test', 'tests/head-list.test.mjs']],
+    edits: [['web/src/head-list.mjs', "if (seen.has(key)) return { error: 'twice', item: key };", '']] },
+  { name: 'head lists: --ablate refuses blanks after an item', build: 'none', tests: [['node', '--test', 'tests/head-list.test.mjs']],
+    edits: [['c/cli.c', '    while (is_blank(**at)) (*at)++;\n    if (first < 0', '    if (first < 0']] },
+  { name: 'converter notes: the page shows the English text', build: 'none', tests: [['node', '--test', 'tests/convert-notes.test.mjs']],
+    edits: [['web/src/convert-run.mjs', 'notes.push(note ? { text, code: note.code, params: note.params } : { text })', 'notes.push({ text })']] },
   { name: 'vocab.txt lines collected before the count is checked (no line-length bound)', build: 'none', tests: [BOUNDS],
     edits: [['weights/convert-core.mjs', '    if (end - begin > VOCAB_LINE_MAX_BYTES) fail(', '    if (end - begin > Infinity) fail(']] },
   { name: 'no magnitude bound on the forward pass', build: 'none', tests: [BOUNDS],

@@ -3,7 +3,7 @@
 // the Node CLI (convert.mjs) and the page run the same code.
 
 import { parseTorchCheckpoint } from './torch-checkpoint.mjs';
-import { readTokenizerJson, vocabDisagreement } from './tokenizer-json.mjs';
+import { readTokenizerJson, vocabDisagreement, TOKENIZER_JSON_MAX_BYTES } from './tokenizer-json.mjs';
 import {
   chooseTokenizerSettings, describeSettings, isUncased, parseJsonObject, settingsFromKeys, tokenizerFlags,
 } from './tokenizer-settings.mjs';
@@ -28,10 +28,11 @@ export const PART_TARGET_BYTES = 16384;
 export const WORD_PARTS_MAX = 512;
 export const LIMITS = LIMIT;
 
-import { ConvertError, fail } from './convert-error.mjs';
+import { ConvertError, fail, quoteValue, reportableBug } from './convert-error.mjs';
+import { note, refusal } from './convert-messages.mjs';
 import { measureHeadRoles } from './head-roles.mjs';
 
-export { ConvertError, fail };
+export { ConvertError, fail, quoteValue, reportableBug };
 
 // ---------------------------------------------------------------- config.json
 
@@ -45,25 +46,29 @@ const BERT_CONFIG_DEFAULTS = {
 
 function positiveInteger(config, key) {
   const v = config[key];
-  if (!Number.isInteger(v) || v <= 0) fail(`config.json: ${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(v) || v <= 0) fail(...refusal('convert.refusal.positiveInteger', { key, value: quoteValue(v) }));
   return v;
 }
 
 function atMost(value, limit, key) {
-  if (value > limit) fail(`config.json: ${key} is ${value}, the engine runs at most ${limit}`);
+  if (value > limit) fail(...refusal('convert.refusal.atMost', { key, value, limit }));
 }
+
+// config.json and training.json are a few hundred bytes; larger ones are refused before reading.
+export const CONFIG_MAX_BYTES = 1 << 20;
 
 // Returns { shape, defaulted: [keys filled in from BertConfig's defaults] }.
 export function parseConfig(text) {
+  if (text.length > CONFIG_MAX_BYTES) fail(`config.json: ${text.length} bytes, more than the ${CONFIG_MAX_BYTES} read`);
   let given;
   try { given = JSON.parse(text); } catch (e) { fail(`config.json is not valid JSON: ${e.message}`); }
   if (!given || typeof given !== 'object' || Array.isArray(given)) fail('config.json must hold a JSON object');
   const defaulted = Object.keys(BERT_CONFIG_DEFAULTS).filter((k) => given[k] === undefined);
   const config = { ...BERT_CONFIG_DEFAULTS, ...given };
-  if (config.model_type !== undefined && config.model_type !== 'bert') fail(`config.json: model_type is ${JSON.stringify(config.model_type)}; this engine runs "bert"`);
-  if (config.hidden_act !== 'gelu') fail(`config.json: hidden_act is ${JSON.stringify(config.hidden_act)}; this engine runs "gelu" (exact erf)`);
+  if (config.model_type !== undefined && config.model_type !== 'bert') fail(...refusal('convert.refusal.modelType', { value: quoteValue(config.model_type) }));
+  if (config.hidden_act !== 'gelu') fail(...refusal('convert.refusal.hiddenAct', { value: quoteValue(config.hidden_act) }));
   if (config.position_embedding_type !== undefined && config.position_embedding_type !== 'absolute') {
-    fail(`config.json: position_embedding_type is ${JSON.stringify(config.position_embedding_type)}; this engine runs "absolute"`);
+    fail(...refusal('convert.refusal.positionType', { value: quoteValue(config.position_embedding_type) }));
   }
   const shape = {
     vocab: positiveInteger(config, 'vocab_size'),
@@ -86,10 +91,10 @@ export function parseConfig(text) {
     fail(`config.json: max_position_embeddings is ${shape.maxPositions}; the engine needs at least ${LIMITS.minPositions} (every input is [CLS] … [SEP] around one token or more)`);
   }
   if (shape.vocab < SPECIAL_TOKENS.length) fail(`config.json: vocab_size is ${shape.vocab}; the ${SPECIAL_TOKENS.length} special tokens alone need ${SPECIAL_TOKENS.length} rows`);
-  if (shape.hidden % shape.heads !== 0) fail(`config.json: hidden_size ${shape.hidden} is not a multiple of num_attention_heads ${shape.heads}`);
+  if (shape.hidden % shape.heads !== 0) fail(...refusal('convert.refusal.headsDivide', { hidden: shape.hidden, heads: shape.heads }));
   const eps = shape.lnEps;
   if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || !(Math.fround(eps) > 0) || !Number.isFinite(Math.fround(eps))) {
-    fail(`config.json: layer_norm_eps must be a positive number that float32 can hold, got ${JSON.stringify(eps)}`);
+    fail(`config.json: layer_norm_eps must be a positive number that float32 can hold, got ${quoteValue(eps)}`);
   }
   return { shape, defaulted };
 }
@@ -170,6 +175,9 @@ export function parseVocab(given, shape) {
 // ---------------------------------------------------------------- safetensors
 
 const DTYPE_BYTES = { F32: 4, F16: 2, BF16: 2 };
+// The bytes per element of a dtype the converter reads, else 0 (a dtype from the file is any JSON value).
+const dtypeBytes = (dtype) => (typeof dtype === 'string' && Object.hasOwn(DTYPE_BYTES, dtype) ? DTYPE_BYTES[dtype] : 0);
+const shownDtype = (dtype) => (typeof dtype === 'string' ? quoteValue(dtype, 40).slice(1, -1) : quoteValue(dtype));
 
 function halfToFloat(h) {
   const sign = h & 0x8000 ? -1 : 1;
@@ -228,8 +236,8 @@ export function parseSafetensors(buf, label = 'model.safetensors') {
       fail(`${label}: tensor ${name} has data offsets outside the file`);
     }
     const bytes = buf.subarray(dataStart + begin, dataStart + end);
-    if (DTYPE_BYTES[info.dtype] && bytes.length !== elements * DTYPE_BYTES[info.dtype]) {
-      fail(`${label}: tensor ${name} holds ${bytes.length} bytes, its shape [${dims}] needs ${elements * DTYPE_BYTES[info.dtype]}`);
+    if (dtypeBytes(info.dtype) && bytes.length !== elements * dtypeBytes(info.dtype)) {
+      fail(`${label}: tensor ${name} holds ${bytes.length} bytes, its shape [${dims}] needs ${elements * dtypeBytes(info.dtype)}`);
     }
     tensors.set(name, { dtype: info.dtype, shape: dims, bytes });
   }
@@ -239,7 +247,7 @@ export function parseSafetensors(buf, label = 'model.safetensors') {
 export function floatsOf(tensors, name) {
   const t = tensors.get(name);
   if (!t) fail(`model.safetensors has no tensor ${name}`);
-  if (!DTYPE_BYTES[t.dtype]) fail(`tensor ${name} has dtype ${t.dtype}; only F32, F16 and BF16 are read`);
+  if (!dtypeBytes(t.dtype)) fail(`tensor ${name} has dtype ${shownDtype(t.dtype)}; only F32, F16 and BF16 are read`);
   return decodeFloats(t.bytes, t.dtype);
 }
 
@@ -273,12 +281,12 @@ const DECODER_BIAS = 'cls.predictions.decoder.bias';
 
 // The variants transformers loads, renamed to BertForMaskedLM's names: a BertModel's names
 // without the `bert.` prefix, LayerNorm `gamma`/`beta` (older exports), and an output bias
-// stored only as `cls.predictions.decoder.bias`. Returns { tensors, hasMlm, notes }.
+// stored only as `cls.predictions.decoder.bias`. Returns { tensors, hasMlm, notes (convert-messages.mjs) }.
 export function canonicalTensors(source, label = 'model.safetensors') {
   const notes = [];
   const bare = ![...source.keys()].some((n) => n.startsWith('bert.'))
     && [...source.keys()].some((n) => /^(embeddings|encoder)\./.test(n));
-  if (bare) notes.push('tensor names without the "bert." prefix (a BertModel checkpoint): read as bert.*');
+  if (bare) notes.push(note('convert.note.bare'));
   const tensors = new Map();
   let renamed = 0;
   for (const [name, t] of source) {
@@ -289,18 +297,17 @@ export function canonicalTensors(source, label = 'model.safetensors') {
     t.sourceName = name;  // no copy: a .bin's tensors read their bytes only when asked
     tensors.set(canonical, t);
   }
-  if (renamed) notes.push(`${renamed} LayerNorm tensors named gamma/beta: read as weight/bias`);
+  if (renamed) notes.push(note('convert.note.gammaBeta', { count: renamed }));
   const pretraining = [...tensors.keys()].filter((n) => /^(bert\.pooler\.|cls\.seq_relationship\.)/.test(n));
   if (pretraining.length) {
-    notes.push(`the pooler and the next-sentence head (${pretraining.join(', ')}) of a BertForPreTraining checkpoint: `
-      + 'not used by the explorer, left out');
+    notes.push(note('convert.note.pretraining', { names: pretraining.join(', ') }));
   }
   if (!tensors.has(MLM_BIAS) && tensors.has(DECODER_BIAS)) {
     tensors.set(MLM_BIAS, tensors.get(DECODER_BIAS));
-    notes.push(`no ${MLM_BIAS}: ${DECODER_BIAS} used as the output bias`);
+    notes.push(note('convert.note.decoderBias', { bias: MLM_BIAS, decoder: DECODER_BIAS }));
   }
   const hasMlm = [...tensors.keys()].some((n) => n.startsWith('cls.predictions.'));
-  if (!hasMlm) notes.push('no masked-LM head (no cls.predictions.* tensors): attention works, [MASK] predictions are off');
+  if (!hasMlm) notes.push(note('convert.note.noMlm'));
   return { tensors, hasMlm, notes };
 }
 
@@ -310,7 +317,7 @@ function checkTensorSet(tensors, plan, shape, label) {
   for (const t of plan) {
     const found = tensors.get(t.name);
     if (!found) fail(`${label} has no tensor ${t.name}`);
-    if (!DTYPE_BYTES[found.dtype]) fail(`tensor ${found.sourceName ?? t.name} has dtype ${found.dtype}; only F32, F16 and BF16 are read`);
+    if (!dtypeBytes(found.dtype)) fail(`tensor ${found.sourceName ?? t.name} has dtype ${shownDtype(found.dtype)}; only F32, F16 and BF16 are read`);
     if (JSON.stringify(found.shape) !== JSON.stringify(t.hfShape)) {
       fail(`tensor ${found.sourceName ?? t.name} has shape [${found.shape}], config.json implies [${t.hfShape}]`);
     }
@@ -776,20 +783,32 @@ function vocabLinesOf(vocab, shape) {
 
 function vocabNotes({ lines, paddingRows, addedNewline, repeats, controlLines }, shape) {
   const notes = [];
-  if (addedNewline) notes.push('note: vocab.txt has no final newline: one added');
-  if (paddingRows) {
-    notes.push(`note: vocab.txt has ${lines} lines, config.json vocab_size is ${shape.vocab}: rows ${lines}…${shape.vocab - 1} `
-      + `are padding, stored as ${paddingEntry(lines)}… (the tokenizer never produces them)`);
-  }
-  for (const [line, earlier, entry] of repeats.slice(0, 5)) {
-    notes.push(`note: vocab.txt line ${line} repeats line ${earlier} (${JSON.stringify(entry)}): the later id is used, as Hugging Face does`);
-  }
-  if (repeats.length > 5) notes.push(`note: vocab.txt repeats ${repeats.length} entries in all`);
+  if (addedNewline) notes.push(note('convert.note.finalNewline'));
+  if (paddingRows) notes.push(note('convert.note.padding', { lines, vocab: shape.vocab, last: shape.vocab - 1, entry: paddingEntry(lines) }));
+  for (const [line, earlier, entry] of repeats.slice(0, 5)) notes.push(note('convert.note.repeat', { line, earlier, entry: quoteValue(entry) }));
+  if (repeats.length > 5) notes.push(note('convert.note.repeats', { count: repeats.length }));
   if (controlLines.length) {
-    notes.push(`note: vocab.txt line${controlLines.length > 1 ? 's' : ''} ${controlLines.slice(0, 5).join(', ')}${controlLines.length > 5 ? ` and ${controlLines.length - 5} more` : ''} `
-      + 'hold control characters: kept (the ids stay in place), though no text produces them (the tokenizer removes control characters)');
+    const lines = controlLines.slice(0, 5).join(', ');
+    notes.push(controlLines.length > 5 ? note('convert.note.controlsMore', { lines, more: controlLines.length - 5 })
+      : note(controlLines.length > 1 ? 'convert.note.controls' : 'convert.note.control', { lines }));
   }
   return notes;
+}
+
+// The most bytes read of each text file, checked on the file's size before it is read (the
+// command line and the page both ask checkFileSize first); the weights files are bounded by
+// their readers, which do not copy them.
+export const FILE_MAX_BYTES = {
+  'config.json': CONFIG_MAX_BYTES,
+  'training.json': CONFIG_MAX_BYTES,
+  'tokenizer_config.json': CONFIG_MAX_BYTES,
+  'tokenizer.json': TOKENIZER_JSON_MAX_BYTES,
+  'vocab.txt': LIMITS.vocab * (VOCAB_LINE_MAX_BYTES + 1),
+};
+
+export function checkFileSize(name, size) {
+  const most = FILE_MAX_BYTES[name];
+  if (most !== undefined && size > most) fail(`${name}: ${size} bytes, more than the ${most} read`, ['convert.tooLarge', { name, size, most }]);
 }
 
 const fileContent = (value) => (typeof value === 'function' ? value() : value);
@@ -842,13 +861,13 @@ function readVocab(files, shape, log) {
   const given = fileContent(files.vocab);
   const tokenizer = files.tokenizer ? fileContent(files.tokenizer) : null;
   if (!given && tokenizer === null) fail('a checkpoint needs vocab.txt or tokenizer.json');
-  const json = tokenizer === null ? null : readTokenizerJson(tokenizer);
+  const json = tokenizer === null ? null : readTokenizerJson(tokenizer, { vocabSize: shape.vocab });
   const parsed = parseVocab(given ?? json.vocab, shape);
   if (given && json) {
     const disagreement = vocabDisagreement(given, json.vocab);
     if (disagreement) fail(disagreement);
   }
-  if (!given) log('note: no vocab.txt: the vocabulary of tokenizer.json (WordPiece, BertNormalizer) used');
+  if (!given) log(note('convert.note.tokenizerVocab'));
   return { parsed, fromJson: json?.settings ?? null };
 }
 
@@ -874,8 +893,8 @@ function readWeights(files) {
 // Many similar notes (a file listing thousands of unused tensors) become a few and a count.
 const NOTES_LISTED = 5;
 function ignoredNotes(names) {
-  const listed = names.slice(0, NOTES_LISTED).map((name) => `note: ignoring tensor ${name}`);
-  if (names.length > NOTES_LISTED) listed.push(`note: ignoring ${names.length - NOTES_LISTED} more tensors the engine does not use (${names.length} in all)`);
+  const listed = names.slice(0, NOTES_LISTED).map((name) => note('convert.note.ignoring', { name }));
+  if (names.length > NOTES_LISTED) listed.push(note('convert.note.ignoringMore', { count: names.length - NOTES_LISTED, all: names.length }));
   return listed;
 }
 
@@ -897,16 +916,18 @@ function parseTraining(text) {
  */
 export function convertCheckpoint(files, givenOptions = {}) {
   const options = { precision: 'auto', precisionFor: [], target: 1e-3, ...givenOptions };
-  const log = options.log ?? (() => {});
+  // log(text, note): every line in English; a note's code and parameters too, for the page.
+  const given = options.log ?? (() => {});
+  const log = (line) => (typeof line === 'string' ? given(line) : given(line.text, line));
   const { shape: configShape, defaulted } = parseConfig(fileContent(files.config));
-  if (defaulted.length) log(`config.json: ${defaulted.join(', ')} not given: BertConfig's defaults used`);
+  if (defaulted.length) log(note('convert.note.configDefaults', { keys: defaulted.join(', ') }));
   const { parsed: parsedVocab, fromJson } = readVocab(files, configShape, log);
   const shape = { ...configShape, tokenizer: readTokenizerSettings(files, fromJson, log) };
   for (const line of vocabNotes(parsedVocab, shape)) log(line);
   const vocab = parsedVocab.bytes;
   const weights = readWeights(files);
   const { tensors: source, hasMlm, notes } = canonicalTensors(weights.tensors, weights.label);
-  for (const line of notes) log(`note: ${line}`);
+  for (const line of notes) log(line);
   const plan = tensorPlan(shape, { mlm: hasMlm });
   const { floats, ignored } = readPlanFloats(source, plan, shape, weights.label);
   for (const line of ignoredNotes(ignored)) log(line);

@@ -20,8 +20,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { reportableBug } from './convert-error.mjs';
 import {
-  ConvertError, fail, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
+  ConvertError, fail, checkFileSize, parseConfig, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
 } from './convert-core.mjs';
 import { searchPrecision, HELD_OUT_FACTOR } from './precision-search.mjs';
 import { weightScripts } from './asset-scripts.mjs';
@@ -75,7 +76,11 @@ export function parseArgs(argv) {
 function readFile(dir, name, { optional = false } = {}) {
   const file = path.join(dir, name);
   if (optional && !fs.existsSync(file)) return null;
-  try { return fs.readFileSync(file); } catch (e) {
+  try {
+    checkFileSize(name, fs.statSync(file).size);
+    return fs.readFileSync(file);
+  } catch (e) {
+    if (e instanceof ConvertError) throw e;
     fail(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   }
 }
@@ -173,7 +178,7 @@ export function convert(givenOptions) {
     name: path.basename(path.resolve(dir)),
     config: () => hashed(readFile(dir, 'config.json')).toString('utf8'),
     vocab: chosen.vocab ? () => asBytes(hashed(readFile(dir, chosen.vocab))) : null,
-    tokenizer: chosen.tokenizer ? () => hashed(readFile(dir, chosen.tokenizer)).toString('utf8') : null,
+    tokenizer: chosen.tokenizer ? () => asBytes(hashed(readFile(dir, chosen.tokenizer))) : null,
     tokenizerConfig: chosen.tokenizerConfig ? () => readFile(dir, chosen.tokenizerConfig).toString('utf8') : null,
     [chosen.weights === 'model.safetensors' ? 'safetensors' : 'pytorch']: () => asBytes(hashed(readFile(dir, chosen.weights))),
     training: () => readFile(dir, 'training.json', { optional: true })?.toString('utf8') ?? null,
@@ -244,8 +249,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     main();
   } catch (e) {
-    if (!(e instanceof ConvertError)) throw e;
-    process.stderr.write(`convert: ${e.message}\n`);
-    process.exit(1);
+    // A refusal: exit 1 with its reason. Anything else is a bug in the converter: exit 2.
+    process.stderr.write(`convert: ${e instanceof ConvertError ? e.message : reportableBug(e)}\n`);
+    process.exit(e instanceof ConvertError ? 1 : 2);
   }
 }

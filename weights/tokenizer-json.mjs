@@ -6,7 +6,7 @@
 // says so gives the same tokens through the vocab.txt built here (its ids in order) and those
 // settings (weights/tokenizer-settings.mjs); one that says anything else is refused by the
 // setting's name.
-import { ConvertError } from './convert-error.mjs';
+import { ConvertError, quoteValue } from './convert-error.mjs';
 import { checkSubwordPrefix } from './tokenizer-settings.mjs';
 
 const fail = (message) => { throw new ConvertError(message); };
@@ -18,27 +18,27 @@ const isBoolean = (value) => value === true || value === false;
 /** The normalizer's settings: { lowercase, stripAccents, chineseChars }. */
 function normalizerSettings(normalizer) {
   if (!normalizer || normalizer.type !== 'BertNormalizer') {
-    fail(`${LABEL}: normalizer is ${JSON.stringify(normalizer?.type ?? normalizer ?? null)}; the engine runs BertNormalizer`);
+    fail(`${LABEL}: normalizer is ${quoteValue(normalizer?.type ?? normalizer ?? null)}; the engine runs BertNormalizer`);
   }
   if (normalizer.clean_text !== true) {
-    fail(`${LABEL}: normalizer clean_text is ${JSON.stringify(normalizer.clean_text)}; the engine's tokenizer always runs clean_text: true`);
+    fail(`${LABEL}: normalizer clean_text is ${quoteValue(normalizer.clean_text)}; the engine's tokenizer always runs clean_text: true`);
   }
   for (const key of ['lowercase', 'handle_chinese_chars']) {
-    if (!isBoolean(normalizer[key])) fail(`${LABEL}: normalizer ${key} is ${JSON.stringify(normalizer[key])}; expected true or false`);
+    if (!isBoolean(normalizer[key])) fail(`${LABEL}: normalizer ${key} is ${quoteValue(normalizer[key])}; expected true or false`);
   }
   const strip = normalizer.strip_accents;
   if (strip !== null && strip !== undefined && !isBoolean(strip)) {
-    fail(`${LABEL}: normalizer strip_accents is ${JSON.stringify(strip)}; expected true, false or null`);
+    fail(`${LABEL}: normalizer strip_accents is ${quoteValue(strip)}; expected true, false or null`);
   }
   // strip_accents null follows lowercase, as in BertNormalizer.
   return { lowercase: normalizer.lowercase, stripAccents: isBoolean(strip) ? strip : normalizer.lowercase, chineseChars: normalizer.handle_chinese_chars };
 }
 
 function checkModel(model) {
-  if (!model || model.type !== 'WordPiece') fail(`${LABEL}: the model is ${JSON.stringify(model?.type ?? null)}; the engine runs WordPiece`);
+  if (!model || model.type !== 'WordPiece') fail(`${LABEL}: the model is ${quoteValue(model?.type ?? null)}; the engine runs WordPiece`);
   const settings = { unk_token: '[UNK]', max_input_chars_per_word: 100 };
   for (const [key, wanted] of Object.entries(settings)) {
-    if (model[key] !== undefined && model[key] !== wanted) fail(`${LABEL}: model ${key} is ${JSON.stringify(model[key])}; the engine's WordPiece uses ${JSON.stringify(wanted)}`);
+    if (model[key] !== undefined && model[key] !== wanted) fail(`${LABEL}: model ${key} is ${quoteValue(model[key])}; the engine's WordPiece uses ${quoteValue(wanted)}`);
   }
   if (!model.vocab || typeof model.vocab !== 'object' || Array.isArray(model.vocab)) fail(`${LABEL}: model.vocab is not an object of token → id`);
   const prefix = model.continuing_subword_prefix ?? '##';
@@ -48,43 +48,140 @@ function checkModel(model) {
 
 function checkPreTokenizer(pre) {
   if (pre === null || pre === undefined) fail(`${LABEL}: no pre_tokenizer; the engine splits words as BertPreTokenizer does`);
-  if (pre.type !== 'BertPreTokenizer') fail(`${LABEL}: pre_tokenizer is ${JSON.stringify(pre.type)}; the engine runs BertPreTokenizer`);
+  if (pre.type !== 'BertPreTokenizer') fail(`${LABEL}: pre_tokenizer is ${quoteValue(pre.type)}; the engine runs BertPreTokenizer`);
 }
 
-/** The vocab.txt bytes a WordPiece tokenizer.json stands for (entry of id i on line i + 1). */
-export function vocabFromTokenizerJson(text) {
-  return readTokenizerJson(text).vocab;
+export const TOKENIZER_JSON_MAX_DEPTH = 64;
+
+// The file's bytes: its size is checked before anything is decoded (the page and the command
+// line pass the bytes; a string is encoded first).
+function tokenizerBytes(input) {
+  const size = input.length;
+  if (size > TOKENIZER_JSON_MAX_BYTES) fail(`${LABEL}: ${size} bytes, more than the ${TOKENIZER_JSON_MAX_BYTES} read (a BERT's is about 1 MB)`);
+  return typeof input === 'string' ? new TextEncoder().encode(input) : input;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN = new Set([0x7b, 0x5b]);
+const CLOSE = new Set([0x7d, 0x5d]);
+const COMMA = 0x2c;
+
+/**
+ * One pass over the bytes before JSON.parse: no object or list holds more than `most` entries
+ * (the vocabulary, the largest a WordPiece tokenizer.json holds, has at most config.json's
+ * vocab_size) and nothing nests deeper than TOKENIZER_JSON_MAX_DEPTH. Parsing is what costs
+ * (seconds for millions of entries), so what is too large is refused before it is parsed.
+ */
+function checkContainers(bytes, most) {
+  const commas = new Float64Array(TOKENIZER_JSON_MAX_DEPTH + 1);
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (OPEN.has(b)) {
+      if (++depth > TOKENIZER_JSON_MAX_DEPTH) fail(`${LABEL} nests more than ${TOKENIZER_JSON_MAX_DEPTH} deep at byte ${i}; a tokenizer.json nests a few levels`);
+      commas[depth] = 0;
+    } else if (CLOSE.has(b)) depth = Math.max(0, depth - 1);
+    else if (b === COMMA && depth > 0 && ++commas[depth] >= most) {
+      fail(`${LABEL}: an object or list of more than ${most} entries (at byte ${i}), but config.json vocab_size is ${most}: `
+        + 'the vocabulary, the largest part of a tokenizer.json, cannot have more');
+    }
+  }
+}
+
+function tokenizerText(input, vocabSize) {
+  const bytes = tokenizerBytes(input);
+  checkContainers(bytes, vocabSize);
+  if (typeof input === 'string') return input;
+  try { return new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { return fail(`${LABEL} is not valid UTF-8`); }
+}
+
+// The vocabulary's size, counted without collecting it and stopping past `limit`.
+function vocabCount(vocab, limit) {
+  let count = 0;
+  for (const key in vocab) if (Object.hasOwn(vocab, key) && ++count > limit) break;
+  return count;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function checkToken(token, id) {
+  const lone = LONE_SURROGATE.exec(token);
+  if (lone) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    fail(`${LABEL}: token ${quoteValue(token)} (id ${id}) holds a lone surrogate (U+${unit}), which UTF-8 and vocab.txt cannot hold`);
+  }
+  if (/[\n\r]/.test(token)) fail(`${LABEL}: token ${quoteValue(token)} (id ${id}) holds a line break, which vocab.txt cannot`);
+  if (token !== token.trimEnd() || token === '') fail(`${LABEL}: token ${quoteValue(token)} (id ${id}) ends in white space, which the engine's vocabulary drops`);
+}
+
+// Token by id, each id 0…count − 1 given once.
+function tokensById(vocab, count) {
+  const byId = new Array(count);
+  for (const token in vocab) {
+    if (!Object.hasOwn(vocab, token)) continue;
+    const id = vocab[token];
+    if (!Number.isInteger(id) || id < 0 || id >= count) {
+      fail(`${LABEL}: token ${quoteValue(token)} has id ${quoteValue(id)}; the ${count} ids must be 0…${count - 1}`);
+    }
+    if (byId[id] !== undefined) fail(`${LABEL}: tokens ${quoteValue(byId[id])} and ${quoteValue(token)} share id ${id}`);
+    checkToken(token, id);
+    byId[id] = token;
+  }
+  return byId;
+}
+
+// added_tokens: a list of objects, each an integer id of the vocabulary with that entry's content.
+function checkAddedTokens(added, vocab, count) {
+  if (added === undefined || added === null) return;
+  if (!Array.isArray(added)) fail(`${LABEL}: added_tokens is ${quoteValue(added)}, not a list`);
+  added.forEach((entry, i) => {
+    const where = `${LABEL}: added_tokens[${i}]`;
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) fail(`${where} is ${quoteValue(entry)}, not an object with an id and a content`);
+    const { id, content } = entry;
+    if (typeof content !== 'string') fail(`${where} has content ${quoteValue(content)}, not a string`);
+    if (!Number.isInteger(id) || id < 0 || id >= count) {
+      fail(`${where}: added token ${quoteValue(content)} ${id === undefined ? 'has no id' : `has id ${quoteValue(id)}`}; the vocabulary's ids are 0…${count - 1}`);
+    }
+    if (!Object.hasOwn(vocab, content) || vocab[content] !== id) {
+      fail(`${where}: added token ${quoteValue(content)} (id ${id}) is not the vocabulary's entry of that id; `
+        + 'the engine matches only [CLS] [SEP] [MASK] [PAD] [UNK] from the vocabulary');
+    }
+  });
+}
+
+/**
+ * The vocab.txt bytes a WordPiece tokenizer.json stands for (entry of id i on line i + 1).
+ * input: the file's bytes (or its text); vocabSize: config.json's vocab_size, the most entries
+ * read (a larger vocabulary is refused before it is collected).
+ */
+export function vocabFromTokenizerJson(input, options = {}) {
+  return readTokenizerJson(input, options).vocab;
 }
 
 /**
  * A WordPiece tokenizer.json: { vocab (the vocab.txt bytes, entry of id i on line i + 1),
  * settings ({ lowercase, stripAccents, chineseChars, subwordPrefix }) }.
  */
-export function readTokenizerJson(text) {
-  if (text.length > TOKENIZER_JSON_MAX_BYTES) fail(`${LABEL}: ${text.length} bytes, more than the ${TOKENIZER_JSON_MAX_BYTES} read`);
+export function readTokenizerJson(input, { vocabSize = Infinity } = {}) {
+  const text = tokenizerText(input, vocabSize);
   let json;
   try { json = JSON.parse(text); } catch (e) { fail(`${LABEL} is not valid JSON: ${e.message}`); }
   if (!json || typeof json !== 'object' || Array.isArray(json)) fail(`${LABEL} must hold a JSON object`);
   const subwordPrefix = checkModel(json.model);
   const settings = { ...normalizerSettings(json.normalizer), subwordPrefix };
   checkPreTokenizer(json.pre_tokenizer);
-  const entries = Object.entries(json.model.vocab);
-  const byId = new Array(entries.length);
-  for (const [token, id] of entries) {
-    if (!Number.isInteger(id) || id < 0 || id >= entries.length) {
-      fail(`${LABEL}: token ${JSON.stringify(token)} has id ${JSON.stringify(id)}; the ${entries.length} ids must be 0…${entries.length - 1}`);
-    }
-    if (byId[id] !== undefined) fail(`${LABEL}: tokens ${JSON.stringify(byId[id])} and ${JSON.stringify(token)} share id ${id}`);
-    if (/[\n\r]/.test(token)) fail(`${LABEL}: token ${JSON.stringify(token)} (id ${id}) holds a line break, which vocab.txt cannot`);
-    if (token !== token.trimEnd() || token === '') fail(`${LABEL}: token ${JSON.stringify(token)} (id ${id}) ends in white space, which the engine's vocabulary drops`);
-    byId[id] = token;
+  const count = vocabCount(json.model.vocab, vocabSize);
+  if (count > vocabSize) {
+    fail(`${LABEL}: model.vocab has more than ${vocabSize} entries but config.json vocab_size is ${vocabSize}: ids ${vocabSize}… would have no embedding row`);
   }
-  for (const added of Array.isArray(json.added_tokens) ? json.added_tokens : []) {
-    if (json.model.vocab[added?.content] !== added?.id) {
-      fail(`${LABEL}: added token ${JSON.stringify(added?.content)} (id ${added?.id}) is not the vocabulary's entry of that id; `
-        + 'the engine matches only [CLS] [SEP] [MASK] [PAD] [UNK] from the vocabulary');
-    }
-  }
+  const byId = tokensById(json.model.vocab, count);
+  checkAddedTokens(json.added_tokens, json.model.vocab, count);
   return { vocab: new TextEncoder().encode(`${byId.join('\n')}\n`), settings };
 }
 
@@ -97,8 +194,8 @@ export function vocabDisagreement(vocabTxt, fromJson) {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i]?.trimEnd();
     if (x !== b[i]) {
-      return `vocab.txt and tokenizer.json disagree at line ${i + 1} (id ${i}): vocab.txt has ${x === undefined ? 'no line' : JSON.stringify(x)}, `
-        + `tokenizer.json ${b[i] === undefined ? 'no token' : JSON.stringify(b[i])}: remove the one that is not the model's`;
+      return `vocab.txt and tokenizer.json disagree at line ${i + 1} (id ${i}): vocab.txt has ${x === undefined ? 'no line' : quoteValue(x)}, `
+        + `tokenizer.json ${b[i] === undefined ? 'no token' : quoteValue(b[i])}: remove the one that is not the model's`;
     }
   }
   return null;

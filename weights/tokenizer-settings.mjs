@@ -13,10 +13,10 @@ const isBoolean = (value) => value === true || value === false;
 
 /** Refuses a continuing-subword prefix the file cannot hold (label names where it was read). */
 export function checkSubwordPrefix(prefix, label) {
-  if (typeof prefix !== 'string') fail(`${label} is ${JSON.stringify(prefix)}; expected a string`);
+  if (typeof prefix !== 'string') fail(`${label} is ${quoteValue(prefix)}; expected a string`);
   const bytes = new TextEncoder().encode(prefix);
   if (bytes.length > SUBWORD_PREFIX_SIZE - 1 || prefix.includes('\0') || prefix.isWellFormed?.() === false) {
-    fail(`${label} is ${JSON.stringify(prefix)}; the engine's WordPiece takes a prefix of at most ${SUBWORD_PREFIX_SIZE - 1} UTF-8 bytes without NUL`);
+    fail(`${label} is ${quoteValue(prefix)}; the engine's WordPiece takes a prefix of at most ${SUBWORD_PREFIX_SIZE - 1} UTF-8 bytes without NUL`);
   }
 }
 
@@ -28,13 +28,13 @@ export function settingsFromKeys(json, label) {
   const keys = ['do_lower_case', 'strip_accents', 'tokenize_chinese_chars', 'do_basic_tokenize'];
   if (!keys.some((k) => json[k] !== undefined)) return null;
   for (const key of ['do_lower_case', 'tokenize_chinese_chars', 'do_basic_tokenize']) {
-    if (json[key] !== undefined && !isBoolean(json[key])) fail(`${label}: ${key} is ${JSON.stringify(json[key])}; expected true or false`);
+    if (json[key] !== undefined && !isBoolean(json[key])) fail(`${label}: ${key} is ${quoteValue(json[key])}; expected true or false`);
   }
   if (json.do_basic_tokenize === false) {
     fail(`${label}: do_basic_tokenize is false; the engine's tokenizer always splits words as BertPreTokenizer does`);
   }
   const strip = json.strip_accents;
-  if (strip !== undefined && strip !== null && !isBoolean(strip)) fail(`${label}: strip_accents is ${JSON.stringify(strip)}; expected true, false or null`);
+  if (strip !== undefined && strip !== null && !isBoolean(strip)) fail(`${label}: strip_accents is ${quoteValue(strip)}; expected true, false or null`);
   const lowercase = json.do_lower_case ?? true;
   return { lowercase, stripAccents: isBoolean(strip) ? strip : lowercase, chineseChars: json.tokenize_chinese_chars ?? true };
 }

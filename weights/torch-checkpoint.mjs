@@ -7,10 +7,12 @@
 // global (os.system, builtins.eval, …) is refused by module and name when the pickle names it,
 // before any value is built from it. Every count is checked against the bytes that are there
 // before anything is allocated; the bounds are in weights/README.md ("What the converter reads").
-import { ConvertError } from './convert-error.mjs';
+import { ConvertError, QUOTE_MAX_CHARS, quoteValue } from './convert-error.mjs';
+import { refusal } from './convert-messages.mjs';
 import { crc32 } from './crc32.mjs';
 
 const fail = (message) => { throw new ConvertError(message); };
+const failWith = (message, reason) => { throw new ConvertError(message, reason); };
 
 export const TORCH_LIMITS = {
   stack: 100000,       // values on the unpickler's stack at once
@@ -21,6 +23,9 @@ export const TORCH_LIMITS = {
   tensors: 100000,
   dims: 8,
   elements: 2 ** 40,   // one tensor's or storage's element count
+  rebuildWrappers: 4,  // _rebuild_from_type_v2 around one rebuild; torch.save writes one
+  storageKeyChars: 256, // a storage's key: a number as text
+  byteorderBytes: 16,  // the byteorder entry: "little" or "big"
 };
 
 // ---------------------------------------------------------------- the zip container
@@ -87,12 +92,21 @@ function zip64Values(view, at, length, wanted, label, name) {
   return fail(`${label}: zip entry ${name} gives zip64 sizes without a zip64 field`);
 }
 
-const latin1 = (bytes) => String.fromCharCode(...bytes);
+// Byte by byte, in chunks: no spread of an input-sized array onto the call stack.
+function latin1(bytes) {
+  let s = '';
+  for (let at = 0; at < bytes.length; at += 4096) s += String.fromCharCode.apply(null, bytes.subarray(at, at + 4096));
+  return s;
+}
 const utf8 = new TextDecoder('utf-8');
+// A zip entry's name in a message: escaped, and cut when long.
+const shown = (name) => quoteValue(name, 2 * QUOTE_MAX_CHARS).slice(1, -1);
 
 /**
  * The entries of a zip file of stored (uncompressed) members, each checked against its local
- * header and its CRC-32: Map name → Uint8Array (a view of buf, no copy).
+ * header and its CRC-32: Map name → Uint8Array (a view of buf, no copy). Every header, range
+ * and overlap is checked before any CRC, so each byte is CRC-checked once at most: the cost is
+ * linear in the file's size.
  */
 export function readStoredZip(buf, label = 'pytorch_model.bin') {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -118,42 +132,47 @@ export function readStoredZip(buf, label = 'pytorch_model.bin') {
     const name = flags & 0x800 ? utf8.decode(nameBytes) : latin1(nameBytes);
     const wide = [size, compressed, local].filter((v) => v === 0xffffffff).length;
     if (wide) {
-      const values = zip64Values(view, p + 46 + nameLength, extraLength, wide, label, name);
+      const values = zip64Values(view, p + 46 + nameLength, extraLength, wide, label, shown(name));
       if (size === 0xffffffff) size = values.shift();
       if (compressed === 0xffffffff) compressed = values.shift();
       if (local === 0xffffffff) local = values.shift();
     }
-    if (flags & 0x1) fail(`${label}: zip entry ${name} is encrypted`);
+    if (flags & 0x1) fail(`${label}: zip entry ${shown(name)} is encrypted`);
     if (method !== 0) {
-      fail(`${label}: zip entry ${name} is compressed (method ${method}); torch.save writes stored entries: `
+      fail(`${label}: zip entry ${shown(name)} is compressed (method ${method}); torch.save writes stored entries: `
         + 'save the model again with torch.save or save_pretrained (not a re-zipped copy)');
     }
-    if (compressed !== size) fail(`${label}: zip entry ${name} is stored but its sizes differ (${compressed}, ${size})`);
-    if (entries.has(name)) fail(`${label}: zip entry ${name} appears twice`);
-    if (!(local + 30 <= cd.offset) || U32(view, local) !== LOCAL) fail(`${label}: zip entry ${name}: no local header at ${local}`);
+    if (compressed !== size) fail(`${label}: zip entry ${shown(name)} is stored but its sizes differ (${compressed}, ${size})`);
+    if (entries.has(name)) fail(`${label}: zip entry ${shown(name)} appears twice`);
+    if (!(local + 30 <= cd.offset) || U32(view, local) !== LOCAL) fail(`${label}: zip entry ${shown(name)}: no local header at ${local}`);
     const localNameLength = U16(view, local + 26);
     const start = local + 30 + localNameLength + U16(view, local + 28);
     if (localNameLength !== nameLength || !buf.subarray(local + 30, local + 30 + nameLength).every((b, k) => b === nameBytes[k])) {
-      fail(`${label}: zip entry ${name}: the local header names another file`);
+      fail(`${label}: zip entry ${shown(name)}: the local header names another file`);
     }
     const localMethod = U16(view, local + 8);
-    if (localMethod !== method) fail(`${label}: zip entry ${name}: local header and central directory disagree on the method`);
+    if (localMethod !== method) fail(`${label}: zip entry ${shown(name)}: local header and central directory disagree on the method`);
     if (!(flags & 0x8)) {
       const localSize = U32(view, local + 22);
-      if (localSize !== 0xffffffff && localSize !== size) fail(`${label}: zip entry ${name}: local header gives ${localSize} bytes, the central directory ${size}`);
+      if (localSize !== 0xffffffff && localSize !== size) fail(`${label}: zip entry ${shown(name)}: local header gives ${localSize} bytes, the central directory ${size}`);
     }
-    if (!(start + size <= cd.offset)) fail(`${label}: zip entry ${name} runs past the data (truncated?)`);
-    const data = buf.subarray(start, start + size);
-    if (crc32(data) !== crc) fail(`${label}: zip entry ${name} fails its CRC-32 check (damaged file)`);
-    entries.set(name, data);
-    ranges.push([local, start + size, name]);
+    if (!(start + size <= cd.offset)) fail(`${label}: zip entry ${shown(name)} runs past the data (truncated?)`);
+    entries.set(name, buf.subarray(start, start + size));
+    ranges.push({ begin: local, end: start + size, name, crc });
     p = next;
   }
-  ranges.sort((a, b) => a[0] - b[0]);
-  for (let i = 1; i < ranges.length; i++) {
-    if (ranges[i][0] < ranges[i - 1][1]) fail(`${label}: zip entries ${ranges[i - 1][2]} and ${ranges[i][2]} overlap`);
+  checkNoOverlap(ranges, label);
+  for (const { name, crc } of ranges) {
+    if (crc32(entries.get(name)) !== crc) fail(`${label}: zip entry ${shown(name)} fails its CRC-32 check (damaged file)`);
   }
   return entries;
+}
+
+function checkNoOverlap(ranges, label) {
+  const sorted = [...ranges].sort((a, b) => a.begin - b.begin);
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i].begin < sorted[i - 1].end) fail(`${label}: zip entries ${shown(sorted[i - 1].name)} and ${shown(sorted[i].name)} overlap`);
+  }
 }
 
 // ---------------------------------------------------------------- the restricted unpickler
@@ -179,18 +198,18 @@ function rebuildTensor(args, label) {
   if (!(storage instanceof Storage)) fail(`${label}: a tensor without a storage`);
   const shape = itemsOf(size, 'a tensor size');
   const strides = itemsOf(stride, 'a tensor stride');
-  if (!isCount(offset)) fail(`${label}: tensor storage offset ${offset} is not a count`);
+  if (!isCount(offset)) fail(`${label}: tensor storage offset ${quoteValue(offset)} is not a count`);
   if (shape.length > TORCH_LIMITS.dims || shape.length !== strides.length) fail(`${label}: tensor of ${shape.length} dimensions with ${strides.length} strides`);
-  if (!shape.every(isCount) || !strides.every(isCount)) fail(`${label}: tensor size (${shape}) or stride (${strides}) is not made of counts`);
+  if (!shape.every(isCount) || !strides.every(isCount)) fail(`${label}: tensor size ${quoteValue(shape)} or stride ${quoteValue(strides)} is not made of counts`);
   let elements = 1;
   let last = offset;
   for (let d = 0; d < shape.length; d++) {
     elements *= shape[d];
-    if (elements > TORCH_LIMITS.elements) fail(`${label}: tensor of size (${shape}) has more than ${TORCH_LIMITS.elements} elements`);
+    if (elements > TORCH_LIMITS.elements) fail(`${label}: tensor of size ${quoteValue(shape)} has more than ${TORCH_LIMITS.elements} elements`);
     if (shape[d] > 0) last += (shape[d] - 1) * strides[d];
   }
   if (elements > 0 && last >= storage.numel) {
-    fail(`${label}: tensor of size (${shape}), stride (${strides}) at offset ${offset} reads past its storage of ${storage.numel} elements`);
+    fail(`${label}: tensor of size ${quoteValue(shape)}, stride ${quoteValue(strides)} at offset ${offset} reads past its storage of ${storage.numel} elements`);
   }
   return new TorchTensor(storage, offset, shape, strides);
 }
@@ -206,18 +225,25 @@ const CALLABLE = {
   'torch._utils._rebuild_tensor_v2': (args, label) => rebuildTensor(args, label),
   'torch._utils._rebuild_parameter': (args) => args[0],
   'torch._utils._rebuild_parameter_with_state': (args) => args[0],
-  'torch._tensor._rebuild_from_type_v2': (args, label) => {
-    const [func, type, inner] = args;
-    if (!(func instanceof Global) || !(type instanceof Global) || !['torch.Tensor', 'torch.nn.parameter.Parameter'].includes(type.name)) {
-      fail(`${label}: a tensor rebuilt as ${type?.name ?? 'something'} by ${func?.name ?? 'something'}`);
-    }
-    return callGlobal(func, itemsOf(inner, 'tensor arguments'), label);
-  },
 };
-const ALLOWED = new Set([...Object.keys(CALLABLE), 'torch.Tensor', 'torch.nn.parameter.Parameter',
+// torch.save wraps a tensor's rebuild in one _rebuild_from_type_v2 (func, type, args): unwrapped
+// in a loop, at most TORCH_LIMITS.rebuildWrappers deep, never by recursion.
+const FROM_TYPE = 'torch._tensor._rebuild_from_type_v2';
+const ALLOWED = new Set([...Object.keys(CALLABLE), FROM_TYPE, 'torch.Tensor', 'torch.nn.parameter.Parameter',
   ...Object.keys(STORAGE_DTYPES).map((s) => `torch.${s}`)]);
 
-function callGlobal(callable, args, label) {
+function callGlobal(given, givenArgs, label) {
+  let callable = given;
+  let args = givenArgs;
+  for (let wrappers = 0; callable instanceof Global && callable.name === FROM_TYPE; wrappers++) {
+    if (wrappers >= TORCH_LIMITS.rebuildWrappers) fail(`${label}: ${FROM_TYPE} nested more than ${TORCH_LIMITS.rebuildWrappers} deep; torch.save writes one`);
+    const [func, type, inner] = args;
+    if (!(func instanceof Global) || !(type instanceof Global) || !['torch.Tensor', 'torch.nn.parameter.Parameter'].includes(type.name)) {
+      fail(`${label}: a tensor rebuilt as ${type instanceof Global ? type.name : 'something'} by ${func instanceof Global ? func.name : 'something'}`);
+    }
+    callable = func;
+    args = itemsOf(inner, 'tensor arguments');
+  }
   if (!(callable instanceof Global)) fail(`${label}: pickle calls something that is not a function`);
   const handler = CALLABLE[callable.name];
   if (!handler) fail(`${label}: pickle calls ${callable.name}, which a state dict does not need`);
@@ -227,7 +253,7 @@ function callGlobal(callable, args, label) {
 function globalRef(module, name, label) {
   const full = `${module}.${name}`;
   if (!ALLOWED.has(full)) {
-    fail(`${label}: the pickle refers to ${module}.${name} (module ${JSON.stringify(module)}, name ${JSON.stringify(name)}), `
+    fail(`${label}: the pickle refers to ${quoteValue(full, 2 * QUOTE_MAX_CHARS).slice(1, -1)} (module ${quoteValue(module)}, name ${quoteValue(name)}), `
       + 'which is not part of a state dict: refused, nothing was run');
   }
   return new Global(full);
@@ -356,7 +382,8 @@ function storageFromPid(pid, label, { legacy }) {
   }
   const kind = STORAGE_DTYPES[type.name.replace(/^torch\./, '')];
   if (!kind) fail(`${label}: storage type ${type.name} is not read`);
-  if (!isCount(numel) || numel > TORCH_LIMITS.elements) fail(`${label}: storage ${key} declares ${numel} elements`);
+  if (key.length > TORCH_LIMITS.storageKeyChars) fail(`${label}: a storage key of ${key.length} characters, more than ${TORCH_LIMITS.storageKeyChars}`);
+  if (!isCount(numel) || numel > TORCH_LIMITS.elements) fail(`${label}: storage ${quoteValue(key)} declares ${quoteValue(numel)} elements`);
   if (legacy && items[5] != null) fail(`${label}: storage ${key} is a view of another storage (PyTorch < 1.0 files): save the model again`);
   return new Storage(kind[0], kind[1], key, numel);
 }
@@ -386,10 +413,10 @@ function stateDictTensors(value, dataOf, label, bigEndian) {
   if (value.size > TORCH_LIMITS.tensors) fail(`${label}: ${value.size} entries, more than ${TORCH_LIMITS.tensors}`);
   const tensors = new Map();
   for (const [name, t] of value) {
-    if (typeof name !== 'string') fail(`${label}: a state-dict key that is not a string`);
+    if (typeof name !== 'string') fail(`${label}: a state-dict key that is not a string: ${quoteValue(name)}`);
     if (!(t instanceof TorchTensor)) {
-      const keys = [...value.keys()].slice(0, 5).join(', ');
-      fail(`${label}: entry ${name} is not a tensor: this is not a state dict${t instanceof Map ? ` (a dict holding ${keys}: save model.state_dict() alone)` : ''}`);
+      const keys = [...value.keys()].slice(0, 5).map((k) => quoteValue(k, 40)).join(', ');
+      fail(`${label}: entry ${quoteValue(name)} is not a tensor: this is not a state dict${t instanceof Map ? ` (a dict holding ${keys}: save model.state_dict() alone)` : ''}`);
     }
     const data = dataOf(t.storage);
     let bytes = null;
@@ -406,13 +433,14 @@ function readZipCheckpoint(buf, label) {
   const entries = readStoredZip(buf, label);
   const pickles = [...entries.keys()].filter((n) => /^[^/]+\/data\.pkl$/.test(n));
   if (pickles.length !== 1) {
-    if ([...entries.keys()].some((n) => /^[^/]+\/(constants\.pkl|code\/)/.test(n))) fail(`${label}: a TorchScript archive (torch.jit.save), not a state dict: save model.state_dict() with torch.save`);
+    if ([...entries.keys()].some((n) => /^[^/]+\/(constants\.pkl|code\/)/.test(n))) failWith(...refusal('convert.refusal.torchScript', { label }));
     fail(`${label}: a zip file with ${pickles.length} */data.pkl entries; torch.save writes one`);
   }
   const prefix = pickles[0].slice(0, -'data.pkl'.length);
   const order = entries.get(`${prefix}byteorder`);
+  if (order && order.length > TORCH_LIMITS.byteorderBytes) fail(`${label}: the byteorder entry holds ${order.length} bytes; torch.save writes "little" or "big"`);
   const byteorder = order ? latin1(order) : 'little';
-  if (byteorder !== 'little' && byteorder !== 'big') fail(`${label}: byteorder is ${JSON.stringify(byteorder)}`);
+  if (byteorder !== 'little' && byteorder !== 'big') fail(`${label}: byteorder is ${quoteValue(byteorder)}; torch.save writes "little" or "big"`);
   const storages = new Map();
   const { value } = unpickle(entries.get(pickles[0]), {
     label: `${label} (${pickles[0]})`,
@@ -436,6 +464,21 @@ function readZipCheckpoint(buf, label) {
   return stateDictTensors(value, (s) => s.data, label, byteorder === 'big');
 }
 
+// The legacy format's list of storage keys, in the order their bytes follow: each storage the
+// state dict uses, named exactly once.
+function legacyStorageKeys(keys, storages, label) {
+  const wrong = `${label}: the storage key list does not name each of the ${storages.size} storages the state dict uses exactly once`;
+  if (!Array.isArray(keys)) fail(`${wrong}: it is ${quoteValue(keys)}`);
+  if (keys.length !== storages.size) fail(`${wrong}: it has ${keys.length} keys`);
+  const seen = new Set();
+  for (const key of keys) {
+    if (!storages.has(key)) fail(`${wrong}: ${quoteValue(key)} is not one of them`);
+    if (seen.has(key)) fail(`${wrong}: ${quoteValue(key)} is named twice`);
+    seen.add(key);
+  }
+  return keys;
+}
+
 const LEGACY_MAGIC = 0x1950a86a20f9469cfc6cn;
 const LEGACY_PROTOCOL = 1001;
 
@@ -448,7 +491,7 @@ function readLegacyCheckpoint(buf, label) {
   };
   if (next('magic number') !== LEGACY_MAGIC) fail(`${label}: not a PyTorch file (wrong magic number)`);
   const protocol = next('protocol version');
-  if (protocol !== LEGACY_PROTOCOL) fail(`${label}: legacy protocol version ${protocol}, this reader knows ${LEGACY_PROTOCOL}`);
+  if (protocol !== LEGACY_PROTOCOL) fail(`${label}: legacy protocol version ${quoteValue(protocol)}, this reader knows ${LEGACY_PROTOCOL}`);
   next('system information');
   const storages = new Map();
   const value = next('state dict', {
@@ -460,10 +503,7 @@ function readLegacyCheckpoint(buf, label) {
       return known;
     },
   });
-  const keys = next('storage keys');
-  if (!Array.isArray(keys) || keys.length !== storages.size || !keys.every((k) => storages.has(k))) {
-    fail(`${label}: the storage key list does not name the ${storages.size} storages the state dict uses`);
-  }
+  const keys = legacyStorageKeys(next('storage keys'), storages, label);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   for (const key of keys) {
     const s = storages.get(key);
@@ -482,6 +522,6 @@ function readLegacyCheckpoint(buf, label) {
 export function parseTorchCheckpoint(buf, label = 'pytorch_model.bin') {
   if (buf.length >= 4 && buf[0] === 0x50 && buf[1] === 0x4b && buf[2] === 0x03 && buf[3] === 0x04) return readZipCheckpoint(buf, label);
   if (buf.length >= 2 && buf[0] === 0x80 && buf[1] <= 5) return readLegacyCheckpoint(buf, label);
-  if (buf.length > 262 && latin1(buf.subarray(257, 262)) === 'ustar') fail(`${label}: a tar file (PyTorch < 0.4): save the model again with a current PyTorch`);
-  return fail(`${label}: neither a zip nor a pickle file: not something torch.save wrote`);
+  if (buf.length > 262 && latin1(buf.subarray(257, 262)) === 'ustar') failWith(...refusal('convert.refusal.torchTar', { label }));
+  return failWith(...refusal('convert.refusal.notTorch', { label }));
 }

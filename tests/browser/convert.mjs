@@ -141,6 +141,38 @@ export async function convertPanelTest({ newPage, check, waitDrawn, FILE }) {
     check(`convert panel: a pickle calling os.system is refused by name ("${hostileMessage.slice(0, 90)}…")`,
       /refers to posix\.system \(module "posix", name "system"\)/.test(hostileMessage) && (await pickers()).model === 'google-bert-mini');
 
+    // A tokenizer.json of 262,144 long entries (27 MB): seconds of parsing, in the worker. The
+    // page keeps answering (no timer late by more than 250 ms) and Cancel ends it.
+    const slow = path.join(root, 'slow-tokenizer');
+    fs.mkdirSync(slow);
+    const slowVocab = 262144;
+    fs.writeFileSync(path.join(slow, 'config.json'), JSON.stringify({ ...config, vocab_size: slowVocab }));
+    fs.copyFileSync(path.join(model, 'model.safetensors'), path.join(slow, 'model.safetensors'));
+    const tokenizer = JSON.parse(fs.readFileSync(path.join(torchFixtures, 'tokenizer-json', 'tokenizer.json'), 'utf8'));
+    tokenizer.model.vocab = {};
+    const entries = Array.from({ length: slowVocab }, (_, i) => `"${'w'.repeat(90)}${i}":${i}`).join(',');
+    fs.writeFileSync(path.join(slow, 'tokenizer.json'), JSON.stringify(tokenizer).replace('"vocab":{}', `"vocab":{${entries}}`));
+    await panel.locator('input.folder-input').setInputFiles(slow);
+    const cancel = panel.locator('button.cancel');
+    await cancel.waitFor({ state: 'visible', timeout: 30000 });
+    const latest = await page.evaluate(() => new Promise((resolve) => {
+      const start = performance.now();
+      let last = start;
+      let worst = 0;
+      const tick = () => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last);
+        last = now;
+        if (now - start < 600) setTimeout(tick, 10); else resolve(worst);
+      };
+      setTimeout(tick, 10);
+    }));
+    const stillRunning = await cancel.isVisible();
+    await cancel.click();
+    const cancelled = await panel.locator('.refusal strong', { hasText: 'Conversion cancelled.' }).textContent({ timeout: 10000 }).catch(() => 'not shown');
+    check(`convert panel: a conversion runs in a worker: the page's timers are at most ${latest.toFixed(0)} ms late meanwhile (≤ 250), and Cancel ends it ("${cancelled}")`,
+      latest <= 250 && stillRunning && cancelled === 'Conversion cancelled.' && (await pickers()).model === 'google-bert-mini', JSON.stringify({ latest, stillRunning }));
+
     // Dropped files (not a folder): the same conversion, from the drop zone.
     const files = ['config.json', 'vocab.txt', 'model.safetensors']
       .map((name) => ({ name, base64: fs.readFileSync(path.join(model, name)).toString('base64') }));

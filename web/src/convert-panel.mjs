@@ -4,12 +4,19 @@
 // line runs; chooseCheckpointFiles picks the files), checked by loading it into
 // the engine, shown in the explorers and offered for download. Nothing is sent anywhere.
 //
-// The conversion runs on the main thread, with progress between its steps: a Worker needs a
-// script file of its own, which a page opened from file:// cannot start.
+// The conversion runs in a Worker started from a blob URL (the bundle carries the worker's
+// code, ATTN_CONVERT_WORKER, so file:// pages have one too) and can be cancelled; where the page
+// allows no worker (a content security policy without blob:, or web/src loaded unbundled) it
+// runs on the main thread.
 
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { translator } from './i18n/index.mjs';
-import { convertCheckpoint, chooseCheckpointFiles, ConvertError } from '../../weights/convert-core.mjs';
+import { statusText } from './explorer/loading.mjs';
+import { chooseCheckpointFiles, checkFileSize, ConvertError, reportableBug } from '../../weights/convert-core.mjs';
+import { runConversion } from './convert-run.mjs';
+
+/* global ATTN_CONVERT_WORKER */
+const WORKER_SOURCE = typeof ATTN_CONVERT_WORKER === 'string' ? ATTN_CONVERT_WORKER : null;
 
 // The converter's input for each file it reads (convertCheckpoint's `files`).
 const FILES = {
@@ -17,7 +24,8 @@ const FILES = {
   'model.safetensors': 'safetensors',
   'pytorch_model.bin': 'pytorch', 'training.json': 'training',
 };
-const TEXT_FILES = new Set(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'training.json']);
+// Read as text; the others (tokenizer.json too: its size is checked on the bytes) as bytes.
+const TEXT_FILES = new Set(['config.json', 'tokenizer_config.json', 'training.json']);
 
 const PANEL_CSS = `
 :host { display: block; margin-top: 16px; }
@@ -97,9 +105,38 @@ async function droppedEntries(dataTransfer) {
   return out;
 }
 
-/** Off-grid matrices get int16 (one scale per row): safe without the command line's float64 search. */
-function int16WhereOffGrid({ candidates }) {
-  return { choice: new Map(candidates.map((name) => [name, 'int16'])), predicted: NaN };
+/** A worker running the converter, or null where the page allows none. */
+function converterWorker() {
+  if (!WORKER_SOURCE || typeof Worker !== 'function') return null;
+  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
+  try { return new Worker(url); } catch { return null; } finally { URL.revokeObjectURL(url); }
+}
+
+const onMainThread = (files, label, engine) => paint().then(() => runConversion(files, label, engine));
+
+/**
+ * Converts `files` off the main thread where a worker can be had: { answer (a promise of
+ * runConversion's answer, or null when cancelled), cancel, inWorker }. A worker that the page's
+ * policy blocks fails before it says it started: the conversion then runs on the main thread.
+ * `engine` ({ Engine, wasm } or null) measures the head roles; the worker gets its wasm module.
+ */
+function startConversion(files, label, engine) {
+  const worker = converterWorker();
+  if (!worker) return { answer: onMainThread(files, label, engine), cancel: null, inWorker: false };
+  let settle;
+  let started = false;
+  const answer = new Promise((resolve) => { settle = resolve; });
+  worker.onmessage = ({ data }) => {
+    if (data.ready) { started = true; worker.postMessage({ files, label, wasm: engine?.wasm ?? null }); return; }
+    worker.terminate();
+    settle(data);
+  };
+  worker.onerror = (event) => {
+    worker.terminate();
+    if (!started) onMainThread(files, label, engine).then(settle);
+    else settle({ bug: reportableBug(event.message || 'the converter worker stopped') });
+  };
+  return { answer, cancel: () => { worker.terminate(); settle(null); }, inWorker: true };
 }
 
 function precisionSummary(t, tensors) {
@@ -111,7 +148,7 @@ function precisionSummary(t, tensors) {
     : t('convert.someInt16', { int8, count: matrices.length, int16 });
   const rows = matrices.map((m) => html('tr', { dataset: { tensor: m.name, precision: m.precision } }, [
     html('td', { text: m.name }), html('td', { text: m.precision }), html('td', { text: `${m.rows}\u00d7${m.cols}` }),
-    html('td', { text: m.onGrid && m.precision === 'int8' ? t('convert.exact') : t('convert.maxError', { error: m.maxError.toExponential(2).replace('-', '\u2212') }) }),
+    html('td', { text: m.onGrid && m.precision === 'int8' ? t('convert.exact') : t('convert.maxError', { error: t.scientific(m.maxError) }) }),
   ]));
   return [
     html('p', { class: 'precision-summary', text }),
@@ -131,7 +168,8 @@ export function convertPanel(useWeights, t = translator('en'), conversionEngine 
   const filesInput = html('input', { type: 'file', multiple: true, accept: '.json,.txt,.safetensors,.bin', class: 'files-input' });
   const progress = html('progress', { max: 1, value: 0 });
   const statusText = html('span', {});
-  const status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite', hidden: true }, [progress, statusText]);
+  const cancelButton = html('button', { type: 'button', class: 'cancel', text: t('convert.cancel'), hidden: true });
+  const status = html('div', { class: 'status', role: 'status', 'aria-live': 'polite', hidden: true }, [progress, statusText, cancelButton]);
   const refusal = html('div', { class: 'refusal', role: 'alert', hidden: true });
   const result = html('div', { class: 'result', hidden: true });
   const drop = html('div', { class: 'drop' }, [
@@ -155,8 +193,15 @@ export function convertPanel(useWeights, t = translator('en'), conversionEngine 
   };
   const refuse = (headline, message) => {
     status.hidden = true;
-    replaceChildrenOf(refusal, [html('strong', { text: headline }), html('span', { class: 'refusal-message', text: message })]);
+    replaceChildrenOf(refusal, [html('strong', { text: headline }), message ? html('span', { class: 'refusal-message', text: message }) : null]);
     refusal.hidden = false;
+  };
+
+  // A refusal (ConvertError) names the file and what is wrong; anything else is a bug in the
+  // converter, shown with its stack to be reported.
+  const refuseError = (error) => {
+    if (error instanceof ConvertError) refuse(t('convert.refused'), error.reason ? t(...error.reason) : error.message);
+    else refuse(t('convert.failed'), reportableBug(error));
   };
 
   async function convertEntries(entries) {
@@ -165,6 +210,8 @@ export function convertPanel(useWeights, t = translator('en'), conversionEngine 
     refusal.hidden = result.hidden = true;
     try {
       await convertChosen(pickCheckpointFiles(entries));
+    } catch (error) {
+      refuseError(error);
     } finally {
       busy = false;
       folderInput.value = filesInput.value = '';
@@ -180,22 +227,26 @@ export function convertPanel(useWeights, t = translator('en'), conversionEngine 
     let read = 0;
     for (const name of names) {
       const { file } = chosen.get(name);
+      checkFileSize(name, file.size);
       await step(t('convert.reading', { name, size: t.megabytes(file.size) }), 0.3 * (read / total));
       const bytes = new Uint8Array(await file.arrayBuffer());
       texts[FILES[name]] = TEXT_FILES.has(name) ? new TextDecoder().decode(bytes) : bytes;
       read += file.size;
     }
-    await step(t('convert.converting'), 0.35);
-    const notes = [];
-    let converted;
-    try {
-      converted = convertCheckpoint({ name: label, training: null, ...texts },
-        { precision: 'auto', searchPrecision: int16WhereOffGrid, log: (line) => notes.push(line), engine: conversionEngine() });
-    } catch (error) {
-      if (error instanceof ConvertError) refuse(t('convert.refused'), error.message);
-      else refuse(t('convert.failed'), String(error?.message || error));
+    const conversion = startConversion(texts, label, conversionEngine());
+    await step(t(conversion.inWorker ? 'convert.convertingAside' : 'convert.converting'), 0.35);
+    cancelButton.hidden = !conversion.cancel;
+    cancelButton.onclick = conversion.cancel;
+    const converted = await conversion.answer;
+    cancelButton.hidden = true;
+    if (converted === null) { refuse(t('convert.cancelled'), ''); return; }
+    if (converted.refused) {
+      const { message, reason } = converted.refused;
+      refuse(t('convert.refused'), reason ? t(...reason) : message);
       return;
     }
+    if (converted.bug) { refuse(t('convert.failed'), converted.bug); return; }
+    const { notes } = converted;
     await step(t('convert.checking', { size: t.megabytes(converted.bytes.length) }), 0.8);
     try {
       await useWeights(converted.bytes, label);
@@ -214,7 +265,7 @@ export function convertPanel(useWeights, t = translator('en'), conversionEngine 
     replaceChildrenOf(result, [
       html('p', { class: 'converted', text: t('convert.converted', { label, size: t.megabytes(bytes.length) }) }),
       ...precisionSummary(t, tensors),
-      notes.length ? html('ul', { class: 'converter-notes' }, notes.map((line) => html('li', { text: line }))) : null,
+      notes.length ? html('ul', { class: 'converter-notes' }, notes.map((n) => html('li', { text: n.code ? t(n.code, n.params) : n.text }))) : null,
       html('p', {}, [
         html('a', { class: 'download', href: downloadUrl, download: fileName, text: t('convert.download', { file: fileName }) }),
         t('convert.ship', { file: fileName }),

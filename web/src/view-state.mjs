@@ -4,6 +4,8 @@
 // A value that cannot be used is reported as a problem {name, given, used}, never dropped
 // silently and never echoed into markup.
 
+import { parseHeadList } from './head-list.mjs';
+
 export const MAX_SENTENCE_CHARS = 20000;
 export const DEFAULT_SENTENCE = 'The cat sat on the mat because it was tired.';
 
@@ -227,22 +229,18 @@ export function writeHeadList(heads) {
 
 /**
  * The heads switched off (state.off, [[layer, head], …] from 0, layer-major, each once) as a
- * hash/attribute parameter "2.1,3.4" (1-based layer.head); an empty text switches none off.
+ * hash/attribute parameter "2.1,3.4" (1-based layer.head), read by the grammar of head-list.mjs
+ * (the command line's --ablate reads the same); an empty text switches none off.
  */
 export function headListParam(name, key, used) {
   return {
     name,
     read(text, context) {
-      const items = String(text).split(',').map((s) => s.trim()).filter(Boolean);
-      const heads = new Map();
-      for (const item of items) {
-        const match = /^(\d{1,4})\.(\d{1,4})$/.exec(item);
-        const layer = match ? oneBasedIndex(match[1], context.layers) : null;
-        const head = match ? oneBasedIndex(match[2], context.heads) : null;
-        if (layer === null || head === null) return { used: used(context.current, context) };
-        heads.set((layer - 1) * context.heads + head - 1, [layer - 1, head - 1]);
-      }
-      return { set: { [key]: [...heads].sort((a, b) => a[0] - b[0]).map(([, pair]) => pair) } };
+      const { heads, error } = parseHeadList(text);
+      const inModel = ([layer, head]) => layer >= 1 && layer <= context.layers && head >= 1 && head <= context.heads;
+      if (error || !heads.every(inModel)) return { used: used(context.current, context) };
+      const pairs = heads.map(([layer, head]) => [layer - 1, head - 1]);
+      return { set: { [key]: pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]) } };
     },
     write: (state) => writeHeadList(state[key]),
   };

@@ -2,8 +2,12 @@
 // placeholder; an object holds plural forms (Intl.PluralRules categories) chosen by {count}.
 // fr.mjs has exactly the same keys and placeholders (tests/i18n.test.mjs checks it).
 import { STATUSES } from '../../../c/spec.mjs';
+// The converter's notes and some refusals (convert.note.*, convert.refusal.*) are written once, in weights/convert-messages.mjs.
+import { CONVERT_NOTES_EN, CONVERT_REFUSALS_EN } from '../../../weights/convert-messages.mjs';
 
 export default {
+  ...CONVERT_NOTES_EN,
+  ...CONVERT_REFUSALS_EN,
   // tabs (one per view)
   'view.row': 'Row',
   'view.grid': 'All heads',
@@ -415,8 +419,12 @@ export default {
   'convert.notCheckpoint': 'These files are not a checkpoint the converter reads.',
   'convert.reading': 'Reading {name} ({size})\u2026',
   'convert.converting': 'Converting (the page pauses while the converter works)\u2026',
+  'convert.convertingAside': 'Converting\u2026 (the explorer stays usable meanwhile)',
+  'convert.cancel': 'Cancel',
+  'convert.cancelled': 'Conversion cancelled.',
   'convert.refused': 'The converter refused this checkpoint:',
-  'convert.failed': 'The conversion failed:',
+  'convert.failed': 'The converter failed on its own error, not on your files: please report it with the text below.',
+  'convert.tooLarge': '{name} is {size} bytes; the converter reads at most {most}.',
   'convert.checking': 'Checking: the engine loads the {size} weights file\u2026',
   'convert.notLoaded': 'The converted model could not be loaded:',
   'convert.converted': 'Converted {label}: {size}; the explorer now shows it.',

@@ -109,6 +109,11 @@ export function translator(lang = DEFAULT_LANGUAGE) {
     }
     return number(value, 3);
   };
+  /** 1.78e−5 / 1,78e−5: a small error in scientific notation, the mantissa in the reader's format. */
+  t.scientific = (value, digits = 2) => {
+    const [mantissa, exponent] = value.toExponential(digits).split('e');
+    return `${number(Number(mantissa), digits)}e${exponent.replace('-', '\u2212').replace('+', '')}`;
+  };
   /** A token or word as quoted in running text: “cat” / « cat ». */
   t.quote = (text) => (french ? `\u00ab\u202f${text}\u202f\u00bb` : `\u201c${text}\u201d`);
   t.megabytes = (bytes) => (french ? `${number(bytes / 1e6, 1)}\u00a0Mo` : `${number(bytes / 1e6, 1)} MB`);

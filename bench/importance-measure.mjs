@@ -45,7 +45,7 @@ export function measureImportance(engine, { rounds = 15, warmup = 3, now = () =>
         targets = 1;
       } else {
         const stepper = session.importanceSteps();
-        for (let step, at = now(); !(step = stepper.next()).done; at = now()) longest = Math.max(longest, now() - at);
+        for (let at = now(); !stepper.next().done; at = now()) longest = Math.max(longest, now() - at);
         targets = session.importanceTargets().positions.length;
       }
       const importanceMs = now() - started;

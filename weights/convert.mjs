@@ -22,7 +22,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { reportableBug } from './convert-error.mjs';
 import {
-  ConvertError, fail, checkFileSize, parseConfig, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
+  ConvertError, fail, checkFileSize, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
 } from './convert-core.mjs';
 import { searchPrecision, HELD_OUT_FACTOR } from './precision-search.mjs';
 import { weightScripts } from './asset-scripts.mjs';

@@ -518,10 +518,10 @@ static void test_envelope(const buffer *file, buffer *work)
         memcpy(work->bytes, file->bytes, WEIGHTS_HEADER_SIZE);
     }
     /* Version 3 says its header is 144 bytes, with the tokenizer's settings: a 128-byte one is refused. */
-    put_u32(work->bytes + AT_VERSION, 3);
+    put_u32(work->bytes + HEADER_VERSION, 3);
     seal_head(work->bytes, work->size);
     check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version 3 with a 128-byte header, re-checksummed: VERSION");
-    memcpy(work->bytes, file->bytes, HEADER_SIZE);
+    memcpy(work->bytes, file->bytes, WEIGHTS_HEADER_SIZE);
     seal_head(work->bytes, work->size);
 
     /* A version-1 file (two int8 planes per matrix): its own status, whatever follows the version. */

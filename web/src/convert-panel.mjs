@@ -11,7 +11,7 @@
 
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { translator } from './i18n/index.mjs';
-import { statusText } from './explorer/loading.mjs';
+import { statusText as engineStatusText } from './explorer/loading.mjs';
 import { chooseCheckpointFiles, checkFileSize, ConvertError, reportableBug } from '../../weights/convert-core.mjs';
 import { runConversion } from './convert-run.mjs';
 
@@ -251,7 +251,7 @@ export function convertPanel(useWeights, t = translator('en'), conversionEngine 
     try {
       await useWeights(converted.bytes, label);
     } catch (error) {
-      refuse(t('convert.notLoaded'), Number.isInteger(error?.code) ? statusText(t, error.code) : String(error?.message || error));
+      refuse(t('convert.notLoaded'), Number.isInteger(error?.code) ? engineStatusText(t, error.code) : String(error?.message || error));
       return;
     }
     showResult(converted, label, notes);

@@ -294,7 +294,7 @@ export const importanceView = {
   controls: [overControl, answerControl],
   focus: '.imp-cell[tabindex="0"]',
   render(ctx) {
-    const { session, engine, run, state, width, t } = ctx;
+    const { engine, state, width, t } = ctx;
     if (!engine.hasMlm()) {
       return { figure: messageFigure({ width, title: t('imp.title'), lines: [t('imp.noMlm')] }), notes: [] };
     }

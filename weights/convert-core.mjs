@@ -5,7 +5,7 @@
 import { parseTorchCheckpoint } from './torch-checkpoint.mjs';
 import { readTokenizerJson, vocabDisagreement, TOKENIZER_JSON_MAX_BYTES } from './tokenizer-json.mjs';
 import {
-  chooseTokenizerSettings, describeSettings, isUncased, parseJsonObject, settingsFromKeys, tokenizerFlags,
+  chooseTokenizerSettings, isUncased, parseJsonObject, settingsFromKeys, tokenizerFlags,
 } from './tokenizer-settings.mjs';
 // The format itself (sizes, field offsets, kinds, qmax, limits, special tokens, the tensor
 // plan) is c/spec.mjs, which the C loader's header c/spec.h is generated from.
@@ -879,7 +879,10 @@ function readTokenizerSettings(files, fromJson, log) {
     : settingsFromKeys(parseJsonObject(configText, 'tokenizer_config.json'), 'tokenizer_config.json');
   const fromConfig = settingsFromKeys(parseJsonObject(fileContent(files.config), 'config.json'), 'config.json');
   const { settings, source } = chooseTokenizerSettings({ fromJson, fromTokenizerConfig, fromConfig });
-  if (source || !isUncased(settings)) log(`tokenizer: ${describeSettings(settings)} (from ${source ?? 'the defaults'})`);
+  const params = { lowercase: settings.lowercase, stripAccents: settings.stripAccents, chineseChars: settings.chineseChars,
+    prefix: quoteValue(settings.subwordPrefix) };
+  if (source) log(note('convert.note.tokenizerSettings', { ...params, source }));
+  else if (!isUncased(settings)) log(note('convert.note.tokenizerSettingsDefault', params));
   return settings;
 }
 

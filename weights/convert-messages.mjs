@@ -3,6 +3,8 @@
 // (web/src/i18n/en.mjs takes these English texts, fr.mjs has its own for every code).
 
 export const CONVERT_NOTES_EN = {
+  'convert.note.tokenizerSettings': 'tokenizer: lowercase {lowercase}, strip_accents {stripAccents}, handle_chinese_chars {chineseChars}, continuing_subword_prefix {prefix} (from {source})',
+  'convert.note.tokenizerSettingsDefault': 'tokenizer: lowercase {lowercase}, strip_accents {stripAccents}, handle_chinese_chars {chineseChars}, continuing_subword_prefix {prefix} (no file gives them: BERT uncased)',
   'convert.note.configDefaults': "config.json: {keys} not given: BertConfig's defaults used",
   'convert.note.tokenizerVocab': 'note: no vocab.txt: the vocabulary of tokenizer.json (WordPiece, BertNormalizer, uncased) used',
   'convert.note.finalNewline': 'note: vocab.txt has no final newline: one added',

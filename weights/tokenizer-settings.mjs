@@ -5,7 +5,7 @@
 // `strip_accents`, `tokenize_chinese_chars`, as BertTokenizer takes them); without any, BERT
 // uncased. strip_accents unset follows lowercase, as in BertNormalizer. A setting the engine's
 // tokenizer cannot honour is refused by name.
-import { ConvertError } from './convert-error.mjs';
+import { ConvertError, quoteValue } from './convert-error.mjs';
 import { SUBWORD_PREFIX_SIZE, TOKENIZER_FLAGS, UNCASED_TOKENIZER } from '../c/spec.mjs';
 
 const fail = (message) => { throw new ConvertError(message); };
@@ -84,10 +84,4 @@ export function tokenizerFlags(settings) {
 /** The settings of a tokenizerFlags value and prefix (the inverse of tokenizerFlags). */
 export function settingsOfFlags(flags, subwordPrefix) {
   return { ...Object.fromEntries(Object.entries(TOKENIZER_FLAGS).map(([k, bit]) => [k, (flags & bit) !== 0])), subwordPrefix };
-}
-
-/** One line for the converter's log. */
-export function describeSettings(settings) {
-  return `${settings.lowercase ? 'lowercased' : 'cased (no lowercasing)'}, accents ${settings.stripAccents ? 'stripped' : 'kept'}, `
-    + `Chinese characters ${settings.chineseChars ? 'spaced' : 'not spaced'}, continuing-subword prefix ${JSON.stringify(settings.subwordPrefix)}`;
 }

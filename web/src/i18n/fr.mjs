@@ -4,6 +4,8 @@
 
 export default {
   // les notes du convertisseur (codes de weights/convert-messages.mjs)
+  'convert.note.tokenizerSettings': 'tokenizer : lowercase {lowercase}, strip_accents {stripAccents}, handle_chinese_chars {chineseChars}, continuing_subword_prefix {prefix} (lus dans {source})',
+  'convert.note.tokenizerSettingsDefault': 'tokenizer : lowercase {lowercase}, strip_accents {stripAccents}, handle_chinese_chars {chineseChars}, continuing_subword_prefix {prefix} (aucun fichier ne les donne : BERT sans majuscules)',
   'convert.note.configDefaults': "config.json : {keys} non donnés : valeurs par défaut de BertConfig utilisées",
   'convert.note.tokenizerVocab': "note : pas de vocab.txt : le vocabulaire de tokenizer.json (WordPiece, BertNormalizer, sans majuscules) est utilisé",
   'convert.note.finalNewline': "note : vocab.txt ne finit pas par un saut de ligne : un saut de ligne ajouté",

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 export NODE_PATH=/usr/share/nodejs   # Debian's emcc needs its JS modules from here
 
-read -ra ENGINE <<< "$(make -s --no-print-directory print-engine-sources)"  # the one list: the Makefile's
+read -ra ENGINE <<< "$(MAKEFLAGS= MAKELEVEL= make -s --no-print-directory print-engine-sources 2>/dev/null)"  # the one list: the Makefile's
 EXPORTS=$(grep -oE '\battn_[a-z_]+\(' c/attn.h | tr -d '(' | sort -u | sed 's/^/_/' | paste -sd, -)
 
 build_wasm() {

@@ -5,7 +5,7 @@
 // cased without Chinese-character spacing; ids and offsets exactly, each code point alone and in
 // four contexts. A sample of the code points (every one below U+0600, the unusual ones, one in
 // 97 of the rest), so that it runs in `make test`; tests/tokenizer-exhaustive.test.mjs runs every
-// code point in every mode (`make test-all`).
+// code point uncased, cased and lowercased with accents kept (`make test-all`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

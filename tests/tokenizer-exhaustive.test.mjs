@@ -23,7 +23,8 @@ import { join } from 'node:path';
 import { loadEngine, repoRoot } from './lib/node-engine.mjs';
 import { testLimit } from './lib/test-limit.mjs';
 import {
-  Differences as ModeDifferences, MODES, compareAlone, compareInContexts, engineFor, referenceTokenizer as modeReferenceTokenizer,
+  Differences as ModeDifferences, MODES, compareAlone, compareInContexts, engineFor, joinContexts, referenceTokenizer as modeReferenceTokenizer,
+  tokensByContext,
 } from './lib/tokenizer-sweep.mjs';
 
 const { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, bertProcessing } =
@@ -32,7 +33,6 @@ const { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, bertProcessing }
 const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
 const REPORTED = 20;
 const BATCH = 8192;
-const SEPARATOR = ' \n ';
 
 const engine = await loadEngine();
 const workDir = mkdtempSync(join(tmpdir(), 'tokenizer-exhaustive-'));
@@ -111,32 +111,6 @@ const CONTEXTS = {
   'between words': (c) => `a ${c} b`,
   'before a combining mark': (c) => `a${c}\u0334`,
 };
-
-/** Per context of one joined text, its tokens as "id[start,end]" relative to the context. */
-function tokensByContext(ids, offsets, bounds) {
-  const parts = bounds.map(() => []);
-  let k = 0;
-  for (let i = 1; i < ids.length - 1; i++) {   // [CLS] and [SEP] are outside every context
-    const [start, end] = offsets[i];
-    while (k < bounds.length - 1 && start >= bounds[k + 1][0]) k++;
-    parts[k].push(`${ids[i]}[${start - bounds[k][0]},${end - bounds[k][0]}]`);
-  }
-  return parts.map((p) => p.join(' '));
-}
-
-function joinContexts(group, make) {
-  const bounds = [];
-  const texts = [];
-  let position = 0;
-  for (const code of group) {
-    const text = make(String.fromCodePoint(code));
-    const length = [...text].length;
-    bounds.push([position, position + length]);
-    texts.push(text);
-    position += length + SEPARATOR.length;
-  }
-  return { text: texts.join(SEPARATOR), bounds };
-}
 
 test('every code point inside a word, between words and before a combining mark', async () => {
   testLimit(600);

@@ -154,7 +154,7 @@ export const CONTEXTS = {
 };
 
 /** Per context of one joined text, its tokens as "id[start,end]" relative to the context. */
-function tokensByContext(ids, offsets, bounds) {
+export function tokensByContext(ids, offsets, bounds) {
   const parts = bounds.map(() => []);
   let k = 0;
   for (let i = 1; i < ids.length - 1; i++) {   // [CLS] and [SEP] are outside every context
@@ -165,7 +165,8 @@ function tokensByContext(ids, offsets, bounds) {
   return parts.map((p) => p.join(' '));
 }
 
-function joinContexts(group, make) {
+/** `group`'s code points, each put in its context by `make`, joined into one text: { text, bounds }. */
+export function joinContexts(group, make) {
   const bounds = [];
   const texts = [];
   let position = 0;

@@ -151,9 +151,10 @@ test('a pytorch_model.bin that is not one, a bad output path: a message saying w
   assert.doesNotMatch(folder.stderr, /wrote|\n\s+at /, 'refused before converting');
 });
 
-test('the converter core: bytes in, bytes out, no file system (what the page runs); the CLI is a wrapper', () => {
+test('the converter core: bytes in, bytes out, no file system (what the page runs); the CLI is a wrapper; the import graph of the converter and the float64 reference', () => {
   // It imports only the format's definition, the CRC, its refusal, its notes' texts and its
   // readers (pytorch_model.bin, tokenizer.json, the tokenizer's settings), which do not import it: no cycle.
+  // The files' imports are held to these lists: a new import fails here until the list says it.
   const pure = {
     'weights/convert-core.mjs': ['../c/spec.mjs', './crc32.mjs', './convert-error.mjs', './convert-messages.mjs', './torch-checkpoint.mjs', './tokenizer-json.mjs',
       './tokenizer-settings.mjs', './head-roles.mjs'],
@@ -163,6 +164,8 @@ test('the converter core: bytes in, bytes out, no file system (what the page run
     'weights/tokenizer-json.mjs': ['./convert-error.mjs', './tokenizer-settings.mjs'],
     'weights/tokenizer-settings.mjs': ['./convert-error.mjs', '../c/spec.mjs'],
     'weights/convert-error.mjs': [], 'c/spec.mjs': [], 'weights/crc32.mjs': ['../c/spec.mjs'],
+    // The float64 reference reads checkpoints itself: nothing from the converter it measures.
+    'weights/reference.mjs': ['node:fs', 'node:path', 'node:url'],
   };
   for (const [file, allowed] of Object.entries(pure)) {
     const text = fs.readFileSync(path.join(repoRoot, file), 'utf8');

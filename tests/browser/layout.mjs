@@ -9,8 +9,13 @@
 // set 17 px apart overlap by box while 4 px lie between their glyphs. Rotated text keeps the
 // browser's box.
 
-/** Runs in the page: problems of one explorer's current view, as strings (empty = clean). */
-export function layoutProblemsInPage(index, { box: textBox = 'font' } = {}) {
+/**
+ * Runs in the page: problems of explorer `index`'s current view, as strings (empty = clean).
+ * Called as page.evaluate(layoutProblemsInPage, index) or, with options, as
+ * page.evaluate(layoutProblemsInPage, [index, { box: 'ink' }]) (Playwright passes one argument).
+ */
+export function layoutProblemsInPage(where) {
+  const [index, { box: textBox = 'font' } = {}] = Array.isArray(where) ? where : [where];
   const TOLERANCE = 1.5; // px: neighbouring rows may touch, not overlap
   const canvas = textBox === 'ink' ? document.createElement('canvas').getContext('2d') : null;
   const boxOf = (t) => {

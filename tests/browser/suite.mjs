@@ -1,0 +1,51 @@
+// The browser suite on node:test, for one browser: every test of run.mjs's table in the set
+// asked for (ATTN_BROWSER_SET=core, `make test`; all, `make test-all`; Firefox runs run.mjs's
+// FIREFOX set), one browser launch for the file. A test fails when one of its checks fails,
+// and names them; each has its own time limit. `node --test --test-name-pattern=testFrench
+// tests/browser/chromium.test.mjs` runs one.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import * as session from './lib/session.mjs';
+import { FIREFOX, FULL_ONLY, LONG_TESTS, TESTS, TEST_LIMIT_S } from './run.mjs';
+
+const SETS = ['core', 'all'];
+
+/** Registers the suite's tests for `browserName`. */
+export function browserSuite(browserName) {
+  const set = process.env.ATTN_BROWSER_SET || 'core';
+  if (!SETS.includes(set)) throw new Error(`ATTN_BROWSER_SET=${set}: one of ${SETS.join(', ')}`);
+  // ATTN_BROWSER_ONLY: words, comma-separated; only the tests whose names contain one (run.mjs NAME …).
+  const only = (process.env.ATTN_BROWSER_ONLY || '').toLowerCase().split(',').filter(Boolean);
+  const asked = (name) => !only.length || only.some((word) => name.toLowerCase().includes(word));
+  const inSet = (name) => asked(name) && (browserName === 'firefox' ? FIREFOX.has(name) : set === 'all' || !FULL_ONLY.has(name));
+  before(async () => console.log(await session.openSession(browserName)));
+  after(async () => {
+    for (const line of session.float64?.summary() ?? []) console.log(line);
+    const { passed, failed } = session.checkCounts();
+    console.log(`${browserName}: ${passed} checks passed, ${failed} failed`);
+    await session.closeSession();
+  });
+  for (const [name, body] of Object.entries(TESTS)) {
+    if (!inSet(name)) continue;
+    test(name, { timeout: (LONG_TESTS[name] ?? TEST_LIMIT_S) * 1000 }, () => runChecked(name, () => body(session.ctx)));
+  }
+  test('network: every request to file:// or the local server', () => runChecked('network', () => {
+    for (const [name, ok, detail] of session.sessionChecks()) session.check(name, ok, detail);
+  }));
+}
+
+/** Runs a test's body; fails it, naming every failed check, when any failed. */
+async function runChecked(name, body) {
+  session.takeFailures();
+  const started = performance.now();
+  let thrown = null;
+  try {
+    await body();
+  } catch (error) {
+    thrown = error;
+  }
+  const failures = session.takeFailures();
+  console.log(`test time: ${name} ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (thrown) throw new Error(`${name} did not run to the end${failures.length ? ` (failed checks: ${failures.join(' | ')})` : ''}`, { cause: thrown });
+  assert.equal(failures.length, 0, `${name}: ${failures.length} failed checks:\n${failures.join('\n')}`);
+}

@@ -42,11 +42,11 @@ help:
 	@echo "make test-node     tests/parity.mjs and node --test (without the slow tests of test-node-all)"
 	@echo "make test-node-all tests/parity.mjs and every node --test file and test (ATTN_TEST_ALL=1)"
 	@echo "make test-checkpoints  $(FLOAT_CHECKPOINT) through the precision search, held to the parity bar"
-	@echo "make test-browser  the browser core set (node tests/browser/run.mjs --core)"
+	@echo "make test-browser  the browser core set in Chromium (node --test tests/browser/chromium.test.mjs)"
 	@echo "make test-browser-all  the full browser suite, throttled page loads included"
 	@echo "make test-fuzz-regressions  the fuzz corpora and every crash ever found, replayed (ASan+UBSan)"
 	@echo "make test-valgrind the CLI under valgrind: errors or leaks fail"
-	@echo "make test-firefox  the browser suite's core checks in firefox-esr (part of test-all)"
+	@echo "make test-firefox  the browser suite's Firefox set in firefox-esr (part of test-all)"
 	@echo "make test-notebook README's notebook lines run by Debian's Jupyter, the export and one file in Chromium (part of test-all)"
 	@echo "make weights       re-convert $(CHECKPOINT) into $(WEIGHTS)"
 	@echo "make bench         engine vs onnxruntime-web (Chromium and Node)"
@@ -183,16 +183,19 @@ test-checkpoints: wasm
 	$(LIMIT) 300 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/attention --mlm tests/fixtures/mlm.json
 	$(LIMIT) 300 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/pairs
 
+# The browser suite (tests/browser/run.mjs's table, topic modules in tests/browser/topics/) on
+# node:test, one file a browser; BROWSER_TEST_FLAGS=--test-name-pattern=testFrench runs one test.
+BROWSER_TEST_FLAGS ?= --test-reporter=spec
 test-browser: web
-	node tests/browser/run.mjs --core
+	ATTN_BROWSER_SET=core node --test $(BROWSER_TEST_FLAGS) tests/browser/chromium.test.mjs
 
 test-browser-all: web
-	node tests/browser/run.mjs
+	ATTN_BROWSER_SET=all node --test $(BROWSER_TEST_FLAGS) tests/browser/chromium.test.mjs
 	$(LIMIT) 600 node tests/browser/faults.mjs
 
-# The browser suite's core checks in Debian's firefox-esr, driven over WebDriver BiDi.
+# The browser suite's Firefox set (run.mjs's FIREFOX) in Debian's firefox-esr, driven over WebDriver BiDi.
 test-firefox: web
-	node tests/browser/firefox.mjs
+	node --test $(BROWSER_TEST_FLAGS) tests/browser/firefox.test.mjs
 
 # The notebook helper (web/notebook/) in a kernel of Debian's Jupyter, its HTML export and the
 # one-file page opened alone from file:// in Chromium.

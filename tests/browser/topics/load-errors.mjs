@@ -179,28 +179,7 @@ export async function testCorruptParts() {
     }
   };
   const page = await newPage();
-  /** Opens a case; `drawsFirst`: the sentence is drawn before the error shows. */
-  async function checkCase(address, label, { part, pattern, code = null, drawsFirst = false }) {
-    page.problems.length = 0;
-    await page.goto(address);
-    if (drawsFirst) {
-      await waitDrawn(page);
-      check(`${label}: the sentence is drawn from the parts it needs`, (await drawnCount(page)) >= 1 &&
-        (await explorer(page).locator('.attention-row').count()) > 0);
-    }
-    const error = explorer(page).locator('.explorer > .error');
-    await error.waitFor({ state: 'visible', timeout: 60000 });
-    const text = (await error.textContent()).replace(/\s+/g, ' ').trim();
-    const shown = await explorer(page).evaluate((e) => ({
-      code: e.shadowRoot.querySelector('.explorer > .error').dataset.code ?? null, drawn: e.dataset.drawn || null,
-      rows: e.shadowRoot.querySelectorAll('.attention-row, rect.bar').length,
-    }));
-    check(`${label}: the error names part ${part} of ${parts.length} ("${text.slice(0, 160)}")`,
-      text.includes(`part ${part} of ${parts.length}`) && pattern.test(text) && (code === null || shown.code === String(code)), text);
-    if (!drawsFirst) check(`${label}: nothing drawn`, shown.rows === 0 && !shown.drawn, `${shown.rows} rows, drawn ${shown.drawn}`);
-    const problems = page.problems.filter((p) => !/Failed to load resource/.test(p));  // the missing part itself
-    check(`${label}: no page errors`, problems.length === 0, problems.join('; '));
-  }
+  const checkCase = (address, label, expected) => checkPartError(page, parts.length, address, label, expected);
   const checksum = new RegExp(MESSAGES[5].replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   try {
     await writeFile(path.join(dir, 'needed.bin'), flipped(catPart));
@@ -235,6 +214,29 @@ export async function testCorruptParts() {
     SERVED.delete(prefix);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** One case of testCorruptParts: the page at `address` names part `part` of `count`; `drawsFirst`: the sentence is drawn before the error shows. */
+async function checkPartError(page, count, address, label, { part, pattern, code = null, drawsFirst = false }) {
+  page.problems.length = 0;
+  await page.goto(address);
+  if (drawsFirst) {
+    await waitDrawn(page);
+    check(`${label}: the sentence is drawn from the parts it needs`, (await drawnCount(page)) >= 1 &&
+      (await explorer(page).locator('.attention-row').count()) > 0);
+  }
+  const error = explorer(page).locator('.explorer > .error');
+  await error.waitFor({ state: 'visible', timeout: 60000 });
+  const text = (await error.textContent()).replace(/\s+/g, ' ').trim();
+  const shown = await explorer(page).evaluate((e) => ({
+    code: e.shadowRoot.querySelector('.explorer > .error').dataset.code ?? null, drawn: e.dataset.drawn || null,
+    rows: e.shadowRoot.querySelectorAll('.attention-row, rect.bar').length,
+  }));
+  check(`${label}: the error names part ${part} of ${count} ("${text.slice(0, 160)}")`,
+    text.includes(`part ${part} of ${count}`) && pattern.test(text) && (code === null || shown.code === String(code)), text);
+  if (!drawsFirst) check(`${label}: nothing drawn`, shown.rows === 0 && !shown.drawn, `${shown.rows} rows, drawn ${shown.drawn}`);
+  const problems = page.problems.filter((p) => !/Failed to load resource/.test(p));  // the missing part itself
+  check(`${label}: no page errors`, problems.length === 0, problems.join('; '));
 }
 
 /** The default weights as slow.bin in a scratch folder served over http, with the pages of

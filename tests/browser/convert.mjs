@@ -15,6 +15,7 @@ import { referenceForward, maxAttentionDelta, loadCheckpoint } from '../../weigh
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ATTENTION_BAR = 1e-3;
+const TORCH_FIXTURES = path.join(ROOT, 'tests/fixtures/torch');
 // One matrix moved off the per-row int8 grid: the page must store it as int16, the rest as int8.
 const OFF_GRID = 'bert.encoder.layer.0.attention.self.query.weight';
 const SENTENCE = 'the cat sat on the mat.';
@@ -137,17 +138,16 @@ async function checkBareModel({ page, panel, pickers, check, bare }) {
 }
 
 /** A pytorch_model.bin folder as Google's bert-mini page has it converts; a pickle calling os.system is refused. */
-async function checkTorchFolders({  }) {
+async function checkTorchFolders({ page, panel, pickers, check, waitDrawn, root }) {
   // A folder as Google's bert-mini page has it (config.json, vocab.txt, pytorch_model.bin of a
   // BertForPreTraining with gamma/beta names), and a pytorch_model.bin whose pickle calls os.system.
-  const torchFixtures = path.join(ROOT, 'tests/fixtures/torch');
   const google = path.join(root, 'google-bert-mini');
   const twin = path.join(root, 'twin');
   fs.mkdirSync(google);
   fs.mkdirSync(twin);
-  for (const name of ['config.json', 'vocab.txt', 'pytorch_model.bin']) fs.copyFileSync(path.join(torchFixtures, 'google-zip', name), path.join(google, name));
-  for (const name of ['config.json', 'vocab.txt']) fs.copyFileSync(path.join(torchFixtures, 'google-zip', name), path.join(twin, name));
-  fs.copyFileSync(path.join(torchFixtures, 'twin.safetensors'), path.join(twin, 'model.safetensors'));
+  for (const name of ['config.json', 'vocab.txt', 'pytorch_model.bin']) fs.copyFileSync(path.join(TORCH_FIXTURES, 'google-zip', name), path.join(google, name));
+  for (const name of ['config.json', 'vocab.txt']) fs.copyFileSync(path.join(TORCH_FIXTURES, 'google-zip', name), path.join(twin, name));
+  fs.copyFileSync(path.join(TORCH_FIXTURES, 'twin.safetensors'), path.join(twin, 'model.safetensors'));
   await panel.locator('input.folder-input').setInputFiles(google);
   await page.waitForFunction(() => document.querySelector('attention-explorer').dataset.model === 'google-bert-mini', null, { timeout: 60000 });
   await waitDrawn(page);
@@ -163,7 +163,7 @@ async function checkTorchFolders({  }) {
   const binNotes = await panel.locator('.converter-notes').textContent();
   check(`convert panel: a pytorch_model.bin folder converts in the page, attention vs the float64 reference of its safetensors twin max |Δ| ${binDelta.toExponential(2)}, the unused pretraining heads said`,
     binDelta <= ATTENTION_BAR && /pooler and the next-sentence head/.test(binNotes), binNotes);
-  await panel.locator('input.folder-input').setInputFiles(path.join(torchFixtures, 'hostile'));
+  await panel.locator('input.folder-input').setInputFiles(path.join(TORCH_FIXTURES, 'hostile'));
   const hostile = panel.locator('.refusal-message');
   await hostile.waitFor({ timeout: 30000 });
   const hostileMessage = await hostile.textContent();
@@ -172,7 +172,7 @@ async function checkTorchFolders({  }) {
 }
 
 /** A slow tokenizer.json: the page keeps answering while the worker parses it, and Cancel ends it. */
-async function checkWorkerCancel({ page, panel, pickers, check, root, model }) {
+async function checkWorkerCancel({ page, panel, pickers, check, root, config, model }) {
   // A tokenizer.json of 262,144 long entries (27 MB): seconds of parsing, in the worker. The
   // page keeps answering (no timer late by more than 250 ms) and Cancel ends it.
   const slow = path.join(root, 'slow-tokenizer');
@@ -180,7 +180,7 @@ async function checkWorkerCancel({ page, panel, pickers, check, root, model }) {
   const slowVocab = 262144;
   fs.writeFileSync(path.join(slow, 'config.json'), JSON.stringify({ ...config, vocab_size: slowVocab }));
   fs.copyFileSync(path.join(model, 'model.safetensors'), path.join(slow, 'model.safetensors'));
-  const tokenizer = JSON.parse(fs.readFileSync(path.join(torchFixtures, 'tokenizer-json', 'tokenizer.json'), 'utf8'));
+  const tokenizer = JSON.parse(fs.readFileSync(path.join(TORCH_FIXTURES, 'tokenizer-json', 'tokenizer.json'), 'utf8'));
   tokenizer.model.vocab = {};
   const entries = Array.from({ length: slowVocab }, (_, i) => `"${'w'.repeat(90)}${i}":${i}`).join(',');
   fs.writeFileSync(path.join(slow, 'tokenizer.json'), JSON.stringify(tokenizer).replace('"vocab":{}', `"vocab":{${entries}}`));

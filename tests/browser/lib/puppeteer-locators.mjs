@@ -58,5 +58,10 @@ function locator(page, index, selector, nth) {
       e.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertFromPaste', data: v }));
     }, value)),
     screenshot: (options) => onElement((h) => h.screenshot(options)),
+    /** Waits until the element exists ({ state: 'visible' }: and is shown), as Playwright's waitFor. */
+    waitFor: ({ state = 'attached', timeout = WAIT_MS } = {}) => page.waitForFunction((i, css, k, visible) => {
+      const e = document.querySelectorAll('attention-explorer')[i]?.shadowRoot?.querySelectorAll(css)[k];
+      return !!e && (!visible || e.checkVisibility());
+    }, { timeout, polling: 50 }, index, selector, nth ?? 0, state === 'visible').then(() => {}),
   };
 }

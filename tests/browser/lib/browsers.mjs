@@ -75,7 +75,8 @@ async function launchFirefox(isLocal, network) {
     const context = await browser.createBrowserContext();
     const raw = await context.newPage();
     if (viewport) await raw.setViewport(viewport);
-    if (colorScheme) await raw.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: colorScheme }]);
+    // WebDriver BiDi has no media emulation: Firefox's pages are light.
+    if (colorScheme && colorScheme !== 'light') throw new Error(`firefox pages: no colorScheme ${colorScheme} (WebDriver BiDi emulates none)`);
     await watchPage(raw, isLocal, network, (fn) => raw.evaluateOnNewDocument(fn));
     return asPlaywrightPage(raw, () => closeFirefoxPage(raw, isLocal, network));
   }

@@ -12,6 +12,8 @@ import { andRedraw, browserName, check, closePage, explorer, FILE, gotoHash, new
  * and more (tests/browser/layout.mjs), so there the glyphs' ink is measured.
  */
 const TEXT_BOX = { chromium: 'font', firefox: 'ink' };
+/** The colour schemes of the layout checks: Firefox's pages are light (WebDriver BiDi emulates no media). */
+const SCHEMES = { chromium: ['light', 'dark'], firefox: ['light'] };
 
 export const VIEW_IDS = VIEWS.map((view) => view.id);
 
@@ -38,7 +40,7 @@ export async function layoutIn(lang, widths) {
   const sentences = [['3 tokens', 'Hello'], ['12 tokens', 'The cat sat on the mat because it was tired.'], ['512 tokens', LONG_TEXT]];
   const query = lang === 'en' ? '' : `?lang=${lang}`;
   const label = lang === 'en' ? '' : ` (${lang})`;
-  for (const scheme of ['light', 'dark']) {
+  for (const scheme of SCHEMES[browserName]) {
     const page = await newPage({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
     const counted = scheme === 'light' ? sentences : sentences.filter(([count]) => count === '12 tokens');
     await page.goto(url(FILE, `index.html${query}`) + '#view=row');

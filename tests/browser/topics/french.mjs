@@ -151,8 +151,8 @@ export async function testFrenchCard() {
  * sentence, over http: the token strip shows the pieces exactly as the model sees them.
  */
 export async function testCasedFrench() {
-  const { makeCasedCheckpoint } = await import('../../tools/make-cased-checkpoint.mjs');
-  const { convert } = await import('../../weights/convert.mjs');
+  const { makeCasedCheckpoint } = await import('../../../tools/make-cased-checkpoint.mjs');
+  const { convert } = await import('../../../weights/convert.mjs');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attn-cased-page-'));
   try {
     makeCasedCheckpoint(path.join(dir, 'checkpoint'));

@@ -12,6 +12,12 @@ import { andRedraw, browserName, check, closePage, explorer, FILE, gotoHash, new
  * and more (tests/browser/layout.mjs), so there the glyphs' ink is measured.
  */
 const TEXT_BOX = { chromium: 'font', firefox: 'ink' };
+/**
+ * The page's width around a column of `width`: a phone's viewport below 560 px, a desktop's
+ * above. Firefox's checks have always been of a page as wide as the column (in a 1280 px page,
+ * Firefox draws the head grid's captions over its Σ lines in a 560 px column).
+ */
+const pageWidth = (width) => (browserName === 'firefox' || width < 560 ? width : 1280);
 /** The colour schemes of the layout checks: Firefox's pages are light (WebDriver BiDi emulates no media). */
 const SCHEMES = { chromium: ['light', 'dark'], firefox: ['light'] };
 
@@ -53,7 +59,7 @@ export async function layoutIn(lang, widths) {
       await typeSentence(page, sentence);
       await openModelCard(page);
       for (const width of widths) {
-        await page.setViewportSize({ width: width < 560 ? width : 1280, height: 844 });
+        await page.setViewportSize({ width: pageWidth(width), height: 844 });
         await explorer(page).evaluate((e, w) => { e.style.display = 'block'; e.style.width = `${w}px`; e.style.maxWidth = '100%'; }, width);
         await page.waitForTimeout(150);
         const failures = [];

@@ -17,6 +17,7 @@ import { writeZip } from './lib/zip.mjs';
 import {
   int, str, tuple, nestedList, storagePid, rebuildArgs, tensorCall, wrappedTensor, stateDict, valuePickle, LEGACY_MAGIC_OPS,
 } from './lib/pickle.mjs';
+import { codedRefusal } from './lib/refused.mjs';
 
 const FIXTURES = path.join(repoRoot, 'tests/fixtures/torch');
 const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-hostile-'));
@@ -25,7 +26,7 @@ process.on('exit', () => fs.rmSync(tempRoot, { recursive: true, force: true }));
 // The refusal's message; any other exception fails the test with its own stack.
 function refusal(fn) {
   try { fn(); } catch (e) {
-    if (e instanceof ConvertError) return e.message;
+    if (e instanceof ConvertError) return codedRefusal(e);
     throw e;
   }
   return assert.fail('not refused');

@@ -17,6 +17,7 @@ import { cardLimits } from '../web/src/model-card.mjs';
 import { translator } from '../web/src/i18n/index.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
 import { readZipEntries, writeZip } from './lib/zip.mjs';
+import { codedRefusal } from './lib/refused.mjs';
 
 const FIXTURES = path.join(repoRoot, 'tests/fixtures/torch');
 const wasm = new WebAssembly.Module(fs.readFileSync(defaultWasm));
@@ -40,7 +41,7 @@ function convert(files) {
 
 const refusal = (fn) => {
   try { fn(); } catch (e) {
-    if (e instanceof ConvertError) return e.message;
+    if (e instanceof ConvertError) return codedRefusal(e);
     throw e;
   }
   return assert.fail('not refused');

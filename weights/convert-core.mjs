@@ -837,9 +837,9 @@ export function chooseCheckpointFiles(names) {
       const [kind, flag] = tensorflow ? ['TensorFlow', 'from_tf'] : ['Flax', 'from_flax'];
       fail('convert.refusal.files.foreignWeights', { files, kind, flag });
     }
-    missing.push('model.safetensors or pytorch_model.bin');
+    missing.push('model.safetensors / pytorch_model.bin');
   }
-  if (!has('vocab.txt') && !has('tokenizer.json')) missing.push('vocab.txt or tokenizer.json');
+  if (!has('vocab.txt') && !has('tokenizer.json')) missing.push('vocab.txt / tokenizer.json');
   if (missing.length) {
     fail('convert.refusal.files.missing', { missing: missing.join('; ') });
   }

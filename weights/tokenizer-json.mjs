@@ -144,7 +144,8 @@ function checkAddedTokens(added, vocab, count) {
     if (typeof content !== 'string') fail('convert.refusal.tokenizerJson.addedContent', { index: i, value: quoteValue(content) });
     if (!Number.isInteger(id) || id < 0 || id >= count) {
       const params = { index: i, token: quoteValue(content), id: quoteValue(id), last: count - 1 };
-      fail(id === undefined ? 'convert.refusal.tokenizerJson.addedNoId' : 'convert.refusal.tokenizerJson.addedIdRange', params);
+      if (id === undefined) fail('convert.refusal.tokenizerJson.addedNoId', params);
+      fail('convert.refusal.tokenizerJson.addedIdRange', params);
     }
     if (!Object.hasOwn(vocab, content) || vocab[content] !== id) {
 fail('convert.refusal.tokenizerJson.addedNotVocab', { index: i, token: quoteValue(content), id });

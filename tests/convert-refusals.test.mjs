@@ -24,7 +24,7 @@ const FIXTURES = path.join(repoRoot, 'tests/fixtures/torch');
 const WEIGHTS = path.join(repoRoot, 'weights');
 const CODE = /^convert\.refusal\.[\w.]+$/;
 // Words of the English texts that French never uses.
-const ENGLISH = /\b(the|is|are|used|not|with|without|of|has|have|holds?|needs?|must|got|more than|than|which|reads?|lines?|entry|entries|bytes|only|no|or|and)\b/;
+const ENGLISH = /\b(the|is|are|used|not|with|without|of|has|have|holds?|needs?|must|got|more than|than|which|reads?|lines?|entry|entries|bytes|only|no|or|and|nothing|dict)\b/;
 
 /**
  * The refusal sites of a module's source that give fail (or new ConvertError) anything but a
@@ -124,6 +124,8 @@ const HOSTILE = [
   ['vocab.missingSpecial', () => parseVocab(new TextEncoder().encode('[PAD]\n[UNK]\n'), { vocab: 10 })],
   ['tokenizerJson.normalizer', () => vocabFromTokenizerJson(json({ ...tokenizerJson(), normalizer: { type: 'Lowercase' } }))],
   ['tokenizerJson.noPreTokenizer', () => vocabFromTokenizerJson(json({ ...tokenizerJson(), pre_tokenizer: null }))],
+  ['tokenizerJson.cleanText', () => vocabFromTokenizerJson(json({ ...tokenizerJson(), normalizer: { ...tokenizerJson().normalizer, clean_text: undefined } }))],
+  ['tokenizerJson.addedContent', () => vocabFromTokenizerJson(json({ ...tokenizerJson(), added_tokens: [{ id: 0 }] }))],
   ['tokenizerJson.addedNoId', () => vocabFromTokenizerJson(json({ ...tokenizerJson(), added_tokens: [{ content: '[CLS]' }] }))],
   ['tokenizer.basicTokenize', () => settingsFromKeys({ do_basic_tokenize: false }, 'tokenizer_config.json')],
   ['files.missing', () => chooseCheckpointFiles(['config.json'])],

@@ -35,9 +35,9 @@ function quoteScalar(v, max) {
   if (typeof v === 'string') return quoteString(v, max);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (v === null) return 'null';
-  if (v === undefined) return 'nothing';
-  if (v instanceof Uint8Array) return `${v.length} bytes`;
-  if (v instanceof Map) return `a dict of ${v.size} entries`;
+  if (v === undefined) return '(absent)';
+  if (v instanceof Uint8Array) return `bytes[${v.length}]`;
+  if (v instanceof Map) return `dict[${v.size}]`;
   return null;
 }
 

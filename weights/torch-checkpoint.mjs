@@ -485,12 +485,12 @@ function readLegacyCheckpoint(buf, label) {
     at = r.end;
     return r.value;
   };
-  if (next('magic number') !== LEGACY_MAGIC) fail('convert.refusal.legacy.magic', { label });
-  const protocol = next('protocol version');
+  if (next('magic_number') !== LEGACY_MAGIC) fail('convert.refusal.legacy.magic', { label });
+  const protocol = next('protocol_version');
   if (protocol !== LEGACY_PROTOCOL) fail('convert.refusal.legacy.protocol', { label, value: quoteValue(protocol), known: LEGACY_PROTOCOL });
-  next('system information');
+  next('sys_info');
   const storages = new Map();
-  const value = next('state dict', {
+  const value = next('state_dict', {
     persistentLoad: (pid) => {
       const s = storageFromPid(pid, label, { legacy: true });
       if (!storages.has(s.key)) storages.set(s.key, s);
@@ -499,7 +499,7 @@ function readLegacyCheckpoint(buf, label) {
       return known;
     },
   });
-  const keys = legacyStorageKeys(next('storage keys'), storages, label);
+  const keys = legacyStorageKeys(next('deserialized_storage_keys'), storages, label);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   for (const key of keys) {
     const s = storages.get(key);

@@ -24,7 +24,7 @@ const FIXTURES = path.join(repoRoot, 'tests/fixtures/torch');
 const WEIGHTS = path.join(repoRoot, 'weights');
 const CODE = /^convert\.refusal\.[\w.]+$/;
 // Words of the English texts that French never uses.
-const ENGLISH = /\b(the|is|are|used|not|with|without|of|has|have|holds?|needs?|must|got|more than|than|which|reads?|lines?|entry|entries|bytes|only|no|or|and|nothing|dict)\b/;
+const ENGLISH = /\b(the|is|are|used|not|with|without|of|has|have|holds?|needs?|must|got|more than|than|which|reads?|lines?|entry|entries|bytes|only|no|or|and|nothing)\b/;
 
 /**
  * The refusal sites of a module's source that give fail (or new ConvertError) anything but a

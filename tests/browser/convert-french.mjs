@@ -12,7 +12,7 @@ import { runConversion } from '../../web/src/convert-run.mjs';
 import { translator } from '../../web/src/i18n/index.mjs';
 
 // Words of the converter's English texts that its French texts never use.
-const ENGLISH = /\b(the|is|are|used|not|with|without|of|has|have|holds?|needs?|must|got|than|which|reads?|lines?|entry|entries|bytes|only|no|or|and|ignoring|nothing|dict)\b/;
+const ENGLISH = /\b(the|is|are|used|not|with|without|of|has|have|holds?|needs?|must|got|than|which|reads?|lines?|entry|entries|bytes|only|no|or|and|ignoring|nothing)\b/;
 // Set aside before looking for English words: values quoted from the input, tensor and file names.
 const NAMES = /"[^"]*"|«[^»]*»|\[[^\]]*\]|[\w-]+(\.[\w*-]+)+|[\w.]+_[\w.]+|\S*-of-\S*/g;
 const PANEL_FILES = { 'config.json': 'config', 'vocab.txt': 'vocab', 'tokenizer.json': 'tokenizer', 'pytorch_model.bin': 'pytorch' };

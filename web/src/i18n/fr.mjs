@@ -68,7 +68,7 @@ export default {
   'convert.refusal.vocab.missingSpecial': "vocab.txt n’a pas de ligne {missing} : le moteur a besoin de {needed}",
   'convert.refusal.vocab.paddingName': "la ligne {line} de vocab.txt est {entry}, le nom donné aux rangées de remplissage",
   'convert.refusal.tokenizerJson.normalizer': "tokenizer.json : normalizer vaut {value} ; le moteur exécute BertNormalizer",
-  'convert.refusal.tokenizerJson.cleanText': "tokenizer.json : clean_text du normalizer vaut {value} ; le tokeniseur du moteur applique toujours clean_text: true",
+  'convert.refusal.tokenizerJson.cleanText': "tokenizer.json : clean_text du normalizer vaut {value} ; le tokeniseur du moteur applique toujours clean_text (true)",
   'convert.refusal.tokenizerJson.normalizerBoolean': "tokenizer.json : {key} du normalizer vaut {value} ; attendu : true ou false",
   'convert.refusal.tokenizerJson.stripAccents': "tokenizer.json : strip_accents du normalizer vaut {value} ; attendu : true, false ou null",
   'convert.refusal.tokenizerJson.model': "tokenizer.json : le modèle est {value} ; le moteur exécute WordPiece",

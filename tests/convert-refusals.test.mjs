@@ -97,7 +97,10 @@ test('every refusal code has an English text in the page (the converter\'s own) 
   for (const stage of OVERFLOW_LAYER_NORMS) assert.ok(CONVERT_REFUSALS_EN[`convert.refusal.overflow.variance.${stage}`], stage);
   // The codes a refusal site completes at run time: a model card's value types, the pickle's tuples.
   for (const type of new Set(Object.values(CARD_KEYS))) assert.ok(CONVERT_REFUSALS_EN[`convert.refusal.card.${type}`], type);
-  for (const what of ['size', 'stride', 'arguments', 'persistentId']) assert.ok(CONVERT_REFUSALS_EN[`convert.refusal.pickle.notTuple.${what}`], what);
+  const torch = fs.readFileSync(path.join(WEIGHTS, 'torch-checkpoint.mjs'), 'utf8');
+  const tuples = [...torch.matchAll(/\bitemsOf\(\w+, '([^']*)'\)/g)].map((m) => m[1]);
+  assert.equal(tuples.length, [...torch.matchAll(/\bitemsOf\((?!v, what)/g)].length, 'every itemsOf names what it reads');
+  for (const what of tuples) assert.ok(CONVERT_REFUSALS_EN[`convert.refusal.pickle.notTuple.${what}`], what);
 });
 
 const refusalOf = (fn, what = '') => {

@@ -204,6 +204,7 @@ export const CONVERT_REFUSALS_EN = {
   'convert.refusal.pickle.notTuple.stride': 'pickle: a tensor stride is not a tuple',
   'convert.refusal.pickle.notTuple.arguments': 'pickle: tensor arguments is not a tuple',
   'convert.refusal.pickle.notTuple.persistentId': 'pickle: a persistent id is not a tuple',
+  'convert.refusal.pickle.notTuple.reduceArguments': 'pickle: REDUCE arguments is not a tuple',
   'convert.refusal.legacy.storageView': '{label}: storage {key} is a view of another storage (PyTorch < 1.0 files): save the model again',
   'convert.refusal.legacy.keysNotList': '{label}: the storage key list does not name each of the {count} storages the state dict uses exactly once: it is {value}',
   'convert.refusal.legacy.keysCount': '{label}: the storage key list does not name each of the {count} storages the state dict uses exactly once: it has {keys} keys',

@@ -334,7 +334,7 @@ export function unpickle(buf, { start = 0, label = 'pickle', persistentLoad = ()
       case 0x4e: push(null); break;                                                // NONE
       case 0x47: push(view.getFloat64(need(8), false)); break;                     // BINFLOAT
       case 0x51: push(persistentLoad(pop())); break;                               // BINPERSID
-      case 0x52: { const args = pop(); push(callGlobal(pop(), itemsOf(args, 'REDUCE arguments'), label)); break; } // REDUCE
+      case 0x52: { const args = pop(); push(callGlobal(pop(), itemsOf(args, 'reduceArguments'), label)); break; } // REDUCE
       case 0x62: {                                                                 // BUILD: state of a dict (_metadata) or tensor, kept out
         pop();
         const target = top();

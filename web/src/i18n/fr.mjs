@@ -186,6 +186,7 @@ export default {
   'convert.refusal.pickle.notTuple.stride': "pickle : un pas de tenseur n’est pas un tuple",
   'convert.refusal.pickle.notTuple.arguments': "pickle : les arguments d’un tenseur n’est pas un tuple",
   'convert.refusal.pickle.notTuple.persistentId': "pickle : un identifiant persistant n’est pas un tuple",
+  'convert.refusal.pickle.notTuple.reduceArguments': "pickle : les arguments de REDUCE ne sont pas un tuple",
   'convert.refusal.legacy.storageView': "{label} : le stockage {key} est une vue d’un autre stockage (fichiers de PyTorch < 1.0) : enregistrez de nouveau le modèle",
   'convert.refusal.legacy.keysNotList': "{label} : la liste des clés de stockage ne nomme pas une seule fois chacun des {count} stockages qu’utilise le state dict : elle vaut {value}",
   'convert.refusal.legacy.keysCount': "{label} : la liste des clés de stockage ne nomme pas une seule fois chacun des {count} stockages qu’utilise le state dict : elle a {keys} clés",

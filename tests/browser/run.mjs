@@ -23,6 +23,7 @@ import * as french from './topics/french.mjs';
 import * as views from './topics/views.mjs';
 import * as heads from './topics/heads.mjs';
 import { convertPanelTest } from './convert.mjs';
+import { testFrenchRefusals } from './convert-french.mjs';
 
 /** name → async (ctx) => void. Order is the run's order. */
 export const TESTS = {
@@ -35,7 +36,7 @@ export const TESTS = {
   ...pick(views, 'testReadings testCompareAlignment'), ...pick(input, 'testAttributes testHashRestore'), testHeadView: views.testHeadView,
   testMatrixTouch: input.testMatrixTouch, testCopyTheFiles: loading.testCopyTheFiles, testOneFile: loading.testOneFile,
   testModelCard: views.testModelCard, testCasedFrench: french.testCasedFrench, ...pick(views, 'testAddedView testRegisteredView'),
-  testConvertPanel: convertPanelTest, testLayoutColumns: layout.testLayoutColumns, ...pick(heads, 'testAblation testImportance testEntropyHidden'),
+  testConvertPanel: convertPanelTest, testFrenchRefusals, testLayoutColumns: layout.testLayoutColumns, ...pick(heads, 'testAblation testImportance testEntropyHidden'),
   ...pick(layout, 'testCompactControls testCompactHeight testModelCardLayout testIndexScreenshots'), ...pick(french, 'testFrenchCard testLanguageAddress'),
   testCompareHeaders: views.testCompareHeaders, testImportanceTime: timing.testImportanceTime, testTiming: timing.testTiming,
 };

@@ -162,6 +162,10 @@ const MUTATIONS = [
     edits: [['web/src/convert-run.mjs', 'notes.push(note ? { text, code: note.code, params: note.params } : { text })', 'notes.push({ text })']] },
   { name: 'vocab.txt lines collected before the count is checked (no line-length bound)', build: 'none', tests: [BOUNDS],
     edits: [['weights/convert-core.mjs', '    if (end - begin > VOCAB_LINE_MAX_BYTES) fail(', '    if (end - begin > Infinity) fail(']] },
+  { name: 'page: the main-thread conversion runs in one piece', build: 'web', tests: [['node', 'tests/browser/run.mjs', 'testNoWorker']],
+    edits: [['web/src/convert-run.mjs', '    if (performance.now() - sliceStart >= sliceMs) {', '    if (false) {']] },
+  { name: 'page: Cancel does not stop the main-thread conversion', build: 'web', tests: [['node', 'tests/browser/run.mjs', 'testNoWorker']],
+    edits: [['web/src/convert-run.mjs', '      if (isCancelled()) { conversion.steps.return(); return null; }\n', '']] },
   { name: 'no magnitude bound on the forward pass', build: 'none', tests: [BOUNDS],
     edits: [['weights/convert-core.mjs', '    if (!(b.value <= ACTIVATION_LIMIT)) {', '    if (b.value > Infinity) {']] },
 ];

@@ -418,7 +418,6 @@ export default {
   'convert.missing': 'a checkpoint needs {needed}; missing: {missing}',
   'convert.notCheckpoint': 'These files are not a checkpoint the converter reads.',
   'convert.reading': 'Reading {name} ({size})\u2026',
-  'convert.converting': 'Converting (the page pauses while the converter works)\u2026',
   'convert.convertingAside': 'Converting\u2026 (the explorer stays usable meanwhile)',
   'convert.cancel': 'Cancel',
   'convert.cancelled': 'Conversion cancelled.',

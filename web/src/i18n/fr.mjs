@@ -413,7 +413,6 @@ export default {
   'convert.missing': "un checkpoint a besoin de {needed} ; il manque : {missing}",
   'convert.notCheckpoint': "Ces fichiers ne sont pas un checkpoint que le convertisseur sait lire.",
   'convert.reading': "Lecture de {name} ({size})…",
-  'convert.converting': "Conversion (la page se fige pendant que le convertisseur travaille)…",
   'convert.convertingAside': "Conversion en cours… (l’explorateur reste utilisable pendant ce temps)",
   'convert.cancel': "Annuler",
   'convert.cancelled': "Conversion annulée.",

@@ -110,6 +110,7 @@ export default {
   'error.weightsMissing': 'This view needs a part of the model weights that could not be loaded.',
   'error.retry': 'Try again',
   'error.viewNotDrawn': 'This view could not be drawn.',
+  'error.noMemoryHint': '(The explorers of this page share the engine\u2019s memory, at most 1 GB in the browser: shorten the sentence or remove another explorer, then try again.)',
   'part.rows': 'part {index} of {count} (word embeddings rows {first}\u2013{last})',
   'part.mlmHead': 'part {index} of {count} (the masked-word prediction head)',
   'part.layer': 'part {index} of {count} (the weights of layer {layer})',

@@ -128,6 +128,7 @@ export default {
   'error.weightsMissing': "Cette vue a besoin d’une partie des poids du modèle qui n’a pas pu être chargée.",
   'error.retry': "Réessayer",
   'error.viewNotDrawn': "Cette vue n’a pas pu être dessinée.",
+  'error.noMemoryHint': "(Les explorateurs de cette page se partagent la mémoire du moteur, 1 Go au plus dans le navigateur : raccourcissez la phrase ou retirez un autre explorateur, puis réessayez.)",
   'part.rows': "partie {index} sur {count} (lignes {first}–{last} des plongements de mots)",
   'part.mlmHead': "partie {index} sur {count} (la tête de prédiction des mots masqués)",
   'part.layer': "partie {index} sur {count} (les poids de la couche {layer})",

@@ -452,25 +452,35 @@ function maxAbs(data, begin, end) {
 // Symmetric, one float32 scale per group: scale = max|w|/qmax, q = round half away from zero,
 // clamped to ±qmax (0 when the scale is 0). dequantized[i] = float32(q·scale): what the
 // engine computes with.
-function* quantizeSteps(data, rows, cols, group, qmax) {
-  const groups = cols / group;
-  const q = qmax <= INT8_QMAX ? new Int8Array(rows * cols) : new Int16Array(rows * cols);
-  const scales = new Float32Array(rows * groups);
-  const dequantized = new Float32Array(rows * cols);
+// Groups [first, last) of `out` ({ q, scales, dequantized }); their largest |error|.
+function quantizeGroups(data, group, qmax, out, first, last) {
   let maxError = 0;
-  yield* inSteps(scales.length, Math.max(1, Math.floor(STEP_ELEMENTS / group)), (first, last) => { for (let s = first; s < last; s++) {
+  for (let s = first; s < last; s++) {
     const begin = s * group;
     const scale = Math.fround(maxAbs(data, begin, begin + group) / qmax);
-    scales[s] = scale;
+    out.scales[s] = scale;
     for (let i = begin; i < begin + group; i++) {
       const x = scale === 0 ? 0 : data[i] / scale;
       const v = Math.min(qmax, Math.round(Math.abs(x))) * Math.sign(x);
-      q[i] = v;
-      dequantized[i] = Math.fround(v * scale);
-      maxError = Math.max(maxError, Math.abs(data[i] - dequantized[i]));
+      out.q[i] = v;
+      out.dequantized[i] = Math.fround(v * scale);
+      maxError = Math.max(maxError, Math.abs(data[i] - out.dequantized[i]));
     }
-  } });
-  return { q, scales, dequantized, maxError };
+  }
+  return maxError;
+}
+
+function* quantizeSteps(data, rows, cols, group, qmax) {
+  const out = {
+    q: qmax <= INT8_QMAX ? new Int8Array(rows * cols) : new Int16Array(rows * cols),
+    scales: new Float32Array(rows * (cols / group)),
+    dequantized: new Float32Array(rows * cols),
+  };
+  let maxError = 0;
+  yield* inSteps(out.scales.length, Math.max(1, Math.floor(STEP_ELEMENTS / group)), (first, last) => {
+    maxError = Math.max(maxError, quantizeGroups(data, group, qmax, out, first, last));
+  });
+  return { ...out, maxError };
 }
 
 export const quantize = (data, rows, cols, group, qmax) => drive(quantizeSteps(data, rows, cols, group, qmax));

@@ -2,7 +2,7 @@
 // bytes) in, a weights file (weights/FORMAT.md) out. Bytes in, bytes out: no file system, so
 // the Node CLI (convert.mjs) and the page run the same code.
 
-import { parseTorchCheckpoint } from './torch-checkpoint.mjs';
+import { parseTorchCheckpointSteps } from './torch-checkpoint.mjs';
 import { readTokenizerJson, vocabDisagreement, TOKENIZER_JSON_MAX_BYTES } from './tokenizer-json.mjs';
 import {
   chooseTokenizerSettings, isUncased, parseJsonObject, settingsFromKeys, tokenizerFlags,
@@ -932,9 +932,9 @@ function readTokenizerSettings(files, fromJson, log) {
 }
 
 // The tensors of model.safetensors or, without it, pytorch_model.bin.
-function readWeights(files) {
+function* readWeightsSteps(files) {
   if (files.safetensors) return { label: 'model.safetensors', tensors: parseSafetensors(fileContent(files.safetensors)) };
-  if (files.pytorch) return { label: 'pytorch_model.bin', tensors: parseTorchCheckpoint(fileContent(files.pytorch)) };
+  if (files.pytorch) return { label: 'pytorch_model.bin', tensors: yield* parseTorchCheckpointSteps(fileContent(files.pytorch)) };
   return fail('a checkpoint needs model.safetensors or pytorch_model.bin');
 }
 
@@ -979,7 +979,7 @@ export function* convertSteps(files, givenOptions = {}) {
   for (const line of vocabNotes(parsedVocab, shape)) log(line);
   const vocab = parsedVocab.bytes;
   yield;
-  const weights = readWeights(files);
+  const weights = yield* readWeightsSteps(files);
   yield;
   const { tensors: source, hasMlm, notes } = canonicalTensors(weights.tensors, weights.label);
   for (const line of notes) log(line);

@@ -166,6 +166,8 @@ const MUTATIONS = [
     edits: [['web/src/convert-run.mjs', '    if (performance.now() - sliceStart >= sliceMs) {', '    if (false) {']] },
   { name: 'page: Cancel does not stop the main-thread conversion', build: 'web', tests: [['node', 'tests/browser/run.mjs', 'testNoWorker']],
     edits: [['web/src/convert-run.mjs', '      if (isCancelled()) { conversion.steps.return(); return null; }\n', '']] },
+  { name: 'page: a view out of memory does not say that the explorers share the memory', build: 'web', tests: [['node', 'tests/browser/run.mjs', 'testThreeExplorers512']],
+    edits: [['web/src/explorer/loading.mjs', "statusName(error.code) === 'NO_MEMORY' ? t('error.noMemoryHint') : null", 'null']] },
   { name: 'no magnitude bound on the forward pass', build: 'none', tests: [BOUNDS],
     edits: [['weights/convert-core.mjs', '    if (!(b.value <= ACTIVATION_LIMIT)) {', '    if (b.value > Infinity) {']] },
 ];

@@ -475,15 +475,11 @@ int attn_session_importance_targets(const attn_session *s, int32_t *positions, i
     return count;
 }
 
-static int argmax(const float *values, int count) {
-    int best = 0;
-    for (int i = 1; i < count; i++)
-        if (values[i] > values[best]) best = i;
-    return best;
-}
+static int argmax(const float *values, int count) { return first_max_index(values, count); }
 
 /* The run importance starts from for the word at `position`: the session's own run when a
- * [MASK] stands there, else the run with that token masked (made once and kept). */
+ * [MASK] stands there, else the run with that token masked (made once and kept; its last layer
+ * computes the one row read, as the probes' do). */
 static int base_run(attn_session *s, int position, const bert_state **base) {
     *base = &s->state;
     if (s->ids[position] == tokenizer_special_id(s->engine->tok, "[MASK]")) return ATTN_OK;
@@ -492,7 +488,7 @@ static int base_run(attn_session *s, int position, const bert_state **base) {
     int32_t ids[BERT_MAX_TOKENS];
     memcpy(ids, s->ids, (size_t)s->n * sizeof *ids);
     ids[position] = tokenizer_special_id(s->engine->tok, "[MASK]");
-    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0, 0, 0, 0, NULL};
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 1, position, 0, 0, 0, NULL};
     s->masked_position = -1;
     const int status = run_status(bert_run(&s->masked, ids, s->type_ids, s->n, &options));
     if (status == ATTN_OK) s->masked_position = position;
@@ -795,7 +791,8 @@ int attn_session_importance_word(attn_session *s, int position, int32_t answer_i
 /* ------------------------------------------------------------------ importance of a batch of targets */
 
 /* The batch's copies: the run once per target, each with its target masked (unless a [MASK]
- * stands there), side by side; then each copy's answer, top-1 and log p from one product. */
+ * stands there), side by side, the last layer computing each copy's target row alone; then each
+ * copy's answer, top-1 and log p from one product. */
 static int batch_base(attn_session *s, int first, int count, const int32_t *positions) {
     const bert_model *m = &s->engine->model;
     if (s->batch_count == count && s->batch_first == first) return ATTN_OK;
@@ -814,7 +811,7 @@ static int batch_base(attn_session *s, int first, int count, const int32_t *posi
             memcpy(types + c * n, s->type_ids, (size_t)n * sizeof *types);
             ids[c * n + positions[first + c]] = mask;
         }
-        const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0, 0, 0, n, NULL};
+        const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 1, 0, 0, 0, n, positions + first};
         status = run_status(bert_run(&s->batch, ids, types, total, &options));
     }
     for (int c = 0; status == ATTN_OK && c < count; c++)

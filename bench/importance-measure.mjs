@@ -116,14 +116,34 @@ export function compareBuilds(engine, old, { rounds = 5 } = {}) {
       ratios.push(got[0].cpuMs / got[1].cpuMs);
       wallRatios.push(got[0].wallMs / got[1].wallMs);
     }
-    out[mode] = { n: sessions[0].n, newMs: median(cpu[0]), oldMs: median(cpu[1]), ratio: median(ratios), wallRatio: median(wallRatios), identical };
+    const targets = sessions[0].importanceTargets().positions.length;
+    out[mode] = { n: sessions[0].n, macs: importanceMacs(engine.shape, sessions[0].n, targets), newMs: median(cpu[0]), oldMs: median(cpu[1]), ratio: median(ratios), wallRatio: median(wallRatios), identical };
   }
   for (const session of sessions) session.destroy();
   return out;
 }
 
+/**
+ * Multiply-adds of the mean over `targets` words of an n-token text (weight products, attention
+ * scores and mixing, the masked-word head) as c/attn.c's batches make them, per target: the
+ * masked run, whose last layer computes the target's row alone (every row's keys and values);
+ * for each layer l and each of its heads + 1 removals, layer l's W_O and FFN on every row, the
+ * layers above whole, the last one as in the masked run (l below the last), or the row alone;
+ * the masked-word head on every run's row.
+ */
+export function importanceMacs({ hidden: h, layers, heads, ffn, vocab }, n, targets) {
+  const whole = n * (4 * h * h + 2 * h * ffn) + 2 * n * n * h;  // a layer on every row
+  const lastRow = 2 * n * h * h + 2 * h * h + 2 * h * ffn + 2 * n * h;  // K, V of every row; Q, attention, W_O, FFN of one
+  const decoder = h * h + vocab * h;
+  let probes = 0;
+  for (let l = 0; l < layers; l++)
+    probes += l === layers - 1 ? h * h + 2 * h * ffn + decoder : n * (h * h + 2 * h * ffn) + (layers - 2 - l) * whole + lastRow + decoder;
+  return targets * ((layers - 1) * whole + lastRow + decoder + (heads + 1) * probes);
+}
+
 /** One line per mode of compareBuilds. */
 export function comparisonLines(result) {
   return Object.values(result).map((r) => `importance_all (node, n = ${r.n}): new_ms=${r.newMs.toFixed(1)} old_ms=${r.oldMs.toFixed(1)} ` +
-    `new/old=${r.ratio.toFixed(3)} (CPU time; wall new/old=${r.wallRatio.toFixed(3)}) ${r.identical ? 'bit-identical' : 'NUMBERS DIFFER'}`);
+    `new/old=${r.ratio.toFixed(3)} (CPU time; wall new/old=${r.wallRatio.toFixed(3)}) ${r.identical ? 'bit-identical' : 'NUMBERS DIFFER'}; ` +
+    `${(r.macs / 1e9).toFixed(1)} G multiply-adds, ${(r.macs / r.newMs / 1e6).toFixed(1)} G/s`);
 }

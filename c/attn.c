@@ -699,21 +699,38 @@ int attn_engine_layer_parts(const attn_engine *e, int32_t layer, int32_t *first,
     return ATTN_OK;
 }
 
+/* The heads removed for `entry` of `layer` (a head alone, or the whole layer: heads) on top of
+ * the session's; 0 when that removes nothing more (the head, or every head of the layer, is
+ * removed already: the run is the base run, bit for bit, and need not be made). */
+static int removal(const attn_session *s, int layer, int entry, uint8_t *removed) {
+    const int heads = s->engine->model.heads;
+    int more = 0;
+    memcpy(removed, s->removed, BERT_MAX_LAYERS * BERT_MAX_HEADS);
+    for (int h = 0; h < heads; h++)
+        if (entry == heads || entry == h) {
+            more |= !removed[layer * heads + h];
+            removed[layer * heads + h] = 1;
+        }
+    return more;
+}
+
 /* rows[0 … layer_count · (heads + 1) − 1]: the probe's final hidden state at `position` for
  * layers first … first + layer_count − 1, each head of the layer alone removed (entries
- * 0 … heads − 1), then the whole layer (entry heads). */
+ * 0 … heads − 1), then the whole layer (entry heads); the base's row for a removal that removes
+ * nothing more. */
 static int gather_rows(attn_session *s, const bert_state *base, int first, int layer_count, int position, float *rows) {
     const bert_model *m = &s->engine->model;
     const size_t width = (size_t)m->hidden;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
     for (int layer = first; layer < first + layer_count; layer++)
         for (int entry = 0; entry <= m->heads; entry++) {
-            memcpy(removed, s->removed, sizeof removed);
-            for (int h = 0; h < m->heads; h++)
-                if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
-            const int status = probe_run(s, base, layer, position, removed);
-            if (status != ATTN_OK) return status;
-            memcpy(rows, s->probe.layer_input + hidden_index(&s->probe, m->layers, position), width * sizeof *rows);
+            const bert_state *read = base;
+            if (removal(s, layer, entry, removed)) {
+                const int status = probe_run(s, base, layer, position, removed);
+                if (status != ATTN_OK) return status;
+                read = &s->probe;
+            }
+            memcpy(rows, read->layer_input + hidden_index(read, m->layers, position), width * sizeof *rows);
             rows += width;
         }
     return ATTN_OK;
@@ -873,9 +890,15 @@ int attn_session_importance_batch(attn_session *s, int first, int count, int lay
     }
     if (layer < 0) return ATTN_OK;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
-    memcpy(removed, s->removed, sizeof removed);
-    for (int h = 0; h < m->heads; h++)
-        if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
+    if (!removal(s, layer, entry, removed)) {  /* removed already: the copies' own run, Δ 0 */
+        for (int c = 0; c < count; c++) {
+            answer[2 * c] = s->batch_answer[c];
+            answer[2 * c + 1] = top1[c] = s->batch_top1[c];
+            log_prob[c] = s->batch_log_prob[c];
+            delta[c] = 0;
+        }
+        return ATTN_OK;
+    }
     const size_t vocab = (size_t)m->vocab_size;
     float *rows = malloc((size_t)count * (size_t)m->hidden * sizeof *rows);
     float *log_probs = malloc((size_t)count * vocab * sizeof *log_probs);

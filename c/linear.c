@@ -160,7 +160,8 @@ static linear_block_fn *const LINEAR_BLOCK_OF_KIND[] = {
 };
 
 /* count matrices of the same width on one input x: each block of tokens is quantized once (to
- * the smallest xmax among them), then every matrix runs on it with the kernel of its kind. */
+ * the smallest xmax among them), then every matrix whose output y[i] is not NULL runs on it
+ * with the kernel of its kind. */
 static void linear_blocks(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
                           float *const *y) {
     const int cols = w[0]->cols, padded = padded_cols(w[0]);
@@ -177,7 +178,7 @@ static void linear_blocks(const float *x, int n, int count, const qmatrix *const
         const int tokens = n - b0 < per_block ? n - b0 : per_block;
         quantize_block(x, b0, tokens, cols, xmax, X, sx);
         for (int i = 0; i < count; i++)
-            LINEAR_BLOCK_OF_KIND[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
+            if (y[i]) LINEAR_BLOCK_OF_KIND[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
     }
 }
 
@@ -193,5 +194,6 @@ void linear_shared(const float *x, int n, int count, const qmatrix *const *w, co
         linear_blocks(x, n, count, w, bias, y);
         return;
     }
-    for (int i = 0; i < count; i++) linear_blocks(x, n, 1, &w[i], &bias[i], &y[i]);
+    for (int i = 0; i < count; i++)
+        if (y[i]) linear_blocks(x, n, 1, &w[i], &bias[i], &y[i]);
 }

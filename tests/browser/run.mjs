@@ -24,6 +24,8 @@ import * as views from './topics/views.mjs';
 import * as heads from './topics/heads.mjs';
 import { convertPanelTest } from './convert.mjs';
 import { testFrenchRefusals } from './convert-french.mjs';
+import { noWorkerConversionTest } from './no-worker.mjs';
+import { threeExplorersTest } from './scale-memory.mjs';
 
 /** name → async (ctx) => void. Order is the run's order. */
 export const TESTS = {
@@ -36,14 +38,16 @@ export const TESTS = {
   ...pick(views, 'testReadings testCompareAlignment'), ...pick(input, 'testAttributes testHashRestore'), testHeadView: views.testHeadView,
   testMatrixTouch: input.testMatrixTouch, testCopyTheFiles: loading.testCopyTheFiles, testOneFile: loading.testOneFile,
   testModelCard: views.testModelCard, testCasedFrench: french.testCasedFrench, ...pick(views, 'testAddedView testRegisteredView'),
-  testConvertPanel: convertPanelTest, testFrenchRefusals, testLayoutColumns: layout.testLayoutColumns, ...pick(heads, 'testAblation testImportance testEntropyHidden'),
+  testConvertPanel: convertPanelTest, testNoWorker: noWorkerConversionTest, testThreeExplorers512: threeExplorersTest, testFrenchRefusals,
+  testLayoutColumns: layout.testLayoutColumns, ...pick(heads, 'testAblation testImportance testEntropyHidden'),
   ...pick(layout, 'testCompactControls testCompactHeight testModelCardLayout testIndexScreenshots'), ...pick(french, 'testFrenchCard testLanguageAddress'),
   testCompareHeaders: views.testCompareHeaders, testImportanceTime: timing.testImportanceTime, testTiming: timing.testTiming,
 };
 
 /** Left out of the core set (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 export const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts',
-  'testScreenshots', 'testLayout', 'testLayoutFrench', 'testLongInput', 'testConvertPanel', 'testOneFile', 'testIndexScreenshots']);
+  'testScreenshots', 'testLayout', 'testLayoutFrench', 'testLongInput', 'testConvertPanel', 'testOneFile', 'testIndexScreenshots', 'testNoWorker',
+  'testThreeExplorers512']);
 
 /** What Firefox runs (`make test-firefox`): the page from file:// and http, every view's values, the course-page recipes, layout. */
 export const FIREFOX = new Set(['testFileIndex', 'testHttpIndex', 'testViewValues', 'testCopyTheFiles', 'testEmbedFile', 'testEmbedHttp',
@@ -52,7 +56,7 @@ export const FIREFOX = new Set(['testFileIndex', 'testHttpIndex', 'testViewValue
 /** Seconds a test may run before it counts as hung: 240, or these. */
 export const TEST_LIMIT_S = Number(process.env.ATTN_BROWSER_TEST_LIMIT_S) || 240;
 export const LONG_TESTS = { testTiming: 900, testLayout: 900, testLayoutColumns: 600, testLayoutFrench: 600, testScreenshots: 600,
-  testCorruptWeightsMatrix: 600, testCorruptParts: 600, testViewValues: 600 };
+  testCorruptWeightsMatrix: 600, testCorruptParts: 600, testViewValues: 600, testThreeExplorers512: 900 };
 
 function pick(module, names) {
   return Object.fromEntries(names.split(' ').map((name) => {

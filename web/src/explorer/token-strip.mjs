@@ -2,7 +2,7 @@
 // and truncation lines, and the [MASK] predictions. Methods of <attention-explorer>.
 
 import { html, replaceChildrenOf } from '../dom.mjs';
-import { isSpecialToken } from '../format.mjs';
+import { isSpecialToken, maskPositions } from '../format.mjs';
 import { predictionCaveat, weightsWaitText } from '../views/mlm.mjs';
 
 export const tokenStrip = {
@@ -70,8 +70,7 @@ export const tokenStrip = {
 
   updateMaskPredictions() {
     const t = this.t;
-    const masks = [];
-    this.run.tokens.forEach((token, i) => { if (token === '[MASK]') masks.push(i); });
+    const masks = maskPositions(this.run.tokens);
     const box = this.parts.maskPredictions;
     box.hidden = masks.length === 0;
     if (!masks.length) { box.replaceChildren(); return; }

@@ -2,6 +2,7 @@
 // rows of the "hide [CLS]/[SEP]" option.
 
 import { html } from '../dom.mjs';
+import { isBoundaryToken } from '../format.mjs';
 
 export function capitalise(text) {
   return text.charAt(0).toLocaleUpperCase() + text.slice(1);
@@ -29,7 +30,7 @@ export function note(text, className = 'note') {
 export function keptTokens(tokens, hideSpecial) {
   const kept = [];
   tokens.forEach((token, i) => {
-    if (!hideSpecial || (token !== '[CLS]' && token !== '[SEP]')) kept.push(i);
+    if (!hideSpecial || !isBoundaryToken(token)) kept.push(i);
   });
   return kept;
 }

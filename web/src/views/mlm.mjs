@@ -2,6 +2,7 @@
 
 import { tokenBarFigure, niceMax, seriesColours } from '../charts.mjs';
 import { messageFigure, stackFigures } from '../figures.mjs';
+import { maskPositions } from '../format.mjs';
 import { note } from './common.mjs';
 
 const MAX_MASKS_SHOWN = 4;
@@ -28,8 +29,7 @@ export const mlmView = {
   render(ctx) {
     const { session, engine, run, width, theme, t } = ctx;
     const { layers, heads } = engine.shape;
-    const masks = [];
-    run.tokens.forEach((token, i) => { if (token === '[MASK]') masks.push(i); });
+    const masks = maskPositions(run.tokens);
     if (!engine.hasMlm()) {
       return {
         figure: messageFigure({ width, title: t('mlm.offTitle'), lines: [t('mlm.noHead')] }),

@@ -8,6 +8,7 @@
 // setting's name.
 import { ConvertError, quoteValue } from './convert-error.mjs';
 import { checkSubwordPrefix } from './tokenizer-settings.mjs';
+import { SPECIAL } from '../c/spec.mjs';
 
 const fail = (message) => { throw new ConvertError(message); };
 const LABEL = 'tokenizer.json';
@@ -36,7 +37,7 @@ function normalizerSettings(normalizer) {
 
 function checkModel(model) {
   if (!model || model.type !== 'WordPiece') fail(`${LABEL}: the model is ${quoteValue(model?.type ?? null)}; the engine runs WordPiece`);
-  const settings = { unk_token: '[UNK]', max_input_chars_per_word: 100 };
+  const settings = { unk_token: SPECIAL.unk, max_input_chars_per_word: 100 };
   for (const [key, wanted] of Object.entries(settings)) {
     if (model[key] !== undefined && model[key] !== wanted) fail(`${LABEL}: model ${key} is ${quoteValue(model[key])}; the engine's WordPiece uses ${quoteValue(wanted)}`);
   }

@@ -5,7 +5,7 @@ import { html, replaceChildrenOf } from '../dom.mjs';
 import { loadEngine } from '../loader.mjs';
 import { STATUS } from '../engine.mjs';
 import { convertedModel, releaseModel } from './models.mjs';
-import { viewById, layersShown } from '../views/index.mjs';
+import { viewById, layersShown, fitStateToShape } from '../views/index.mjs';
 
 /** The status table's name of an engine code ('CHECKSUM' for 5), or null. */
 export function statusName(code) {
@@ -64,9 +64,7 @@ export const loading = {
   async useWeights(bytes, label) {
     await this.ready;
     const model = convertedModel(this.engine, bytes);
-    this.session?.destroy();
-    this.compareSession?.destroy();
-    this.session = this.compareSession = this.run = this.compareRun = null;
+    this.runs.close();
     if (this.model !== model) {
       releaseModel(this.model, this);
       model.users.add(this);
@@ -75,7 +73,8 @@ export const loading = {
     this.engine = model.engine;
     this.listenToWeights();  // a converted model is whole: the default model's parts no longer matter here
     const { layers, heads } = this.engine.shape;
-    Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1), rolloutLayer: null });
+    Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1) });
+    fitStateToShape(this.state, this.engine.shape, true);
     this.tokenKey = null;
     this.controlsBuilt = false;
     this.dataset.model = label;
@@ -94,7 +93,7 @@ export const loading = {
   onWeightsArrived({ missing, error, background }) {
     if (error) { if (!background || Number.isInteger(error.code)) this.showFirstError(error); return; }
     if (!this.run || !this.isConnected) return;
-    if (this.runJob?.waiting != null) { if (!this.runJob.drawn) this.renderView(); return; }  // its progress
+    if (this.runs.waitingLayer !== null) { if (!this.runs.job.drawn) this.renderView(); return; }  // its progress
     if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
     if (viewById(this.state.view)?.redrawsAsWeightsArrive && (missing === 0 || missing % 8 === 0)) this.renderView();
   },
@@ -137,10 +136,11 @@ export const loading = {
   },
 
   openSession() {
-    if (!this.session) this.session = this.engine.createSession();
+    this.runs.open(this.engine);
     if (!this.controlsBuilt) this.buildShapeControls();
     for (const { raw, source } of this.pendingControls || []) this.applyControls(raw, source);
     this.pendingControls = [];
+    fitStateToShape(this.state, this.engine.shape);
     this.checkTheme();
     this.parts.status.hidden = true;
     this.parts.main.hidden = false;
@@ -179,6 +179,20 @@ export const loading = {
     this.parts.error.dataset.part = error.part || 'unknown';
     if (coded) this.parts.error.dataset.code = String(error.code);
     this.parts.error.hidden = false;
+  },
+
+  /**
+   * A run that failed (out of memory, numbers that are not finite): the session holds no run any
+   * more, so nothing of the previous text stays on show as if it were this one's — the token
+   * strip is emptied and the view says why, until a run succeeds.
+   */
+  runFailed(error) {
+    this.runs.forgetRuns();
+    this.tokenKey = null;
+    this.parts.tokens.replaceChildren();
+    this.parts.tokenCount.textContent = '';
+    this.parts.maskPredictions.hidden = true;
+    this.showViewError(error);
   },
 
   /** A view that could not be drawn says so in place of its figure; the rest keeps working. */

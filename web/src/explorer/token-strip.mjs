@@ -3,7 +3,7 @@
 
 import { html, replaceChildrenOf } from '../dom.mjs';
 import { isSpecialToken, maskPositions } from '../format.mjs';
-import { predictionCaveat, weightsWaitText } from '../views/mlm.mjs';
+import { predictionCaveat, weightsWaitText } from '../views/common.mjs';
 
 export const tokenStrip = {
   updateTokens() {
@@ -75,7 +75,7 @@ export const tokenStrip = {
     box.hidden = masks.length === 0;
     if (!masks.length) { box.replaceChildren(); return; }
     if (!this.session.complete()) {  // a run under way: its predictions come when it ends
-      if (!this.runJob?.waiting) box.hidden = true;
+      if (!this.runs.waitingLayer) box.hidden = true;
       else replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsWaitText(t, this.engine) }));
       return;
     }

@@ -13,8 +13,7 @@ import { headName, isBoundaryToken, isMaskToken, tokenPhrase, largest, total } f
 import { headListParam, enumParam } from '../view-state.mjs';
 import { html } from '../dom.mjs';
 import { toggle } from '../widgets.mjs';
-import { capitalise, note } from './common.mjs';
-import { weightsWaitText } from './mlm.mjs';
+import { capitalise, note, weightsWaitText } from './common.mjs';
 
 /** Time given to the computation per frame when it runs between frames (a step that would end later waits for the next). */
 const SLICE_MS = 30;

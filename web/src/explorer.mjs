@@ -1,10 +1,11 @@
-// <attention-explorer>: the custom element. It composes a run scheduler (explorer/scheduler.mjs:
-// the engine sessions, sentence B's included, and their runs), the controls and the current
-// view; the engine itself (and the one copy of the weights) is shared by every explorer on the
-// page through loader.mjs. Its other jobs live in explorer/: loading (and the converted-model
-// registry), settings (attributes, hash, selection), the token strip and the DOM; this file is
-// the element's life cycle and the drawing of a view. A view declares what it needs
-// (views/index.mjs): nothing here names one.
+// <attention-explorer>: the custom element. It composes a model loader (explorer/models.mjs:
+// the engine shown, the page's or a converted one, and the watch on its weights), a run
+// scheduler (explorer/scheduler.mjs: the engine sessions, sentence B's included, and their
+// runs), the controls and the current view; the page's engine (and the one copy of the weights)
+// is shared by every explorer through loader.mjs. The element's own methods live in explorer/:
+// loading (what is said while loading and on errors), settings (attributes, hash, selection),
+// the token strip and the DOM; this file is the element's life cycle and the drawing of a view.
+// A view declares what it needs (views/index.mjs): nothing here names one.
 
 import { html, replaceChildrenOf } from './dom.mjs';
 import { STATUS } from './engine.mjs';
@@ -19,7 +20,7 @@ import { settings } from './explorer/settings.mjs';
 import { RunScheduler, nextFrame } from './explorer/scheduler.mjs';
 import { tokenStrip } from './explorer/token-strip.mjs';
 import { buildDom, controls } from './explorer/dom.mjs';
-import { releaseModel } from './explorer/models.mjs';
+import { ModelLoader } from './explorer/models.mjs';
 import { languageWatcher } from './explorer/language.mjs';
 
 const LONG_FIGURE_TOKENS = 40;
@@ -41,7 +42,7 @@ export class AttentionExplorer extends HTMLElement {
     this.state = initialState(VIEWS);
     this.tokenSpec = null;       // a token asked for by an attribute or the hash, resolved after the run
     this.tokenIdentity = null;   // the chosen token's text and occurrence, kept across edits
-    this.engine = null;
+    this.loader = new ModelLoader(this, (weights) => this.onWeightsArrived(weights));
     this.runs = new RunScheduler(this.runHost());
     this.inputStart = null;
     this.figureWidth = 0;
@@ -53,7 +54,10 @@ export class AttentionExplorer extends HTMLElement {
 
   partId(name) { return `${this.uid}-${name}`; }
 
-  // The scheduler's sessions and runs, as the rest of the element (and a page's script) reads them.
+  // The loader's engine and model, the scheduler's sessions and runs, as the rest of the element
+  // (and a page's script) reads them.
+  get engine() { return this.loader.engine; }
+  get model() { return this.loader.model; }
   get session() { return this.runs.session; }
   get run() { return this.runs.run; }
   get compareSession() { return this.runs.compareSession; }
@@ -118,8 +122,7 @@ export class AttentionExplorer extends HTMLElement {
     this.themeQuery?.removeEventListener('change', this.onThemeChange);
     this.resizeObserver?.disconnect();
     this.language?.stop();
-    this.stopListening?.();
-    this.stopListening = null;
+    this.loader.unwatch();
     this.runs.close();
   }
 
@@ -398,8 +401,7 @@ export class AttentionExplorer extends HTMLElement {
 
   /** A converted model no explorer shows any more is freed. */
   releaseModel() {
-    releaseModel(this.model, this);
-    this.model = null;
+    this.loader.release();
   }
 }
 

@@ -2,9 +2,7 @@
 // messages of what could not be loaded. Methods of <attention-explorer> (see explorer.mjs).
 
 import { html, replaceChildrenOf } from '../dom.mjs';
-import { loadEngine } from '../loader.mjs';
 import { STATUS } from '../engine.mjs';
-import { convertedModel, releaseModel } from './models.mjs';
 import { viewById, layersShown, fitStateToShape } from '../views/index.mjs';
 
 /** The status table's name of an engine code ('CHECKSUM' for 5), or null. */
@@ -39,10 +37,10 @@ export function errorDetail(t, error, engine) {
 
 export const loading = {
   async start() {
-    if (this.engine) { this.listenToWeights(); this.openSession(); return; }
+    if (this.engine) { this.loader.watch(); this.openSession(); return; }
     const assetBase = this.getAttribute('assets') || this.constructor.assetBase;
     try {
-      this.engine = await loadEngine({
+      await this.loader.load({
         assetBase, wasm: this.getAttribute('wasm'), weights: this.getAttribute('weights'),
       }, (progress) => this.showProgress(progress));
     } catch (error) {
@@ -51,7 +49,7 @@ export const loading = {
       return;
     }
     if (!this.isConnected) return;
-    this.listenToWeights();
+    this.loader.watch();
     this.openSession();
     this.resolveReady(this);
   },
@@ -63,15 +61,7 @@ export const loading = {
    */
   async useWeights(bytes, label) {
     await this.ready;
-    const model = convertedModel(this.engine, bytes);
-    this.runs.close();
-    if (this.model !== model) {
-      releaseModel(this.model, this);
-      model.users.add(this);
-      this.model = model;
-    }
-    this.engine = model.engine;
-    this.listenToWeights();  // a converted model is whole: the default model's parts no longer matter here
+    this.loader.use(bytes, () => this.runs.close());
     const { layers, heads } = this.engine.shape;
     Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1) });
     fitStateToShape(this.state, this.engine.shape, true);
@@ -79,12 +69,6 @@ export const loading = {
     this.controlsBuilt = false;
     this.dataset.model = label;
     this.openSession();
-  },
-
-  /** Arrivals and failures of the engine's weights parts, until disconnected or another model is shown. */
-  listenToWeights() {
-    this.stopListening?.();
-    this.stopListening = this.engine.loading?.onChange((state) => this.onWeightsArrived(state)) ?? null;
   },
 
   /** A part of the weights arrived (or was refused): what waited for it is drawn again. A part

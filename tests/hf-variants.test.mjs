@@ -160,7 +160,7 @@ test('the converter core: bytes in, bytes out, no file system (what the page run
     'weights/convert-messages.mjs': [],
     'weights/head-roles.mjs': ['./calibration.mjs'], 'weights/calibration.mjs': ['../c/spec.mjs'],
     'weights/torch-checkpoint.mjs': ['./convert-error.mjs', './convert-messages.mjs', './crc32.mjs'],
-    'weights/tokenizer-json.mjs': ['./convert-error.mjs', './tokenizer-settings.mjs'],
+    'weights/tokenizer-json.mjs': ['./convert-error.mjs', './tokenizer-settings.mjs', '../c/spec.mjs'],
     'weights/tokenizer-settings.mjs': ['./convert-error.mjs', '../c/spec.mjs'],
     'weights/convert-error.mjs': [], 'c/spec.mjs': [], 'weights/crc32.mjs': ['../c/spec.mjs'],
   };

@@ -65,7 +65,7 @@ test('a config.json refusal: the English message is the code\'s English text; a 
   try { parseConfig(JSON.stringify({ hidden_act: 'relu' })); } catch (e) { error = e; }
   assert.ok(error instanceof ConvertError);
   assert.equal(error.message, 'config.json: hidden_act is "relu"; this engine runs "gelu" (exact erf)');
-  assert.deepEqual(error.reason, ['convert.refusal.hiddenAct', { value: '"relu"' }]);
+  assert.deepEqual(error.reason, ['convert.refusal.config.hiddenAct', { value: '"relu"' }]);
   assert.equal(translator('en')(...error.reason), error.message);
   assert.match(translator('fr')(...error.reason), /^config\.json\u202f: hidden_act vaut "relu"\u202f; ce moteur exécute «\u202fgelu\u202f» \(erf exacte\)$/);
 });

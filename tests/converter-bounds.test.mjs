@@ -13,10 +13,11 @@ import { compactConfig, randomTensors, vocabLines } from './lib/checkpoints.mjs'
 import { bertTensorShapes } from './lib/safetensors.mjs';
 import { repoRoot } from './lib/node-engine.mjs';
 import { ALL_ONLY } from './lib/slow.mjs';
+import { codedRefusal } from './lib/refused.mjs';
 
 const refusal = (fn) => {
   try { fn(); } catch (e) {
-    if (e instanceof ConvertError) return e.message;
+    if (e instanceof ConvertError) return codedRefusal(e);
     throw e;
   }
   return assert.fail('not refused');

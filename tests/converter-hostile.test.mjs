@@ -17,6 +17,7 @@ import { writeZip } from './lib/zip.mjs';
 import {
   int, str, tuple, nestedList, storagePid, rebuildArgs, tensorCall, wrappedTensor, stateDict, valuePickle, LEGACY_MAGIC_OPS,
 } from './lib/pickle.mjs';
+import { codedRefusal } from './lib/refused.mjs';
 
 const FIXTURES = path.join(repoRoot, 'tests/fixtures/torch');
 const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-hostile-'));
@@ -25,7 +26,7 @@ process.on('exit', () => fs.rmSync(tempRoot, { recursive: true, force: true }));
 // The refusal's message; any other exception fails the test with its own stack.
 function refusal(fn) {
   try { fn(); } catch (e) {
-    if (e instanceof ConvertError) return e.message;
+    if (e instanceof ConvertError) return codedRefusal(e);
     throw e;
   }
   return assert.fail('not refused');
@@ -195,7 +196,7 @@ test('added_tokens entries must be objects with an integer id in range and a str
   };
   refusedWith((j) => { j.added_tokens = [null]; }, /added_tokens\[0\] is null, not an object with an id and a content/);
   refusedWith((j) => { j.added_tokens.push({ content: '[PAD]' }); }, /added_tokens\[\d+\]: added token "\[PAD\]" has no id/);
-  refusedWith((j) => { j.added_tokens.push({ id: 0 }); }, /added_tokens\[\d+\] has content nothing, not a string/);
+  refusedWith((j) => { j.added_tokens.push({ id: 0 }); }, /added_tokens\[\d+\] has content \(absent\), not a string/);
   refusedWith((j) => { j.added_tokens.push({ id: 1.5, content: '[UNK]' }); }, /has id 1\.5/);
   refusedWith((j) => { j.added_tokens.push({ id: 5, content: '__proto__' }); }, /added token "__proto__" \(id 5\) is not the vocabulary's entry/);
   refusedWith((j) => { j.added_tokens = { 0: '[PAD]' }; }, /added_tokens is \{"0": "\[PAD\]"\}, not a list/);

@@ -17,6 +17,7 @@ import { cardLimits } from '../web/src/model-card.mjs';
 import { translator } from '../web/src/i18n/index.mjs';
 import { defaultWasm, repoRoot } from './lib/node-engine.mjs';
 import { readZipEntries, writeZip } from './lib/zip.mjs';
+import { codedRefusal } from './lib/refused.mjs';
 
 const FIXTURES = path.join(repoRoot, 'tests/fixtures/torch');
 const wasm = new WebAssembly.Module(fs.readFileSync(defaultWasm));
@@ -40,7 +41,7 @@ function convert(files) {
 
 const refusal = (fn) => {
   try { fn(); } catch (e) {
-    if (e instanceof ConvertError) return e.message;
+    if (e instanceof ConvertError) return codedRefusal(e);
     throw e;
   }
   return assert.fail('not refused');
@@ -298,7 +299,7 @@ test('which files a folder needs: TensorFlow-only and Flax-only folders say what
   assert.match(tf, /only bert_model\.ckpt\.index, bert_model\.ckpt\.data-00000-of-00001 \(TensorFlow weights\)[^]*needs pytorch_model\.bin or model\.safetensors[^]*from_tf=True/);
   assert.match(refusal(() => chooseCheckpointFiles(['config.json', 'vocab.txt', 'tf_model.h5'])), /tf_model\.h5 \(TensorFlow weights\)/);
   assert.match(refusal(() => chooseCheckpointFiles(['config.json', 'vocab.txt', 'flax_model.msgpack'])), /flax_model\.msgpack \(Flax weights\)[^]*from_flax=True/);
-  assert.match(refusal(() => chooseCheckpointFiles(['config.json', 'pytorch_model.bin'])), /missing: vocab\.txt or tokenizer\.json/);
+  assert.match(refusal(() => chooseCheckpointFiles(['config.json', 'pytorch_model.bin'])), /missing: vocab\.txt \/ tokenizer\.json/);
 });
 
 // ---------------------------------------------------------------- the README recipe

@@ -530,8 +530,8 @@ test('missing files, a pytorch_model.bin that is not one, a missing output folde
   };
   assertRefused(path.join(tempRoot, 'nonexistent'), /cannot read the checkpoint folder .*nonexistent: no such folder/);
   assertRefused(without('config.json'), /missing: config\.json$/m);
-  assertRefused(without('vocab.txt'), /missing: vocab\.txt or tokenizer\.json/);
-  assertRefused(without('model.safetensors'), /missing: model\.safetensors or pytorch_model\.bin/);
+  assertRefused(without('vocab.txt'), /missing: vocab\.txt \/ tokenizer\.json/);
+  assertRefused(without('model.safetensors'), /missing: model\.safetensors \/ pytorch_model\.bin/);
   const pytorch = without('model.safetensors');
   fs.writeFileSync(path.join(pytorch, 'pytorch_model.bin'), 'not a torch file');
   assertRefused(pytorch, /pytorch_model\.bin: neither a zip nor a pickle file/);

@@ -129,7 +129,7 @@ const MUTATIONS = [
   { name: 'torch tensors read contiguously whatever their strides', build: 'none', tests: [TORCH],
     edits: [['weights/torch-checkpoint.mjs', '  if (contiguous && !bigEndian) return', '  if (!bigEndian) return']] },
   { name: 'readers: a pickled value interpolated raw into a refusal', build: 'none', tests: [hostile('nested 10,000 deep')],
-    edits: [['weights/torch-checkpoint.mjs', 'tensor storage offset ${quoteValue(offset)} is not a count', 'tensor storage offset ${offset} is not a count']] },
+    edits: [['weights/torch-checkpoint.mjs', "fail('convert.refusal.pickle.offset', { label, offset: quoteValue(offset) })", "fail('convert.refusal.pickle.offset', { label, offset })"]] },
   { name: 'readers: _rebuild_from_type_v2 chains unbounded', build: 'none', tests: [hostile('_rebuild_from_type_v2')],
     edits: [['weights/torch-checkpoint.mjs', 'if (wrappers >= TORCH_LIMITS.rebuildWrappers) fail(', 'if (wrappers >= Infinity) fail(']] },
   { name: 'readers: the byteorder entry decoded whatever its length', build: 'none', tests: [hostile('byteorder')],
@@ -139,9 +139,9 @@ const MUTATIONS = [
   { name: 'readers: zip CRCs checked before the overlap check', build: 'none', tests: [hostile('1,500 zip entries')],
     edits: [['weights/torch-checkpoint.mjs', `  checkNoOverlap(ranges, label);
   for (const { name, crc } of ranges) {
-    if (crc32(entries.get(name)) !== crc) fail(\`\${label}: zip entry \${shown(name)} fails its CRC-32 check (damaged file)\`);
+    if (crc32(entries.get(name)) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
   }`, `  for (const { name, crc } of ranges) {
-    if (crc32(entries.get(name)) !== crc) fail(\`\${label}: zip entry \${shown(name)} fails its CRC-32 check (damaged file)\`);
+    if (crc32(entries.get(name)) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
   }
   checkNoOverlap(ranges, label);`]] },
   { name: 'readers: a file\'s size not checked before it is read', build: 'none', tests: [hostile('larger than its bound')],
@@ -160,6 +160,10 @@ const MUTATIONS = [
     edits: [['c/cli.c', '    while (is_blank(**at)) (*at)++;\n    if (first < 0', '    if (first < 0']] },
   { name: 'converter notes: the page shows the English text', build: 'none', tests: [['node', '--test', 'tests/convert-notes.test.mjs']],
     edits: [['web/src/convert-run.mjs', 'notes.push(note ? { text, code: note.code, params: note.params } : { text })', 'notes.push({ text })']] },
+  { name: 'converter refusals: one given an English sentence instead of a code', build: 'none', tests: [['node', '--test', 'tests/convert-refusals.test.mjs']],
+    edits: [['weights/tokenizer-json.mjs', "fail('convert.refusal.tokenizerJson.notObject')", 'fail(`${LABEL} must hold a JSON object`)']] },
+  { name: 'converter refusals: a reader\'s refusal without its code', build: 'none', tests: [['node', '--test', 'tests/converter-readers-fuzz.test.mjs']],
+    edits: [['weights/convert-error.mjs', 'throw new ConvertError(phrase(code, params), [code, params]);', 'throw new ConvertError(phrase(code, params));']] },
   { name: 'vocab.txt lines collected before the count is checked (no line-length bound)', build: 'none', tests: [BOUNDS],
     edits: [['weights/convert-core.mjs', '    if (end - begin > VOCAB_LINE_MAX_BYTES) fail(', '    if (end - begin > Infinity) fail(']] },
   { name: 'no magnitude bound on the forward pass', build: 'none', tests: [BOUNDS],

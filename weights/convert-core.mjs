@@ -24,7 +24,7 @@ export const PART_TARGET_BYTES = 16384;
 export const WORD_PARTS_MAX = 512;
 
 import { ConvertError, fail, quoteValue, reportableBug } from './convert-error.mjs';
-import { note, refusal } from './convert-messages.mjs';
+import { note } from './convert-messages.mjs';
 import { measureHeadRoles } from './head-roles.mjs';
 
 export { ConvertError, fail, quoteValue, reportableBug };
@@ -41,12 +41,12 @@ const BERT_CONFIG_DEFAULTS = {
 
 function positiveInteger(config, key) {
   const v = config[key];
-  if (!Number.isInteger(v) || v <= 0) fail(...refusal('convert.refusal.positiveInteger', { key, value: quoteValue(v) }));
+  if (!Number.isInteger(v) || v <= 0) fail('convert.refusal.config.positiveInteger', { key, value: quoteValue(v) });
   return v;
 }
 
 function atMost(value, limit, key) {
-  if (value > limit) fail(...refusal('convert.refusal.atMost', { key, value, limit }));
+  if (value > limit) fail('convert.refusal.config.atMost', { key, value, limit });
 }
 
 // config.json and training.json are a few hundred bytes; larger ones are refused before reading.
@@ -54,16 +54,16 @@ export const CONFIG_MAX_BYTES = 1 << 20;
 
 // Returns { shape, defaulted: [keys filled in from BertConfig's defaults] }.
 export function parseConfig(text) {
-  if (text.length > CONFIG_MAX_BYTES) fail(`config.json: ${text.length} bytes, more than the ${CONFIG_MAX_BYTES} read`);
+  if (text.length > CONFIG_MAX_BYTES) fail('convert.refusal.config.tooLarge', { size: text.length, most: CONFIG_MAX_BYTES });
   let given;
-  try { given = JSON.parse(text); } catch (e) { fail(`config.json is not valid JSON: ${e.message}`); }
-  if (!given || typeof given !== 'object' || Array.isArray(given)) fail('config.json must hold a JSON object');
+  try { given = JSON.parse(text); } catch (e) { fail('convert.refusal.config.json', { error: e.message }); }
+  if (!given || typeof given !== 'object' || Array.isArray(given)) fail('convert.refusal.config.notObject');
   const defaulted = Object.keys(BERT_CONFIG_DEFAULTS).filter((k) => given[k] === undefined);
   const config = { ...BERT_CONFIG_DEFAULTS, ...given };
-  if (config.model_type !== undefined && config.model_type !== 'bert') fail(...refusal('convert.refusal.modelType', { value: quoteValue(config.model_type) }));
-  if (config.hidden_act !== 'gelu') fail(...refusal('convert.refusal.hiddenAct', { value: quoteValue(config.hidden_act) }));
+  if (config.model_type !== undefined && config.model_type !== 'bert') fail('convert.refusal.config.modelType', { value: quoteValue(config.model_type) });
+  if (config.hidden_act !== 'gelu') fail('convert.refusal.config.hiddenAct', { value: quoteValue(config.hidden_act) });
   if (config.position_embedding_type !== undefined && config.position_embedding_type !== 'absolute') {
-    fail(...refusal('convert.refusal.positionType', { value: quoteValue(config.position_embedding_type) }));
+    fail('convert.refusal.config.positionType', { value: quoteValue(config.position_embedding_type) });
   }
   const shape = {
     vocab: positiveInteger(config, 'vocab_size'),
@@ -83,13 +83,13 @@ export function parseConfig(text) {
   atMost(shape.vocab, LIMIT.vocab, 'vocab_size');
   atMost(shape.typeVocab, LIMIT.typeVocab, 'type_vocab_size');
   if (shape.maxPositions < LIMIT.minPositions) {
-    fail(`config.json: max_position_embeddings is ${shape.maxPositions}; the engine needs at least ${LIMIT.minPositions} (every input is [CLS] … [SEP] around one token or more)`);
+    fail('convert.refusal.config.minPositions', { value: shape.maxPositions, least: LIMIT.minPositions });
   }
-  if (shape.vocab < SPECIAL_TOKENS.length) fail(`config.json: vocab_size is ${shape.vocab}; the ${SPECIAL_TOKENS.length} special tokens alone need ${SPECIAL_TOKENS.length} rows`);
-  if (shape.hidden % shape.heads !== 0) fail(...refusal('convert.refusal.headsDivide', { hidden: shape.hidden, heads: shape.heads }));
+  if (shape.vocab < SPECIAL_TOKENS.length) fail('convert.refusal.config.vocabSpecial', { vocab: shape.vocab, count: SPECIAL_TOKENS.length });
+  if (shape.hidden % shape.heads !== 0) fail('convert.refusal.config.headsDivide', { hidden: shape.hidden, heads: shape.heads });
   const eps = shape.lnEps;
   if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || !(Math.fround(eps) > 0) || !Number.isFinite(Math.fround(eps))) {
-    fail(`config.json: layer_norm_eps must be a positive number that float32 can hold, got ${quoteValue(eps)}`);
+    fail('convert.refusal.config.layerNormEps', { value: quoteValue(eps) });
   }
   return { shape, defaulted };
 }
@@ -127,7 +127,7 @@ export function parseVocab(given, shape) {
   const addedNewline = given.length > 0 && given[given.length - 1] !== 0x0a;
   const lines = countLines(given);
   if (lines > shape.vocab) {
-    fail(`vocab.txt has ${lines} lines but config.json vocab_size is ${shape.vocab}: ids ${shape.vocab}… would have no embedding row`);
+    fail('convert.refusal.vocab.tooManyLines', { lines, vocab: shape.vocab });
   }
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const entries = new Map();
@@ -137,23 +137,23 @@ export function parseVocab(given, shape) {
   for (let i = 0; i < lines; i++) {
     const newline = given.indexOf(0x0a, begin);
     const end = newline < 0 ? given.length : newline;
-    if (end - begin > VOCAB_LINE_MAX_BYTES) fail(`vocab.txt line ${i + 1} is ${end - begin} bytes long; no entry is longer than ${VOCAB_LINE_MAX_BYTES}`);
+    if (end - begin > VOCAB_LINE_MAX_BYTES) fail('convert.refusal.vocab.lineTooLong', { line: i + 1, bytes: end - begin, most: VOCAB_LINE_MAX_BYTES });
     const line = given.subarray(begin, end);
     begin = end + 1;
-    if (line.includes(0)) fail(`vocab.txt line ${i + 1} contains a NUL byte`);
+    if (line.includes(0)) fail('convert.refusal.vocab.nul', { line: i + 1 });
     let text;
-    try { text = decoder.decode(line); } catch { fail(`vocab.txt line ${i + 1} is not valid UTF-8`); }
+    try { text = decoder.decode(line); } catch { fail('convert.refusal.vocab.utf8', { line: i + 1 }); }
     const entry = text.replace(TRAILING_WHITE_SPACE, '');
     if (CONTROL_CHARACTER.test(entry)) controlLines.push(i + 1);
     if (entry && entries.has(entry)) repeats.push([i + 1, entries.get(entry) + 1, entry]);
     if (entry) entries.set(entry, i);
   }
   const missing = SPECIAL_TOKENS.filter((t) => !entries.has(t));
-  if (missing.length) fail(`vocab.txt has no line ${missing.join(', ')}: the engine needs ${SPECIAL_TOKENS.join(' ')}`);
+  if (missing.length) fail('convert.refusal.vocab.missingSpecial', { missing: missing.join(', '), needed: SPECIAL_TOKENS.join(' ') });
   const padding = [];
   for (let id = lines; id < shape.vocab; id++) {
     const entry = paddingEntry(id);
-    if (entries.has(entry)) fail(`vocab.txt line ${entries.get(entry) + 1} is ${entry}, the name given to padding rows`);
+    if (entries.has(entry)) fail('convert.refusal.vocab.paddingName', { line: entries.get(entry) + 1, entry });
     padding.push(`${entry}\n`);
   }
   const paddingBytes = new TextEncoder().encode(padding.join(''));
@@ -203,36 +203,36 @@ function decodeFloats(bytes, dtype) {
 export const SAFETENSORS_LIMITS = { headerBytes: 16 << 20, tensors: 100000 };
 
 export function parseSafetensors(buf, label = 'model.safetensors') {
-  if (buf.length < 8) fail(`${label}: too short for a safetensors file`);
+  if (buf.length < 8) fail('convert.refusal.safetensors.short', { label });
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const headerLength = view.getBigUint64(0, true);
-  if (headerLength > BigInt(buf.length - 8)) fail(`${label}: header length ${headerLength} runs past the end of the file`);
+  if (headerLength > BigInt(buf.length - 8)) fail('convert.refusal.safetensors.headerPastEnd', { label, length: String(headerLength) });
   if (headerLength > BigInt(SAFETENSORS_LIMITS.headerBytes)) {
-    fail(`${label}: a header of ${headerLength} bytes; a BERT's is a few tens of kilobytes and this reader takes at most ${SAFETENSORS_LIMITS.headerBytes}`);
+    fail('convert.refusal.safetensors.headerTooLarge', { label, length: Number(headerLength), most: SAFETENSORS_LIMITS.headerBytes });
   }
   let header;
   try { header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + Number(headerLength)))); } catch (e) {
-    fail(`${label}: header is not valid JSON: ${e.message}`);
+    fail('convert.refusal.safetensors.headerJson', { label, error: e.message });
   }
-  if (!header || typeof header !== 'object' || Array.isArray(header)) fail(`${label}: header is not a JSON object`);
+  if (!header || typeof header !== 'object' || Array.isArray(header)) fail('convert.refusal.safetensors.headerNotObject', { label });
   const dataStart = 8 + Number(headerLength);
   const tensors = new Map();
   const names = Object.keys(header);
-  if (names.length > SAFETENSORS_LIMITS.tensors) fail(`${label}: ${names.length} tensors; this reader takes at most ${SAFETENSORS_LIMITS.tensors}`);
+  if (names.length > SAFETENSORS_LIMITS.tensors) fail('convert.refusal.safetensors.tooManyTensors', { label, count: names.length, most: SAFETENSORS_LIMITS.tensors });
   for (const name of names) {
     const info = header[name];
     if (name === '__metadata__') continue;
     const offsets = info?.data_offsets;
     const [begin, end] = Array.isArray(offsets) && offsets.length === 2 ? offsets : [];
     const dims = Array.isArray(info?.shape) ? info.shape : null;
-    if (!dims || !dims.every((d) => Number.isInteger(d) && d >= 0)) fail(`${label}: tensor ${name} has no valid shape`);
+    if (!dims || !dims.every((d) => Number.isInteger(d) && d >= 0)) fail('convert.refusal.safetensors.badShape', { label, name });
     const elements = dims.reduce((a, b) => a * b, 1);
     if (!Number.isInteger(begin) || !Number.isInteger(end) || begin < 0 || end < begin || dataStart + end > buf.length) {
-      fail(`${label}: tensor ${name} has data offsets outside the file`);
+      fail('convert.refusal.safetensors.offsets', { label, name });
     }
     const bytes = buf.subarray(dataStart + begin, dataStart + end);
     if (dtypeBytes(info.dtype) && bytes.length !== elements * dtypeBytes(info.dtype)) {
-      fail(`${label}: tensor ${name} holds ${bytes.length} bytes, its shape [${dims}] needs ${elements * dtypeBytes(info.dtype)}`);
+      fail('convert.refusal.safetensors.sizeMismatch', { label, name, bytes: bytes.length, shape: String(dims), needed: elements * dtypeBytes(info.dtype) });
     }
     tensors.set(name, { dtype: info.dtype, shape: dims, bytes });
   }
@@ -241,8 +241,8 @@ export function parseSafetensors(buf, label = 'model.safetensors') {
 
 export function floatsOf(tensors, name) {
   const t = tensors.get(name);
-  if (!t) fail(`model.safetensors has no tensor ${name}`);
-  if (!dtypeBytes(t.dtype)) fail(`tensor ${name} has dtype ${shownDtype(t.dtype)}; only F32, F16 and BF16 are read`);
+  if (!t) fail('convert.refusal.tensors.missing', { label: 'model.safetensors', name });
+  if (!dtypeBytes(t.dtype)) fail('convert.refusal.tensors.dtype', { name, dtype: shownDtype(t.dtype) });
   return decodeFloats(t.bytes, t.dtype);
 }
 
@@ -288,7 +288,7 @@ export function canonicalTensors(source, label = 'model.safetensors') {
     let canonical = bare && /^(embeddings|encoder|pooler)\./.test(name) ? `bert.${name}` : name;
     canonical = canonical.replace(/\.LayerNorm\.gamma$/, '.LayerNorm.weight').replace(/\.LayerNorm\.beta$/, '.LayerNorm.bias');
     if (canonical !== name && !(bare && canonical === `bert.${name}`)) renamed++;
-    if (tensors.has(canonical)) fail(`${label} has both ${tensors.get(canonical).sourceName} and ${name}, the same tensor ${canonical}`);
+    if (tensors.has(canonical)) fail('convert.refusal.tensors.twice', { label, first: tensors.get(canonical).sourceName, second: name, canonical });
     t.sourceName = name;  // no copy: a .bin's tensors read their bytes only when asked
     tensors.set(canonical, t);
   }
@@ -311,17 +311,17 @@ function checkTensorSet(tensors, plan, shape, label) {
   const wanted = new Set(plan.map((t) => t.name));
   for (const t of plan) {
     const found = tensors.get(t.name);
-    if (!found) fail(`${label} has no tensor ${t.name}`);
-    if (!dtypeBytes(found.dtype)) fail(`tensor ${found.sourceName ?? t.name} has dtype ${shownDtype(found.dtype)}; only F32, F16 and BF16 are read`);
+    if (!found) fail('convert.refusal.tensors.missing', { label, name: t.name });
+    if (!dtypeBytes(found.dtype)) fail('convert.refusal.tensors.dtype', { name: found.sourceName ?? t.name, dtype: shownDtype(found.dtype) });
     if (JSON.stringify(found.shape) !== JSON.stringify(t.hfShape)) {
-      fail(`tensor ${found.sourceName ?? t.name} has shape [${found.shape}], config.json implies [${t.hfShape}]`);
+      fail('convert.refusal.tensors.shape', { name: found.sourceName ?? t.name, shape: String(found.shape), expected: String(t.hfShape) });
     }
   }
   const ignored = [];
   for (const name of tensors.keys()) {
     const layer = /^bert\.encoder\.layer\.(\d+)\./.exec(name);
     if (layer && Number(layer[1]) >= shape.layers) {
-      fail(`${label} has ${name} but config.json says num_hidden_layers is ${shape.layers}`);
+      fail('convert.refusal.tensors.extraLayer', { label, name, layers: shape.layers });
     }
     if (!wanted.has(name) && !IGNORED_TENSOR.test(name) && !name.startsWith('cls.predictions.decoder.')) ignored.push(name);
   }
@@ -337,17 +337,16 @@ function sameFloats(a, b) {
 function checkTiedDecoder(tensors, floats) {
   if (tensors.has('cls.predictions.decoder.weight')
       && !sameFloats(floatsOf(tensors, 'cls.predictions.decoder.weight'), floats.get(WORD_EMBEDDINGS))) {
-    fail('cls.predictions.decoder.weight differs from bert.embeddings.word_embeddings.weight: '
-      + 'the engine needs a decoder tied to the word embeddings');
+    fail('convert.refusal.tensors.decoderUntied');
   }
   if (tensors.has('cls.predictions.decoder.bias')
       && !sameFloats(floatsOf(tensors, 'cls.predictions.decoder.bias'), floats.get('cls.predictions.bias'))) {
-    fail('cls.predictions.decoder.bias differs from cls.predictions.bias');
+    fail('convert.refusal.tensors.decoderBias');
   }
 }
 
 function checkFinite(name, data) {
-  for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i])) fail(`tensor ${name} holds a non-finite value at index ${i}`);
+  for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i])) fail('convert.refusal.tensors.nonFinite', { name, index: i });
 }
 
 // ---------------------------------------------------------------- magnitudes
@@ -375,44 +374,44 @@ function largestRowSum(data, cols) {
 function checkMagnitudes(shape, floats, mlm) {
   const amax = (name) => maxAbs(floats.get(name), 0, floats.get(name).length);
   const bound = (value, source) => ({ value, source });
-  const check = (b, stage) => {
+  // stage: a key of OVERFLOW_STAGES_EN (convert-messages.mjs); layer: the layer it is in, if any.
+  const check = (b, stage, layer) => {
     if (!(b.value <= ACTIVATION_LIMIT)) {
-      fail(`tensor ${b.source} makes the forward pass overflow float32 (${stage} can reach ${b.value.toExponential(1)}; `
-        + `the engine needs every activation under ${ACTIVATION_LIMIT.toExponential(1)}): its values are too large`);
+      fail(`convert.refusal.overflow.${stage}`, { name: b.source, layer, value: Number(b.value.toExponential(1)), limit: Number(ACTIVATION_LIMIT.toExponential(1)) });
     }
     return b;
   };
   const sum = (a, b) => bound(a.value + b.value, a.value >= b.value ? a.source : b.source);
   const vector = (name) => bound(amax(name), name);
-  const linear = (prefix, x, cols, stage) => {
+  const linear = (prefix, x, cols, stage, layer) => {
     const w = bound(largestRowSum(floats.get(`${prefix}.weight`), cols), `${prefix}.weight`);
     const product = bound(w.value * x.value, w.value >= x.value ? w.source : x.source);
-    return check(sum(product, vector(`${prefix}.bias`)), stage);
+    return check(sum(product, vector(`${prefix}.bias`)), stage, layer);
   };
-  const layerNorm = (prefix, input, stage) => {
-    check(bound(shape.hidden * (2 * input.value) ** 2, input.source), `the variance in ${stage}`);
-    return check(sum(bound(Math.sqrt(shape.hidden) * amax(`${prefix}.weight`), `${prefix}.weight`), vector(`${prefix}.bias`)), stage);
+  const layerNorm = (prefix, input, stage, layer) => {
+    check(bound(shape.hidden * (2 * input.value) ** 2, input.source), `variance.${stage}`, layer);
+    return check(sum(bound(Math.sqrt(shape.hidden) * amax(`${prefix}.weight`), `${prefix}.weight`), vector(`${prefix}.bias`)), stage, layer);
   };
   const embeddings = ['word', 'position', 'token_type'].map((k) => vector(`bert.embeddings.${k}_embeddings.weight`)).reduce(sum);
-  let h = layerNorm('bert.embeddings.LayerNorm', check(embeddings, 'the embedding sum'), 'the embedding LayerNorm');
+  let h = layerNorm('bert.embeddings.LayerNorm', check(embeddings, 'embeddingSum'), 'embeddingLayerNorm');
   const headDim = shape.hidden / shape.heads;
   for (let l = 0; l < shape.layers; l++) {
     const p = `bert.encoder.layer.${l}`;
-    const q = linear(`${p}.attention.self.query`, h, shape.hidden, `layer ${l}'s queries`);
-    const k = linear(`${p}.attention.self.key`, h, shape.hidden, `layer ${l}'s keys`);
-    check(bound(Math.sqrt(headDim) * q.value * k.value, q.value >= k.value ? q.source : k.source), `layer ${l}'s attention scores`);
-    const v = linear(`${p}.attention.self.value`, h, shape.hidden, `layer ${l}'s values`);
-    const attended = linear(`${p}.attention.output.dense`, v, shape.hidden, `layer ${l}'s attention output`);
-    h = layerNorm(`${p}.attention.output.LayerNorm`, check(sum(h, attended), `layer ${l}'s residual`), `layer ${l}'s attention LayerNorm`);
-    const inner = linear(`${p}.intermediate.dense`, h, shape.hidden, `layer ${l}'s FFN`);
-    const out = linear(`${p}.output.dense`, inner, shape.ffn, `layer ${l}'s FFN output`);
-    h = layerNorm(`${p}.output.LayerNorm`, check(sum(h, out), `layer ${l}'s FFN residual`), `layer ${l}'s output LayerNorm`);
+    const q = linear(`${p}.attention.self.query`, h, shape.hidden, 'queries', l);
+    const k = linear(`${p}.attention.self.key`, h, shape.hidden, 'keys', l);
+    check(bound(Math.sqrt(headDim) * q.value * k.value, q.value >= k.value ? q.source : k.source), 'scores', l);
+    const v = linear(`${p}.attention.self.value`, h, shape.hidden, 'values', l);
+    const attended = linear(`${p}.attention.output.dense`, v, shape.hidden, 'attentionOutput', l);
+    h = layerNorm(`${p}.attention.output.LayerNorm`, check(sum(h, attended), 'residual', l), 'attentionLayerNorm', l);
+    const inner = linear(`${p}.intermediate.dense`, h, shape.hidden, 'ffn', l);
+    const out = linear(`${p}.output.dense`, inner, shape.ffn, 'ffnOutput', l);
+    h = layerNorm(`${p}.output.LayerNorm`, check(sum(h, out), 'ffnResidual', l), 'outputLayerNorm', l);
   }
   if (!mlm) return;
-  const t = linear('cls.predictions.transform.dense', h, shape.hidden, 'the masked-word transform');
-  const normed = layerNorm('cls.predictions.transform.LayerNorm', t, 'the masked-word LayerNorm');
+  const t = linear('cls.predictions.transform.dense', h, shape.hidden, 'mlmTransform');
+  const normed = layerNorm('cls.predictions.transform.LayerNorm', t, 'mlmLayerNorm');
   const decoder = bound(largestRowSum(floats.get(WORD_EMBEDDINGS), shape.hidden), WORD_EMBEDDINGS);
-  check(sum(bound(decoder.value * normed.value, decoder.value >= normed.value ? decoder.source : normed.source), vector(MLM_BIAS)), 'the masked-word scores');
+  check(sum(bound(decoder.value * normed.value, decoder.value >= normed.value ? decoder.source : normed.source), vector(MLM_BIAS)), 'mlmScores');
 }
 
 // The float tensors of the plan, decoded and checked.
@@ -563,7 +562,7 @@ function writeHeader(view, shape, L, tensorCount) {
 
 function writeTableEntry(out, view, at, t) {
   const name = new TextEncoder().encode(t.name);
-  if (name.length >= NAME_SIZE) fail(`tensor name too long for the table: ${t.name}`);
+  if (name.length >= NAME_SIZE) fail('convert.refusal.tensors.nameTooLong', { name: t.name });
   out.set(name, at + ENTRY.name.offset);
   const isMatrix = t.kind !== 'f32';
   const entry = {
@@ -657,9 +656,8 @@ export function buildCard({ name, training, matrices, mlm = true, roles = null }
 
 // The model card's keys and the type of each value (c/spec.mjs): what the page and `attn --info` read.
 /** A card key's type by its name. */
-const CARD_KEY_TYPES = Object.fromEntries(CARD_KEYS.map((k) => [k.name, k.type]));
+export const CARD_KEY_TYPES = Object.fromEntries(CARD_KEYS.map((k) => [k.name, k.type]));
 export const CARD_MAX_BYTES = 1 << 16;
-const CARD_TYPE_NAMES = { number: 'a finite number', boolean: 'true or false', numbers: 'a list of finite numbers', string: 'a string without control characters' };
 const CARD_VALUE_CHECKS = {
   number: (v) => Number.isFinite(v),
   boolean: (v) => typeof v === 'boolean',
@@ -672,18 +670,18 @@ const CARD_VALUE_CHECKS = {
  * (strings without control characters), written as JSON.stringify writes it; else a refusal.
  */
 export function checkCard(text) {
-  if (typeof text !== 'string' || text.length > CARD_MAX_BYTES) fail(`model card: not a text of at most ${CARD_MAX_BYTES} bytes`);
+  if (typeof text !== 'string' || text.length > CARD_MAX_BYTES) fail('convert.refusal.card.tooLarge', { most: CARD_MAX_BYTES });
   let card;
-  try { card = JSON.parse(text); } catch (e) { fail(`model card is not valid JSON: ${e.message}`); }
-  if (!card || typeof card !== 'object' || Array.isArray(card)) fail('model card is not a JSON object');
+  try { card = JSON.parse(text); } catch (e) { fail('convert.refusal.card.json', { error: e.message }); }
+  if (!card || typeof card !== 'object' || Array.isArray(card)) fail('convert.refusal.card.notObject');
   // A repeated key would change the text JSON.stringify gives back: a reader would see either.
-  if (JSON.stringify(card) !== text) fail('model card is not in canonical JSON form (a repeated key?)');
+  if (JSON.stringify(card) !== text) fail('convert.refusal.card.notCanonical');
   const plainString = (v) => typeof v === 'string' && !/[\u0000-\u001f\u007f-\u009f]/.test(v);
   for (const [key, value] of Object.entries(card)) {
     const type = CARD_KEY_TYPES[key];
-    if (!type) fail(`model card: unknown key ${JSON.stringify(key)}`);
+    if (!type) fail('convert.refusal.card.unknownKey', { key: quoteValue(key) });
     const ok = CARD_VALUE_CHECKS[type](value, plainString);
-    if (!ok) fail(`model card: ${key} must be ${CARD_TYPE_NAMES[type]}`);
+    if (!ok) fail(`convert.refusal.card.${type}`, { key });
   }
   return text;
 }
@@ -743,8 +741,7 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
   // Every precision forced and no prediction wanted: skip the calibration runs.
   if (open.length === 0 && (options.predict === false || !options.searchPrecision)) return { ...decided, predicted: NaN };
   if (!options.searchPrecision) {
-    fail(`${open.length} matrices are not on the int8 grid and --precision auto must search where to spend precision: `
-      + 'choose precision int8 or int16, or convert with node weights/convert.mjs');
+    fail('convert.refusal.precision.searchNeeded', { count: open.length });
   }
   const vocabLines = vocabLinesOf(vocab, shape);
   const planFile = (precisionOf) => buildFile(shape, vocab, '', planTensors(plan, floats, version, precisionOf, onGrid));
@@ -804,7 +801,7 @@ export const FILE_MAX_BYTES = {
 
 export function checkFileSize(name, size) {
   const most = FILE_MAX_BYTES[name];
-  if (most !== undefined && size > most) fail(`${name}: ${size} bytes, more than the ${most} read`, ['convert.tooLarge', { name, size, most }]);
+  if (most !== undefined && size > most) fail('convert.refusal.files.tooLarge', { name, size, most });
 }
 
 const fileContent = (value) => (typeof value === 'function' ? value() : value);
@@ -827,24 +824,20 @@ export function chooseCheckpointFiles(names) {
   if (!has('config.json')) missing.push('config.json');
   if (!weights) {
     if (names.some((n) => /-of-\d+\.(safetensors|bin)$/.test(n))) {
-      fail('this checkpoint is split into several files (…-00001-of-0000N): save it as one model.safetensors or pytorch_model.bin', ['convert.sharded']);
+      fail('convert.refusal.files.sharded');
     }
     const foreign = [...names.filter((n) => TENSORFLOW_FILE.test(n)), ...names.filter((n) => n === 'flax_model.msgpack')];
     if (foreign.length) {
       const files = `${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}`;
       const tensorflow = foreign.some((n) => TENSORFLOW_FILE.test(n));
       const [kind, flag] = tensorflow ? ['TensorFlow', 'from_tf'] : ['Flax', 'from_flax'];
-      fail(`this folder has only ${files} (${kind} weights), `
-        + 'which the converter does not read: it needs pytorch_model.bin or model.safetensors. Download one of them from the model\'s page '
-        + '(Files and versions) if it is there; if not, convert once in Python: '
-        + `BertForMaskedLM.from_pretrained(DIR, ${flag}=True).save_pretrained(DIR)`, ['convert.foreignWeights', { files, kind, flag }]);
+      fail('convert.refusal.files.foreignWeights', { files, kind, flag });
     }
-    missing.push('model.safetensors or pytorch_model.bin');
+    missing.push('model.safetensors / pytorch_model.bin');
   }
-  if (!has('vocab.txt') && !has('tokenizer.json')) missing.push('vocab.txt or tokenizer.json');
+  if (!has('vocab.txt') && !has('tokenizer.json')) missing.push('vocab.txt / tokenizer.json');
   if (missing.length) {
-    const needed = 'config.json, vocab.txt (or tokenizer.json) and model.safetensors (or pytorch_model.bin)';
-    fail(`a checkpoint needs ${needed}; missing: ${missing.join('; ')}`, ['convert.missing', { needed, missing: missing.join('; ') }]);
+    fail('convert.refusal.files.missing', { missing: missing.join('; ') });
   }
   return { weights, vocab: has('vocab.txt') ? 'vocab.txt' : null, tokenizer: has('tokenizer.json') ? 'tokenizer.json' : null,
     tokenizerConfig: has('tokenizer_config.json') ? 'tokenizer_config.json' : null,
@@ -856,12 +849,12 @@ export function chooseCheckpointFiles(names) {
 function readVocab(files, shape, log) {
   const given = fileContent(files.vocab);
   const tokenizer = files.tokenizer ? fileContent(files.tokenizer) : null;
-  if (!given && tokenizer === null) fail('a checkpoint needs vocab.txt or tokenizer.json');
+  if (!given && tokenizer === null) fail('convert.refusal.files.noVocab');
   const json = tokenizer === null ? null : readTokenizerJson(tokenizer, { vocabSize: shape.vocab });
   const parsed = parseVocab(given ?? json.vocab, shape);
   if (given && json) {
     const disagreement = vocabDisagreement(given, json.vocab);
-    if (disagreement) fail(disagreement);
+    if (disagreement) fail(...disagreement);
   }
   if (!given) log(note('convert.note.tokenizerVocab'));
   return { parsed, fromJson: json?.settings ?? null };
@@ -886,7 +879,7 @@ function readTokenizerSettings(files, fromJson, log) {
 function readWeights(files) {
   if (files.safetensors) return { label: 'model.safetensors', tensors: parseSafetensors(fileContent(files.safetensors)) };
   if (files.pytorch) return { label: 'pytorch_model.bin', tensors: parseTorchCheckpoint(fileContent(files.pytorch)) };
-  return fail('a checkpoint needs model.safetensors or pytorch_model.bin');
+  return fail('convert.refusal.files.noWeights');
 }
 
 // Many similar notes (a file listing thousands of unused tensors) become a few and a count.

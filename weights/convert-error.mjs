@@ -4,6 +4,10 @@
 //
 // Every reader failure is a ConvertError naming the file and the field; anything else that
 // reaches the command line or the page is a bug in the converter (reportableBug).
+// A refusal is a code with parameters (convert-messages.mjs): its message is the code's English
+// text, its reason the code the page phrases in the reader's language.
+
+import { phrase } from './convert-messages.mjs';
 
 // reason: [message catalogue key, placeholders] for a refusal the page words itself (web/src/i18n).
 export class ConvertError extends Error {
@@ -13,7 +17,8 @@ export class ConvertError extends Error {
   }
 }
 
-export const fail = (message, reason) => { throw new ConvertError(message, reason); };
+/** Refuses the input: code (a key of CONVERT_REFUSALS_EN) and its parameters. */
+export const fail = (code, params = {}) => { throw new ConvertError(phrase(code, params), [code, params]); };
 
 // The longest quotation of an input value in a message, in characters.
 export const QUOTE_MAX_CHARS = 80;
@@ -30,9 +35,9 @@ function quoteScalar(v, max) {
   if (typeof v === 'string') return quoteString(v, max);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (v === null) return 'null';
-  if (v === undefined) return 'nothing';
-  if (v instanceof Uint8Array) return `${v.length} bytes`;
-  if (v instanceof Map) return `a dict of ${v.size} entries`;
+  if (v === undefined) return '(absent)';
+  if (v instanceof Uint8Array) return `bytes[${v.length}]`;
+  if (v instanceof Map) return `dict[${v.size}]`;
   return null;
 }
 

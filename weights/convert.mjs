@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { reportableBug } from './convert-error.mjs';
+import { quoteValue, reportableBug } from './convert-error.mjs';
 import {
   ConvertError, fail, checkFileSize, parseSafetensors, canonicalTensors, floatsOf, tensorPlan, convertCheckpoint, chooseCheckpointFiles,
 } from './convert-core.mjs';
@@ -37,7 +37,7 @@ const USAGE = 'usage: node weights/convert.mjs CHECKPOINT_DIR OUT.bin [--precisi
 
 function parsePrecision(text, option, allowAuto) {
   const allowed = allowAuto ? ['auto', 'int8', 'int16'] : ['int8', 'int16'];
-  if (!allowed.includes(text)) fail(`${option}: expected ${allowed.join(', ')}; got "${text}"`);
+  if (!allowed.includes(text)) fail('convert.refusal.cli.precision', { option, allowed: allowed.join(', '), value: quoteValue(text) });
   return text;
 }
 
@@ -50,23 +50,23 @@ export function parseArgs(argv) {
   const options = defaultOptions();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    const value = () => (i + 1 < argv.length ? argv[++i] : fail(`${arg} needs a value\n${USAGE}`));
+    const value = () => (i + 1 < argv.length ? argv[++i] : fail('convert.refusal.cli.needsValue', { option: arg, usage: USAGE }));
     if (arg === '--precision') options.precision = parsePrecision(value(), arg, true);
     else if (arg === '--precision-for') {
       const spec = value();
       const eq = spec.lastIndexOf('=');
-      if (eq <= 0) fail(`--precision-for expects SUBSTRING=int8|int16, got "${spec}"`);
+      if (eq <= 0) fail('convert.refusal.cli.precisionFor', { value: quoteValue(spec) });
       options.precisionFor.push({ substring: spec.slice(0, eq), precision: parsePrecision(spec.slice(eq + 1), arg, false) });
     } else if (arg === '--target') {
       const text = value();
       const target = Number(text);
-      if (!(target > 0) || !Number.isFinite(target)) fail(`--target: expected a positive number, got "${text}"`);
+      if (!(target > 0) || !Number.isFinite(target)) fail('convert.refusal.cli.target', { value: quoteValue(text) });
       options.target = target;
     } else if (arg === '--scripts') options.scripts = true;
-    else if (arg.startsWith('--')) fail(`unknown option ${arg}\n${USAGE}`);
+    else if (arg.startsWith('--')) fail('convert.refusal.cli.unknownOption', { option: arg, usage: USAGE });
     else positional.push(arg);
   }
-  if (positional.length !== 2) fail(USAGE);
+  if (positional.length !== 2) fail('convert.refusal.cli.usage', { usage: USAGE });
   [options.checkpointDir, options.outPath] = positional;
   return options;
 }
@@ -81,13 +81,20 @@ function readFile(dir, name, { optional = false } = {}) {
     return fs.readFileSync(file);
   } catch (e) {
     if (e instanceof ConvertError) throw e;
-    fail(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+    failToRead(file, e);
   }
+}
+
+function failToRead(file, e) {
+  if (e.code === 'ENOENT') fail('convert.refusal.cli.noFile', { file });
+  fail('convert.refusal.cli.cannotRead', { file, error: e.message });
 }
 
 function folderNames(dir) {
   try { return fs.readdirSync(dir); } catch (e) {
-    return fail(`cannot read the checkpoint folder ${dir}: ${e.code === 'ENOENT' ? 'no such folder' : e.code === 'ENOTDIR' ? 'not a folder' : e.message}`);
+    if (e.code === 'ENOENT') fail('convert.refusal.cli.noFolder', { dir });
+    if (e.code === 'ENOTDIR') fail('convert.refusal.cli.notFolder', { dir });
+    return fail('convert.refusal.cli.cannotReadFolder', { dir, error: e.message });
   }
 }
 
@@ -99,7 +106,7 @@ export function readSafetensors(file) {
 function readSafetensorsBytes(file) {
   let buf;
   try { buf = fs.readFileSync(file); } catch (e) {
-    fail(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+    failToRead(file, e);
   }
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
@@ -114,11 +121,11 @@ let engineBuild = null;
 
 // The engine the search runs its candidate files on: the page's own JavaScript and wasm.
 function searchEngine() {
-  if (engineSource instanceof Error) fail(`the precision search runs the engine, and web/src/engine.mjs cannot be loaded: ${engineSource.message}`);
+  if (engineSource instanceof Error) fail('convert.refusal.cli.engineSource', { error: engineSource.message });
   if (!engineBuild) {
     let bytes;
     try { bytes = fs.readFileSync(ENGINE_WASM); } catch {
-      fail(`the precision search runs the engine, and ${ENGINE_WASM.pathname} is missing: build it with ./build.sh wasm`);
+      fail('convert.refusal.cli.engineWasm', { file: ENGINE_WASM.pathname });
     }
     engineBuild = { Engine: engineSource.Engine, wasm: new WebAssembly.Module(bytes) };
   }
@@ -212,10 +219,11 @@ function printSummary(result, outPath) {
 
 // Before any work: the output must be a file that can be written in an existing folder.
 function checkWritable(outPath, outDir) {
-  if (!fs.existsSync(outDir)) fail(`cannot write ${outPath}: folder ${outDir} does not exist`);
-  if (fs.existsSync(outPath) && fs.statSync(outPath).isDirectory()) fail(`cannot write ${outPath}: it is a folder; give a file name such as ${path.join(outPath, 'model.bin')}`);
+  if (!fs.existsSync(outDir)) fail('convert.refusal.cli.noOutFolder', { file: outPath, dir: outDir });
+  if (fs.existsSync(outPath) && fs.statSync(outPath).isDirectory()) fail('convert.refusal.cli.outIsFolder', { file: outPath, example: path.join(outPath, 'model.bin') });
   try { fs.accessSync(fs.existsSync(outPath) ? outPath : outDir, fs.constants.W_OK); } catch {
-    fail(`cannot write ${outPath}: no permission to write ${fs.existsSync(outPath) ? 'the file' : `in ${outDir}`}`);
+    if (fs.existsSync(outPath)) fail('convert.refusal.cli.noWritePermission', { file: outPath });
+    fail('convert.refusal.cli.noWritePermissionIn', { file: outPath, dir: outDir });
   }
 }
 
@@ -225,14 +233,14 @@ function writeScripts(bytes, outPath) {
   const stem = binName.replace(/\.bin$/, '');
   const scripts = weightScripts(bytes, { stem, binName, generator: 'weights/convert.mjs --scripts' });
   for (const { name, text } of scripts) {
-    try { fs.writeFileSync(path.join(path.dirname(outPath), name), text); } catch (e) { fail(`cannot write ${name}: ${e.message}`); }
+    try { fs.writeFileSync(path.join(path.dirname(outPath), name), text); } catch (e) { fail('convert.refusal.cli.cannotWrite', { file: name, error: e.message }); }
   }
   process.stderr.write(`wrote ${scripts.length} scripts for pages opened from file://: ${scripts[0].name} (give the explorer weights="${scripts[0].name}") `
     + `and ${scripts.length - 1} part scripts ${stem}.weights.part-NNN.js\n`);
 }
 
 function main() {
-  if (os.endianness() !== 'LE') fail('the converter needs a little-endian host');
+  if (os.endianness() !== 'LE') fail('convert.refusal.cli.bigEndian');
   const options = parseArgs(process.argv.slice(2));
   const outDir = path.dirname(path.resolve(options.outPath));
   checkWritable(options.outPath, outDir);
@@ -240,7 +248,7 @@ function main() {
   const result = convert({ ...options, predict: true, log: (line) => process.stderr.write(`${line}\n`) });
   process.stderr.write(`converted in ${((performance.now() - started) / 1000).toFixed(1)} s, `
     + `peak resident memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
-  try { fs.writeFileSync(options.outPath, result.bytes); } catch (e) { fail(`cannot write ${options.outPath}: ${e.message}`); }
+  try { fs.writeFileSync(options.outPath, result.bytes); } catch (e) { fail('convert.refusal.cli.cannotWrite', { file: options.outPath, error: e.message }); }
   printSummary(result, options.outPath);
   if (options.scripts) writeScripts(result.bytes, options.outPath);
 }

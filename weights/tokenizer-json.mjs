@@ -6,11 +6,10 @@
 // says so gives the same tokens through the vocab.txt built here (its ids in order) and those
 // settings (weights/tokenizer-settings.mjs); one that says anything else is refused by the
 // setting's name.
-import { ConvertError, quoteValue } from './convert-error.mjs';
+import { fail, quoteValue } from './convert-error.mjs';
 import { checkSubwordPrefix } from './tokenizer-settings.mjs';
 import { SPECIAL } from '../c/spec.mjs';
 
-const fail = (message) => { throw new ConvertError(message); };
 const LABEL = 'tokenizer.json';
 export const TOKENIZER_JSON_MAX_BYTES = 64 << 20;
 
@@ -19,37 +18,37 @@ const isBoolean = (value) => value === true || value === false;
 /** The normalizer's settings: { lowercase, stripAccents, chineseChars }. */
 function normalizerSettings(normalizer) {
   if (!normalizer || normalizer.type !== 'BertNormalizer') {
-    fail(`${LABEL}: normalizer is ${quoteValue(normalizer?.type ?? normalizer ?? null)}; the engine runs BertNormalizer`);
+    fail('convert.refusal.tokenizerJson.normalizer', { value: quoteValue(normalizer?.type ?? normalizer ?? null) });
   }
   if (normalizer.clean_text !== true) {
-    fail(`${LABEL}: normalizer clean_text is ${quoteValue(normalizer.clean_text)}; the engine's tokenizer always runs clean_text: true`);
+    fail('convert.refusal.tokenizerJson.cleanText', { value: quoteValue(normalizer.clean_text) });
   }
   for (const key of ['lowercase', 'handle_chinese_chars']) {
-    if (!isBoolean(normalizer[key])) fail(`${LABEL}: normalizer ${key} is ${quoteValue(normalizer[key])}; expected true or false`);
+    if (!isBoolean(normalizer[key])) fail('convert.refusal.tokenizerJson.normalizerBoolean', { key, value: quoteValue(normalizer[key]) });
   }
   const strip = normalizer.strip_accents;
   if (strip !== null && strip !== undefined && !isBoolean(strip)) {
-    fail(`${LABEL}: normalizer strip_accents is ${quoteValue(strip)}; expected true, false or null`);
+    fail('convert.refusal.tokenizerJson.stripAccents', { value: quoteValue(strip) });
   }
   // strip_accents null follows lowercase, as in BertNormalizer.
   return { lowercase: normalizer.lowercase, stripAccents: isBoolean(strip) ? strip : normalizer.lowercase, chineseChars: normalizer.handle_chinese_chars };
 }
 
 function checkModel(model) {
-  if (!model || model.type !== 'WordPiece') fail(`${LABEL}: the model is ${quoteValue(model?.type ?? null)}; the engine runs WordPiece`);
+  if (!model || model.type !== 'WordPiece') fail('convert.refusal.tokenizerJson.model', { value: quoteValue(model?.type ?? null) });
   const settings = { unk_token: SPECIAL.unk, max_input_chars_per_word: 100 };
   for (const [key, wanted] of Object.entries(settings)) {
-    if (model[key] !== undefined && model[key] !== wanted) fail(`${LABEL}: model ${key} is ${quoteValue(model[key])}; the engine's WordPiece uses ${quoteValue(wanted)}`);
+    if (model[key] !== undefined && model[key] !== wanted) fail('convert.refusal.tokenizerJson.modelSetting', { key, value: quoteValue(model[key]), wanted: quoteValue(wanted) });
   }
-  if (!model.vocab || typeof model.vocab !== 'object' || Array.isArray(model.vocab)) fail(`${LABEL}: model.vocab is not an object of token → id`);
+  if (!model.vocab || typeof model.vocab !== 'object' || Array.isArray(model.vocab)) fail('convert.refusal.tokenizerJson.vocabNotObject');
   const prefix = model.continuing_subword_prefix ?? '##';
   checkSubwordPrefix(prefix, `${LABEL}: model continuing_subword_prefix`);
   return prefix;
 }
 
 function checkPreTokenizer(pre) {
-  if (pre === null || pre === undefined) fail(`${LABEL}: no pre_tokenizer; the engine splits words as BertPreTokenizer does`);
-  if (pre.type !== 'BertPreTokenizer') fail(`${LABEL}: pre_tokenizer is ${quoteValue(pre.type)}; the engine runs BertPreTokenizer`);
+  if (pre === null || pre === undefined) fail('convert.refusal.tokenizerJson.noPreTokenizer');
+  if (pre.type !== 'BertPreTokenizer') fail('convert.refusal.tokenizerJson.preTokenizer', { value: quoteValue(pre.type) });
 }
 
 export const TOKENIZER_JSON_MAX_DEPTH = 64;
@@ -58,7 +57,7 @@ export const TOKENIZER_JSON_MAX_DEPTH = 64;
 // line pass the bytes; a string is encoded first).
 function tokenizerBytes(input) {
   const size = input.length;
-  if (size > TOKENIZER_JSON_MAX_BYTES) fail(`${LABEL}: ${size} bytes, more than the ${TOKENIZER_JSON_MAX_BYTES} read (a BERT's is about 1 MB)`);
+  if (size > TOKENIZER_JSON_MAX_BYTES) fail('convert.refusal.tokenizerJson.tooLarge', { size, most: TOKENIZER_JSON_MAX_BYTES });
   return typeof input === 'string' ? new TextEncoder().encode(input) : input;
 }
 
@@ -85,12 +84,11 @@ function checkContainers(bytes, most) {
       else if (b === QUOTE) inString = false;
     } else if (b === QUOTE) inString = true;
     else if (OPEN.has(b)) {
-      if (++depth > TOKENIZER_JSON_MAX_DEPTH) fail(`${LABEL} nests more than ${TOKENIZER_JSON_MAX_DEPTH} deep at byte ${i}; a tokenizer.json nests a few levels`);
+      if (++depth > TOKENIZER_JSON_MAX_DEPTH) fail('convert.refusal.tokenizerJson.nesting', { most: TOKENIZER_JSON_MAX_DEPTH, offset: i });
       commas[depth] = 0;
     } else if (CLOSE.has(b)) depth = Math.max(0, depth - 1);
     else if (b === COMMA && depth > 0 && ++commas[depth] >= most) {
-      fail(`${LABEL}: an object or list of more than ${most} entries (at byte ${i}), but config.json vocab_size is ${most}: `
-        + 'the vocabulary, the largest part of a tokenizer.json, cannot have more');
+      fail('convert.refusal.tokenizerJson.tooManyEntries', { most, offset: i });
     }
   }
 }
@@ -99,7 +97,7 @@ function tokenizerText(input, vocabSize) {
   const bytes = tokenizerBytes(input);
   checkContainers(bytes, vocabSize);
   if (typeof input === 'string') return input;
-  try { return new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { return fail(`${LABEL} is not valid UTF-8`); }
+  try { return new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { return fail('convert.refusal.tokenizerJson.utf8'); }
 }
 
 // The vocabulary's size, counted without collecting it and stopping past `limit`.
@@ -115,10 +113,10 @@ function checkToken(token, id) {
   const lone = LONE_SURROGATE.exec(token);
   if (lone) {
     const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
-    fail(`${LABEL}: token ${quoteValue(token)} (id ${id}) holds a lone surrogate (U+${unit}), which UTF-8 and vocab.txt cannot hold`);
+    fail('convert.refusal.tokenizerJson.loneSurrogate', { token: quoteValue(token), id, unit });
   }
-  if (/[\n\r]/.test(token)) fail(`${LABEL}: token ${quoteValue(token)} (id ${id}) holds a line break, which vocab.txt cannot`);
-  if (token !== token.trimEnd() || token === '') fail(`${LABEL}: token ${quoteValue(token)} (id ${id}) ends in white space, which the engine's vocabulary drops`);
+  if (/[\n\r]/.test(token)) fail('convert.refusal.tokenizerJson.lineBreak', { token: quoteValue(token), id });
+  if (token !== token.trimEnd() || token === '') fail('convert.refusal.tokenizerJson.trailingSpace', { token: quoteValue(token), id });
 }
 
 // Token by id, each id 0…count − 1 given once.
@@ -128,9 +126,9 @@ function tokensById(vocab, count) {
     if (!Object.hasOwn(vocab, token)) continue;
     const id = vocab[token];
     if (!Number.isInteger(id) || id < 0 || id >= count) {
-      fail(`${LABEL}: token ${quoteValue(token)} has id ${quoteValue(id)}; the ${count} ids must be 0…${count - 1}`);
+      fail('convert.refusal.tokenizerJson.idRange', { token: quoteValue(token), id: quoteValue(id), count, last: count - 1 });
     }
-    if (byId[id] !== undefined) fail(`${LABEL}: tokens ${quoteValue(byId[id])} and ${quoteValue(token)} share id ${id}`);
+    if (byId[id] !== undefined) fail('convert.refusal.tokenizerJson.sharedId', { first: quoteValue(byId[id]), second: quoteValue(token), id });
     checkToken(token, id);
     byId[id] = token;
   }
@@ -140,18 +138,18 @@ function tokensById(vocab, count) {
 // added_tokens: a list of objects, each an integer id of the vocabulary with that entry's content.
 function checkAddedTokens(added, vocab, count) {
   if (added === undefined || added === null) return;
-  if (!Array.isArray(added)) fail(`${LABEL}: added_tokens is ${quoteValue(added)}, not a list`);
+  if (!Array.isArray(added)) fail('convert.refusal.tokenizerJson.addedNotList', { value: quoteValue(added) });
   added.forEach((entry, i) => {
-    const where = `${LABEL}: added_tokens[${i}]`;
-    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) fail(`${where} is ${quoteValue(entry)}, not an object with an id and a content`);
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) fail('convert.refusal.tokenizerJson.addedNotObject', { index: i, value: quoteValue(entry) });
     const { id, content } = entry;
-    if (typeof content !== 'string') fail(`${where} has content ${quoteValue(content)}, not a string`);
+    if (typeof content !== 'string') fail('convert.refusal.tokenizerJson.addedContent', { index: i, value: quoteValue(content) });
     if (!Number.isInteger(id) || id < 0 || id >= count) {
-      fail(`${where}: added token ${quoteValue(content)} ${id === undefined ? 'has no id' : `has id ${quoteValue(id)}`}; the vocabulary's ids are 0…${count - 1}`);
+      const params = { index: i, token: quoteValue(content), id: quoteValue(id), last: count - 1 };
+      if (id === undefined) fail('convert.refusal.tokenizerJson.addedNoId', params);
+      fail('convert.refusal.tokenizerJson.addedIdRange', params);
     }
     if (!Object.hasOwn(vocab, content) || vocab[content] !== id) {
-      fail(`${where}: added token ${quoteValue(content)} (id ${id}) is not the vocabulary's entry of that id; `
-        + 'the engine matches only [CLS] [SEP] [MASK] [PAD] [UNK] from the vocabulary');
+fail('convert.refusal.tokenizerJson.addedNotVocab', { index: i, token: quoteValue(content), id });
     }
   });
 }
@@ -172,21 +170,21 @@ export function vocabFromTokenizerJson(input, options = {}) {
 export function readTokenizerJson(input, { vocabSize = Infinity } = {}) {
   const text = tokenizerText(input, vocabSize);
   let json;
-  try { json = JSON.parse(text); } catch (e) { fail(`${LABEL} is not valid JSON: ${e.message}`); }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) fail(`${LABEL} must hold a JSON object`);
+  try { json = JSON.parse(text); } catch (e) { fail('convert.refusal.tokenizerJson.json', { error: e.message }); }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) fail('convert.refusal.tokenizerJson.notObject');
   const subwordPrefix = checkModel(json.model);
   const settings = { ...normalizerSettings(json.normalizer), subwordPrefix };
   checkPreTokenizer(json.pre_tokenizer);
   const count = vocabCount(json.model.vocab, vocabSize);
   if (count > vocabSize) {
-    fail(`${LABEL}: model.vocab has more than ${vocabSize} entries but config.json vocab_size is ${vocabSize}: ids ${vocabSize}… would have no embedding row`);
+    fail('convert.refusal.tokenizerJson.vocabTooLarge', { vocab: vocabSize });
   }
   const byId = tokensById(json.model.vocab, count);
   checkAddedTokens(json.added_tokens, json.model.vocab, count);
   return { vocab: new TextEncoder().encode(`${byId.join('\n')}\n`), settings };
 }
 
-/** When a folder has both: null when they agree, else the first line that differs, named. */
+/** When a folder has both: null when they agree, else the refusal ([code, params]) naming the first line that differs. */
 export function vocabDisagreement(vocabTxt, fromJson) {
   const a = new TextDecoder().decode(vocabTxt).split('\n');
   const b = new TextDecoder().decode(fromJson).split('\n');
@@ -195,8 +193,10 @@ export function vocabDisagreement(vocabTxt, fromJson) {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i]?.trimEnd();
     if (x !== b[i]) {
-      return `vocab.txt and tokenizer.json disagree at line ${i + 1} (id ${i}): vocab.txt has ${x === undefined ? 'no line' : quoteValue(x)}, `
-        + `tokenizer.json ${b[i] === undefined ? 'no token' : quoteValue(b[i])}: remove the one that is not the model's`;
+      const params = { line: i + 1, id: i, vocabTxt: quoteValue(x), json: quoteValue(b[i]) };
+      if (x === undefined) return ['convert.refusal.tokenizerJson.disagreeNoLine', params];
+      if (b[i] === undefined) return ['convert.refusal.tokenizerJson.disagreeNoToken', params];
+      return ['convert.refusal.tokenizerJson.disagree', params];
     }
   }
   return null;

@@ -5,18 +5,17 @@
 // `strip_accents`, `tokenize_chinese_chars`, as BertTokenizer takes them); without any, BERT
 // uncased. strip_accents unset follows lowercase, as in BertNormalizer. A setting the engine's
 // tokenizer cannot honour is refused by name.
-import { ConvertError, quoteValue } from './convert-error.mjs';
+import { fail, quoteValue } from './convert-error.mjs';
 import { SUBWORD_PREFIX_SIZE, TOKENIZER_FLAGS, UNCASED_TOKENIZER } from '../c/spec.mjs';
 
-const fail = (message) => { throw new ConvertError(message); };
 const isBoolean = (value) => value === true || value === false;
 
 /** Refuses a continuing-subword prefix the file cannot hold (label names where it was read). */
 export function checkSubwordPrefix(prefix, label) {
-  if (typeof prefix !== 'string') fail(`${label} is ${quoteValue(prefix)}; expected a string`);
+  if (typeof prefix !== 'string') fail('convert.refusal.tokenizer.prefixType', { label, value: quoteValue(prefix) });
   const bytes = new TextEncoder().encode(prefix);
   if (bytes.length > SUBWORD_PREFIX_SIZE - 1 || prefix.includes('\0') || prefix.isWellFormed?.() === false) {
-    fail(`${label} is ${quoteValue(prefix)}; the engine's WordPiece takes a prefix of at most ${SUBWORD_PREFIX_SIZE - 1} UTF-8 bytes without NUL`);
+    fail('convert.refusal.tokenizer.prefixSize', { label, value: quoteValue(prefix), most: SUBWORD_PREFIX_SIZE - 1 });
   }
 }
 
@@ -28,13 +27,13 @@ export function settingsFromKeys(json, label) {
   const keys = ['do_lower_case', 'strip_accents', 'tokenize_chinese_chars', 'do_basic_tokenize'];
   if (!keys.some((k) => json[k] !== undefined)) return null;
   for (const key of ['do_lower_case', 'tokenize_chinese_chars', 'do_basic_tokenize']) {
-    if (json[key] !== undefined && !isBoolean(json[key])) fail(`${label}: ${key} is ${quoteValue(json[key])}; expected true or false`);
+    if (json[key] !== undefined && !isBoolean(json[key])) fail('convert.refusal.tokenizer.boolean', { label, key, value: quoteValue(json[key]) });
   }
   if (json.do_basic_tokenize === false) {
-    fail(`${label}: do_basic_tokenize is false; the engine's tokenizer always splits words as BertPreTokenizer does`);
+    fail('convert.refusal.tokenizer.basicTokenize', { label });
   }
   const strip = json.strip_accents;
-  if (strip !== undefined && strip !== null && !isBoolean(strip)) fail(`${label}: strip_accents is ${quoteValue(strip)}; expected true, false or null`);
+  if (strip !== undefined && strip !== null && !isBoolean(strip)) fail('convert.refusal.tokenizer.stripAccents', { label, value: quoteValue(strip) });
   const lowercase = json.do_lower_case ?? true;
   return { lowercase, stripAccents: isBoolean(strip) ? strip : lowercase, chineseChars: json.tokenize_chinese_chars ?? true };
 }
@@ -42,8 +41,8 @@ export function settingsFromKeys(json, label) {
 /** A JSON file's object (text in), or a refusal naming the file. */
 export function parseJsonObject(text, label) {
   let json;
-  try { json = JSON.parse(text); } catch (e) { fail(`${label} is not valid JSON: ${e.message}`); }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) fail(`${label} must hold a JSON object`);
+  try { json = JSON.parse(text); } catch (e) { fail('convert.refusal.tokenizer.json', { label, error: e.message }); }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) fail('convert.refusal.tokenizer.notObject', { label });
   return json;
 }
 
@@ -60,8 +59,7 @@ export function chooseTokenizerSettings({ fromJson = null, fromTokenizerConfig =
   if (fromJson && fromTokenizerConfig) {
     for (const [key, name] of NORMALIZER_KEYS) {
       if (fromJson[key] !== fromTokenizerConfig[key]) {
-        fail(`tokenizer.json and tokenizer_config.json disagree on ${name} (${fromJson[key]} and ${fromTokenizerConfig[key]}): `
-          + 'remove the one that is not the model\'s');
+fail('convert.refusal.tokenizer.disagree', { name, json: fromJson[key], config: fromTokenizerConfig[key] });
       }
     }
   }

@@ -7,12 +7,9 @@
 // global (os.system, builtins.eval, …) is refused by module and name when the pickle names it,
 // before any value is built from it. Every count is checked against the bytes that are there
 // before anything is allocated; the bounds are in weights/README.md ("What the converter reads").
-import { ConvertError, QUOTE_MAX_CHARS, quoteValue } from './convert-error.mjs';
-import { refusal } from './convert-messages.mjs';
+import { fail, QUOTE_MAX_CHARS, quoteValue } from './convert-error.mjs';
 import { crc32 } from './crc32.mjs';
 
-const fail = (message) => { throw new ConvertError(message); };
-const failWith = (message, reason) => { throw new ConvertError(message, reason); };
 
 export const TORCH_LIMITS = {
   stack: 100000,       // values on the unpickler's stack at once
@@ -48,7 +45,7 @@ function findEndOfCentralDirectory(buf, view, label) {
   for (let at = buf.length - 22; at >= lowest; at--) {
     if (U32(view, at) === EOCD && at + 22 + U16(view, at + 20) === buf.length) return at;
   }
-  return fail(`${label}: a zip file without its end record (truncated?)`);
+  return fail('convert.refusal.zip.noEnd', { label });
 }
 
 // { count, offset, size } of the central directory, from the zip64 record when the classic one
@@ -60,16 +57,16 @@ function centralDirectory(buf, view, label) {
   let offset = U32(view, end + 16);
   if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff) {
     const locator = end - 20;
-    if (locator < 0 || U32(view, locator) !== ZIP64_LOCATOR) fail(`${label}: zip64 sizes without a zip64 locator`);
+    if (locator < 0 || U32(view, locator) !== ZIP64_LOCATOR) fail('convert.refusal.zip.noLocator', { label });
     const record = U64(view, locator + 8);
-    if (!(record + 56 <= locator) || U32(view, record) !== ZIP64_EOCD) fail(`${label}: the zip64 end record is not where its locator says`);
+    if (!(record + 56 <= locator) || U32(view, record) !== ZIP64_EOCD) fail('convert.refusal.zip.misplacedEnd', { label });
     count = U64(view, record + 32);
     size = U64(view, record + 40);
     offset = U64(view, record + 48);
   }
-  if (!(offset + size <= end)) fail(`${label}: the zip central directory runs past its end record`);
-  if (count > TORCH_LIMITS.zipEntries) fail(`${label}: ${count} zip entries, more than the ${TORCH_LIMITS.zipEntries} read`);
-  if (count * 46 > size) fail(`${label}: ${count} zip entries cannot fit a central directory of ${size} bytes`);
+  if (!(offset + size <= end)) fail('convert.refusal.zip.directoryPastEnd', { label });
+  if (count > TORCH_LIMITS.zipEntries) fail('convert.refusal.zip.tooManyEntries', { label, count, most: TORCH_LIMITS.zipEntries });
+  if (count * 46 > size) fail('convert.refusal.zip.entriesDontFit', { label, count, size });
   return { count, offset, size };
 }
 
@@ -82,14 +79,14 @@ function zip64Values(view, at, length, wanted, label, name) {
     if (p + 4 + size > at + length) break;
     if (id === 0x0001) {
       for (let i = 0; i < wanted; i++) {
-        if (8 * i + 8 > size) fail(`${label}: zip entry ${name}: short zip64 field`);
+        if (8 * i + 8 > size) fail('convert.refusal.zip.shortZip64', { label, name });
         values.push(U64(view, p + 4 + 8 * i));
       }
       return values;
     }
     p += 4 + size;
   }
-  return fail(`${label}: zip entry ${name} gives zip64 sizes without a zip64 field`);
+  return fail('convert.refusal.zip.noZip64Field', { label, name });
 }
 
 // Byte by byte, in chunks: no spread of an input-sized array onto the call stack.
@@ -110,13 +107,13 @@ const shown = (name) => quoteValue(name, 2 * QUOTE_MAX_CHARS).slice(1, -1);
  */
 export function readStoredZip(buf, label = 'pytorch_model.bin') {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (buf.length < 22) fail(`${label}: too short for a zip file`);
+  if (buf.length < 22) fail('convert.refusal.zip.short', { label });
   const cd = centralDirectory(buf, view, label);
   const entries = new Map();
   const ranges = [];
   let p = cd.offset;
   for (let i = 0; i < cd.count; i++) {
-    if (p + 46 > cd.offset + cd.size || U32(view, p) !== CENTRAL) fail(`${label}: zip central directory entry ${i} is damaged`);
+    if (p + 46 > cd.offset + cd.size || U32(view, p) !== CENTRAL) fail('convert.refusal.zip.damagedEntry', { label, index: i });
     const flags = U16(view, p + 8);
     const method = U16(view, p + 10);
     const crc = U32(view, p + 16);
@@ -127,7 +124,7 @@ export function readStoredZip(buf, label = 'pytorch_model.bin') {
     const commentLength = U16(view, p + 32);
     let local = U32(view, p + 42);
     const next = p + 46 + nameLength + extraLength + commentLength;
-    if (next > cd.offset + cd.size) fail(`${label}: zip central directory entry ${i} runs past the directory`);
+    if (next > cd.offset + cd.size) fail('convert.refusal.zip.entryPastDirectory', { label, index: i });
     const nameBytes = buf.subarray(p + 46, p + 46 + nameLength);
     const name = flags & 0x800 ? utf8.decode(nameBytes) : latin1(nameBytes);
     const wide = [size, compressed, local].filter((v) => v === 0xffffffff).length;
@@ -137,33 +134,32 @@ export function readStoredZip(buf, label = 'pytorch_model.bin') {
       if (compressed === 0xffffffff) compressed = values.shift();
       if (local === 0xffffffff) local = values.shift();
     }
-    if (flags & 0x1) fail(`${label}: zip entry ${shown(name)} is encrypted`);
+    if (flags & 0x1) fail('convert.refusal.zip.encrypted', { label, name: shown(name) });
     if (method !== 0) {
-      fail(`${label}: zip entry ${shown(name)} is compressed (method ${method}); torch.save writes stored entries: `
-        + 'save the model again with torch.save or save_pretrained (not a re-zipped copy)');
+      fail('convert.refusal.zip.compressed', { label, name: shown(name), method });
     }
-    if (compressed !== size) fail(`${label}: zip entry ${shown(name)} is stored but its sizes differ (${compressed}, ${size})`);
-    if (entries.has(name)) fail(`${label}: zip entry ${shown(name)} appears twice`);
-    if (!(local + 30 <= cd.offset) || U32(view, local) !== LOCAL) fail(`${label}: zip entry ${shown(name)}: no local header at ${local}`);
+    if (compressed !== size) fail('convert.refusal.zip.sizesDiffer', { label, name: shown(name), compressed, size });
+    if (entries.has(name)) fail('convert.refusal.zip.twice', { label, name: shown(name) });
+    if (!(local + 30 <= cd.offset) || U32(view, local) !== LOCAL) fail('convert.refusal.zip.noLocalHeader', { label, name: shown(name), offset: local });
     const localNameLength = U16(view, local + 26);
     const start = local + 30 + localNameLength + U16(view, local + 28);
     if (localNameLength !== nameLength || !buf.subarray(local + 30, local + 30 + nameLength).every((b, k) => b === nameBytes[k])) {
-      fail(`${label}: zip entry ${shown(name)}: the local header names another file`);
+      fail('convert.refusal.zip.localName', { label, name: shown(name) });
     }
     const localMethod = U16(view, local + 8);
-    if (localMethod !== method) fail(`${label}: zip entry ${shown(name)}: local header and central directory disagree on the method`);
+    if (localMethod !== method) fail('convert.refusal.zip.localMethod', { label, name: shown(name) });
     if (!(flags & 0x8)) {
       const localSize = U32(view, local + 22);
-      if (localSize !== 0xffffffff && localSize !== size) fail(`${label}: zip entry ${shown(name)}: local header gives ${localSize} bytes, the central directory ${size}`);
+      if (localSize !== 0xffffffff && localSize !== size) fail('convert.refusal.zip.localSize', { label, name: shown(name), local: localSize, size });
     }
-    if (!(start + size <= cd.offset)) fail(`${label}: zip entry ${shown(name)} runs past the data (truncated?)`);
+    if (!(start + size <= cd.offset)) fail('convert.refusal.zip.entryPastData', { label, name: shown(name) });
     entries.set(name, buf.subarray(start, start + size));
     ranges.push({ begin: local, end: start + size, name, crc });
     p = next;
   }
   checkNoOverlap(ranges, label);
   for (const { name, crc } of ranges) {
-    if (crc32(entries.get(name)) !== crc) fail(`${label}: zip entry ${shown(name)} fails its CRC-32 check (damaged file)`);
+    if (crc32(entries.get(name)) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
   }
   return entries;
 }
@@ -171,7 +167,7 @@ export function readStoredZip(buf, label = 'pytorch_model.bin') {
 function checkNoOverlap(ranges, label) {
   const sorted = [...ranges].sort((a, b) => a.begin - b.begin);
   for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i].begin < sorted[i - 1].end) fail(`${label}: zip entries ${shown(sorted[i - 1].name)} and ${shown(sorted[i].name)} overlap`);
+    if (sorted[i].begin < sorted[i - 1].end) fail('convert.refusal.zip.overlap', { label, first: shown(sorted[i - 1].name), second: shown(sorted[i].name) });
   }
 }
 
@@ -190,26 +186,26 @@ export class TorchTensor {
   constructor(storage, offset, shape, stride) { Object.assign(this, { storage, offset, shape, stride }); }
 }
 
-const itemsOf = (v, what) => (v instanceof Tuple ? v.items : fail(`pickle: ${what} is not a tuple`));
+const itemsOf = (v, what) => (v instanceof Tuple ? v.items : fail(`convert.refusal.pickle.notTuple.${what}`));
 const isCount = (v) => Number.isSafeInteger(v) && v >= 0;
 
 function rebuildTensor(args, label) {
   const [storage, offset, size, stride] = args;
-  if (!(storage instanceof Storage)) fail(`${label}: a tensor without a storage`);
-  const shape = itemsOf(size, 'a tensor size');
-  const strides = itemsOf(stride, 'a tensor stride');
-  if (!isCount(offset)) fail(`${label}: tensor storage offset ${quoteValue(offset)} is not a count`);
-  if (shape.length > TORCH_LIMITS.dims || shape.length !== strides.length) fail(`${label}: tensor of ${shape.length} dimensions with ${strides.length} strides`);
-  if (!shape.every(isCount) || !strides.every(isCount)) fail(`${label}: tensor size ${quoteValue(shape)} or stride ${quoteValue(strides)} is not made of counts`);
+  if (!(storage instanceof Storage)) fail('convert.refusal.pickle.noStorage', { label });
+  const shape = itemsOf(size, 'size');
+  const strides = itemsOf(stride, 'stride');
+  if (!isCount(offset)) fail('convert.refusal.pickle.offset', { label, offset: quoteValue(offset) });
+  if (shape.length > TORCH_LIMITS.dims || shape.length !== strides.length) fail('convert.refusal.pickle.dims', { label, dims: shape.length, strides: strides.length });
+  if (!shape.every(isCount) || !strides.every(isCount)) fail('convert.refusal.pickle.sizeStride', { label, size: quoteValue(shape), stride: quoteValue(strides) });
   let elements = 1;
   let last = offset;
   for (let d = 0; d < shape.length; d++) {
     elements *= shape[d];
-    if (elements > TORCH_LIMITS.elements) fail(`${label}: tensor of size ${quoteValue(shape)} has more than ${TORCH_LIMITS.elements} elements`);
+    if (elements > TORCH_LIMITS.elements) fail('convert.refusal.pickle.tooManyElements', { label, size: quoteValue(shape), most: TORCH_LIMITS.elements });
     if (shape[d] > 0) last += (shape[d] - 1) * strides[d];
   }
   if (elements > 0 && last >= storage.numel) {
-    fail(`${label}: tensor of size ${quoteValue(shape)}, stride ${quoteValue(strides)} at offset ${offset} reads past its storage of ${storage.numel} elements`);
+    fail('convert.refusal.pickle.pastStorage', { label, size: quoteValue(shape), stride: quoteValue(strides), offset, elements: storage.numel });
   }
   return new TorchTensor(storage, offset, shape, strides);
 }
@@ -218,7 +214,7 @@ function rebuildTensor(args, label) {
 // as arguments (the storage types, the tensor classes).
 const CALLABLE = {
   'collections.OrderedDict': (args) => {
-    if (args.length) fail('pickle: OrderedDict called with arguments');
+    if (args.length) fail('convert.refusal.pickle.orderedDictArgs');
     return new Map();
   },
   'torch._utils._rebuild_tensor': (args, label) => rebuildTensor(args, label),
@@ -236,25 +232,24 @@ function callGlobal(given, givenArgs, label) {
   let callable = given;
   let args = givenArgs;
   for (let wrappers = 0; callable instanceof Global && callable.name === FROM_TYPE; wrappers++) {
-    if (wrappers >= TORCH_LIMITS.rebuildWrappers) fail(`${label}: ${FROM_TYPE} nested more than ${TORCH_LIMITS.rebuildWrappers} deep; torch.save writes one`);
+    if (wrappers >= TORCH_LIMITS.rebuildWrappers) fail('convert.refusal.pickle.wrappers', { label, name: FROM_TYPE, most: TORCH_LIMITS.rebuildWrappers });
     const [func, type, inner] = args;
     if (!(func instanceof Global) || !(type instanceof Global) || !['torch.Tensor', 'torch.nn.parameter.Parameter'].includes(type.name)) {
-      fail(`${label}: a tensor rebuilt as ${type instanceof Global ? type.name : 'something'} by ${func instanceof Global ? func.name : 'something'}`);
+      fail('convert.refusal.pickle.rebuiltAs', { label, type: type instanceof Global ? type.name : '?', func: func instanceof Global ? func.name : '?' });
     }
     callable = func;
-    args = itemsOf(inner, 'tensor arguments');
+    args = itemsOf(inner, 'arguments');
   }
-  if (!(callable instanceof Global)) fail(`${label}: pickle calls something that is not a function`);
+  if (!(callable instanceof Global)) fail('convert.refusal.pickle.callsNonFunction', { label });
   const handler = CALLABLE[callable.name];
-  if (!handler) fail(`${label}: pickle calls ${callable.name}, which a state dict does not need`);
+  if (!handler) fail('convert.refusal.pickle.callsUnneeded', { label, name: callable.name });
   return handler(args, label);
 }
 
 function globalRef(module, name, label) {
   const full = `${module}.${name}`;
   if (!ALLOWED.has(full)) {
-    fail(`${label}: the pickle refers to ${quoteValue(full, 2 * QUOTE_MAX_CHARS).slice(1, -1)} (module ${quoteValue(module)}, name ${quoteValue(name)}), `
-      + 'which is not part of a state dict: refused, nothing was run');
+    fail('convert.refusal.pickle.global', { label, full: quoteValue(full, 2 * QUOTE_MAX_CHARS).slice(1, -1), module: quoteValue(module), name: quoteValue(name) });
   }
   return new Global(full);
 }
@@ -264,52 +259,52 @@ function globalRef(module, name, label) {
  * strings, tuples, lists, Maps) and the few torch objects above; persistentLoad(pid) resolves a
  * BINPERSID. Returns { value, end }.
  */
-export function unpickle(buf, { start = 0, label = 'pickle', persistentLoad = () => fail(`${label}: unexpected persistent id`) } = {}) {
+export function unpickle(buf, { start = 0, label = 'pickle', persistentLoad = () => fail('convert.refusal.pickle.persistentId', { label }) } = {}) {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const stack = [];
   const marks = [];
   const memo = new Map();
   let p = start;
-  const need = (n) => { if (p + n > buf.length) fail(`${label}: the pickle ends early at byte ${p} (truncated?)`); const at = p; p += n; return at; };
-  const push = (v) => { if (stack.length >= TORCH_LIMITS.stack) fail(`${label}: more than ${TORCH_LIMITS.stack} values on the pickle's stack`); stack.push(v); };
-  const pop = () => (stack.length > (marks.at(-1) ?? 0) ? stack.pop() : fail(`${label}: pickle pops an empty stack at byte ${p}`));
-  const top = () => (stack.length > (marks.at(-1) ?? 0) ? stack[stack.length - 1] : fail(`${label}: pickle reads an empty stack at byte ${p}`));
+  const need = (n) => { if (p + n > buf.length) fail('convert.refusal.pickle.endsEarly', { label, offset: p }); const at = p; p += n; return at; };
+  const push = (v) => { if (stack.length >= TORCH_LIMITS.stack) fail('convert.refusal.pickle.stack', { label, most: TORCH_LIMITS.stack }); stack.push(v); };
+  const pop = () => (stack.length > (marks.at(-1) ?? 0) ? stack.pop() : fail('convert.refusal.pickle.popEmpty', { label, offset: p }));
+  const top = () => (stack.length > (marks.at(-1) ?? 0) ? stack[stack.length - 1] : fail('convert.refusal.pickle.readEmpty', { label, offset: p }));
   const popMark = () => {
-    if (!marks.length) fail(`${label}: pickle closes a MARK it never opened at byte ${p}`);
+    if (!marks.length) fail('convert.refusal.pickle.unopenedMark', { label, offset: p });
     const m = marks.pop();
     return stack.splice(m);
   };
   const text = (length) => {
-    if (length > TORCH_LIMITS.stringBytes) fail(`${label}: a string of ${length} bytes, more than ${TORCH_LIMITS.stringBytes}`);
+    if (length > TORCH_LIMITS.stringBytes) fail('convert.refusal.pickle.longString', { label, length, most: TORCH_LIMITS.stringBytes });
     const at = need(length);
     return utf8.decode(buf.subarray(at, at + length));
   };
   const line = () => {
     const end = buf.indexOf(0x0a, p);
-    if (end < 0 || end - p > 256) fail(`${label}: a GLOBAL name without its end at byte ${p}`);
+    if (end < 0 || end - p > 256) fail('convert.refusal.pickle.globalEnd', { label, offset: p });
     const s = latin1(buf.subarray(p, end));
     p = end + 1;
     return s;
   };
   const remember = (index) => {
-    if (!memo.has(index) && memo.size >= TORCH_LIMITS.memo) fail(`${label}: more than ${TORCH_LIMITS.memo} memo entries`);
+    if (!memo.has(index) && memo.size >= TORCH_LIMITS.memo) fail('convert.refusal.pickle.memo', { label, most: TORCH_LIMITS.memo });
     memo.set(index, top());
   };
-  const recall = (index) => (memo.has(index) ? push(memo.get(index)) : fail(`${label}: pickle reads memo entry ${index}, never written`));
+  const recall = (index) => (memo.has(index) ? push(memo.get(index)) : fail('convert.refusal.pickle.memoUnwritten', { label, index }));
   const setItems = (dict, items) => {
-    if (!(dict instanceof Map)) fail(`${label}: pickle sets items on something that is not a dict`);
-    if (items.length % 2) fail(`${label}: SETITEMS with an odd number of values`);
+    if (!(dict instanceof Map)) fail('convert.refusal.pickle.setItemsNotDict', { label });
+    if (items.length % 2) fail('convert.refusal.pickle.setItemsOdd', { label });
     for (let i = 0; i < items.length; i += 2) dict.set(items[i], items[i + 1]);
   };
-  const append = (list, items) => { if (!Array.isArray(list)) fail(`${label}: pickle appends to something that is not a list`); for (const x of items) list.push(x); };
+  const append = (list, items) => { if (!Array.isArray(list)) fail('convert.refusal.pickle.appendNotList', { label }); for (const x of items) list.push(x); };
 
   for (;;) {
     const op = buf[need(1)];
     switch (op) {
-      case 0x80: if (buf[need(1)] > 5) fail(`${label}: pickle protocol ${buf[p - 1]} is not one this reader knows`); break;  // PROTO
+      case 0x80: if (buf[need(1)] > 5) fail('convert.refusal.pickle.protocol', { label, protocol: buf[p - 1] }); break;  // PROTO
       case 0x95: need(8); break;                                                   // FRAME
       case 0x2e: return { value: pop(), end: p };                                  // STOP
-      case 0x28: if (marks.length >= TORCH_LIMITS.marks) fail(`${label}: the pickle nests more than ${TORCH_LIMITS.marks} deep`); marks.push(stack.length); break; // MARK
+      case 0x28: if (marks.length >= TORCH_LIMITS.marks) fail('convert.refusal.pickle.nesting', { label, most: TORCH_LIMITS.marks }); marks.push(stack.length); break; // MARK
       case 0x7d: push(new Map()); break;                                           // EMPTY_DICT
       case 0x5d: push([]); break;                                                  // EMPTY_LIST
       case 0x29: push(new Tuple([])); break;                                       // EMPTY_TUPLE
@@ -321,7 +316,7 @@ export function unpickle(buf, { start = 0, label = 'pickle', persistentLoad = ()
       case 0x8c: push(text(buf[need(1)])); break;                                  // SHORT_BINUNICODE
       case 0x8d: { const n = U64(view, need(8)); push(text(n)); break; }           // BINUNICODE8
       case 0x43: { const n = buf[need(1)]; push(buf.subarray(need(n), p)); break; } // SHORT_BINBYTES
-      case 0x42: { const n = U32(view, need(4)); if (n > TORCH_LIMITS.stringBytes) fail(`${label}: bytes of ${n}`); push(buf.subarray(need(n), p)); break; } // BINBYTES
+      case 0x42: { const n = U32(view, need(4)); if (n > TORCH_LIMITS.stringBytes) fail('convert.refusal.pickle.longBytes', { label, length: n }); push(buf.subarray(need(n), p)); break; } // BINBYTES
       case 0x4a: push(view.getInt32(need(4), true)); break;                        // BININT
       case 0x4b: push(buf[need(1)]); break;                                        // BININT1
       case 0x4d: push(U16(view, need(2))); break;                                  // BININT2
@@ -339,11 +334,11 @@ export function unpickle(buf, { start = 0, label = 'pickle', persistentLoad = ()
       case 0x4e: push(null); break;                                                // NONE
       case 0x47: push(view.getFloat64(need(8), false)); break;                     // BINFLOAT
       case 0x51: push(persistentLoad(pop())); break;                               // BINPERSID
-      case 0x52: { const args = pop(); push(callGlobal(pop(), itemsOf(args, 'REDUCE arguments'), label)); break; } // REDUCE
+      case 0x52: { const args = pop(); push(callGlobal(pop(), itemsOf(args, 'reduceArguments'), label)); break; } // REDUCE
       case 0x62: {                                                                 // BUILD: state of a dict (_metadata) or tensor, kept out
         pop();
         const target = top();
-        if (!(target instanceof Map) && !(target instanceof TorchTensor)) fail(`${label}: BUILD on something that is not a dict or a tensor`);
+        if (!(target instanceof Map) && !(target instanceof TorchTensor)) fail('convert.refusal.pickle.build', { label });
         break;
       }
       case 0x73: { const v = pop(); const k = pop(); setItems(top(), [k, v]); break; } // SETITEM
@@ -359,7 +354,7 @@ export function unpickle(buf, { start = 0, label = 'pickle', persistentLoad = ()
       case 0x93: {                                                                 // STACK_GLOBAL
         const name = pop();
         const module = pop();
-        if (typeof name !== 'string' || typeof module !== 'string') fail(`${label}: STACK_GLOBAL without a module and a name`);
+        if (typeof name !== 'string' || typeof module !== 'string') fail('convert.refusal.pickle.stackGlobal', { label });
         push(globalRef(module, name, label));
         break;
       }
@@ -367,7 +362,7 @@ export function unpickle(buf, { start = 0, label = 'pickle', persistentLoad = ()
       case 0x31: popMark(); break;                                                 // POP_MARK
       case 0x32: push(top()); break;                                               // DUP
       default:
-        fail(`${label}: pickle opcode 0x${op.toString(16).padStart(2, '0')} at byte ${p - 1} is not one a state dict uses`);
+        fail('convert.refusal.pickle.opcode', { label, opcode: `0x${op.toString(16).padStart(2, '0')}`, offset: p - 1 });
     }
   }
 }
@@ -375,16 +370,16 @@ export function unpickle(buf, { start = 0, label = 'pickle', persistentLoad = ()
 // ---------------------------------------------------------------- tensors out
 
 function storageFromPid(pid, label, { legacy }) {
-  const items = itemsOf(pid, 'a persistent id');
+  const items = itemsOf(pid, 'persistentId');
   const [tag, type, key, , numel] = items;
   if (tag !== 'storage' || !(type instanceof Global) || typeof key !== 'string' || items.length < 5) {
-    fail(`${label}: a persistent id that is not a storage`);
+    fail('convert.refusal.pickle.pidNotStorage', { label });
   }
   const kind = STORAGE_DTYPES[type.name.replace(/^torch\./, '')];
-  if (!kind) fail(`${label}: storage type ${type.name} is not read`);
-  if (key.length > TORCH_LIMITS.storageKeyChars) fail(`${label}: a storage key of ${key.length} characters, more than ${TORCH_LIMITS.storageKeyChars}`);
-  if (!isCount(numel) || numel > TORCH_LIMITS.elements) fail(`${label}: storage ${quoteValue(key)} declares ${quoteValue(numel)} elements`);
-  if (legacy && items[5] != null) fail(`${label}: storage ${key} is a view of another storage (PyTorch < 1.0 files): save the model again`);
+  if (!kind) fail('convert.refusal.pickle.storageType', { label, type: type.name });
+  if (key.length > TORCH_LIMITS.storageKeyChars) fail('convert.refusal.pickle.storageKeyLong', { label, length: key.length, most: TORCH_LIMITS.storageKeyChars });
+  if (!isCount(numel) || numel > TORCH_LIMITS.elements) fail('convert.refusal.pickle.storageElements', { label, key: quoteValue(key), elements: quoteValue(numel) });
+  if (legacy && items[5] != null) fail('convert.refusal.legacy.storageView', { label, key });
   return new Storage(kind[0], kind[1], key, numel);
 }
 
@@ -409,14 +404,15 @@ function tensorBytes(tensor, data, bigEndian) {
 }
 
 function stateDictTensors(value, dataOf, label, bigEndian) {
-  if (!(value instanceof Map)) fail(`${label}: the pickle holds ${value?.constructor?.name ?? typeof value}, not a state dict (a dict of tensors)`);
-  if (value.size > TORCH_LIMITS.tensors) fail(`${label}: ${value.size} entries, more than ${TORCH_LIMITS.tensors}`);
+  if (!(value instanceof Map)) fail('convert.refusal.pickle.notStateDict', { label, type: value?.constructor?.name ?? typeof value });
+  if (value.size > TORCH_LIMITS.tensors) fail('convert.refusal.pickle.tooManyEntries', { label, count: value.size, most: TORCH_LIMITS.tensors });
   const tensors = new Map();
   for (const [name, t] of value) {
-    if (typeof name !== 'string') fail(`${label}: a state-dict key that is not a string: ${quoteValue(name)}`);
+    if (typeof name !== 'string') fail('convert.refusal.pickle.keyNotString', { label, key: quoteValue(name) });
     if (!(t instanceof TorchTensor)) {
       const keys = [...value.keys()].slice(0, 5).map((k) => quoteValue(k, 40)).join(', ');
-      fail(`${label}: entry ${quoteValue(name)} is not a tensor: this is not a state dict${t instanceof Map ? ` (a dict holding ${keys}: save model.state_dict() alone)` : ''}`);
+      if (t instanceof Map) fail('convert.refusal.pickle.notTensorDict', { label, name: quoteValue(name), keys });
+      fail('convert.refusal.pickle.notTensor', { label, name: quoteValue(name) });
     }
     const data = dataOf(t.storage);
     let bytes = null;
@@ -433,14 +429,14 @@ function readZipCheckpoint(buf, label) {
   const entries = readStoredZip(buf, label);
   const pickles = [...entries.keys()].filter((n) => /^[^/]+\/data\.pkl$/.test(n));
   if (pickles.length !== 1) {
-    if ([...entries.keys()].some((n) => /^[^/]+\/(constants\.pkl|code\/)/.test(n))) failWith(...refusal('convert.refusal.torchScript', { label }));
-    fail(`${label}: a zip file with ${pickles.length} */data.pkl entries; torch.save writes one`);
+    if ([...entries.keys()].some((n) => /^[^/]+\/(constants\.pkl|code\/)/.test(n))) fail('convert.refusal.torch.torchScript', { label });
+    fail('convert.refusal.torch.pickleCount', { label, count: pickles.length });
   }
   const prefix = pickles[0].slice(0, -'data.pkl'.length);
   const order = entries.get(`${prefix}byteorder`);
-  if (order && order.length > TORCH_LIMITS.byteorderBytes) fail(`${label}: the byteorder entry holds ${order.length} bytes; torch.save writes "little" or "big"`);
+  if (order && order.length > TORCH_LIMITS.byteorderBytes) fail('convert.refusal.torch.byteorderLong', { label, length: order.length });
   const byteorder = order ? latin1(order) : 'little';
-  if (byteorder !== 'little' && byteorder !== 'big') fail(`${label}: byteorder is ${quoteValue(byteorder)}; torch.save writes "little" or "big"`);
+  if (byteorder !== 'little' && byteorder !== 'big') fail('convert.refusal.torch.byteorder', { label, value: quoteValue(byteorder) });
   const storages = new Map();
   const { value } = unpickle(entries.get(pickles[0]), {
     label: `${label} (${pickles[0]})`,
@@ -448,13 +444,13 @@ function readZipCheckpoint(buf, label) {
       const s = storageFromPid(pid, label, { legacy: false });
       const known = storages.get(s.key);
       if (known) {
-        if (known.dtype !== s.dtype || known.numel !== s.numel) fail(`${label}: storage ${s.key} is given two types or sizes`);
+        if (known.dtype !== s.dtype || known.numel !== s.numel) fail('convert.refusal.torch.storageTwoTypes', { label, key: s.key });
         return known;
       }
       const data = entries.get(`${prefix}data/${s.key}`);
-      if (!data) fail(`${label}: storage ${s.key} has no entry ${prefix}data/${s.key}`);
+      if (!data) fail('convert.refusal.torch.noStorageEntry', { label, key: s.key, entry: `${prefix}data/${s.key}` });
       if (data.length !== s.numel * s.elementSize) {
-        fail(`${label}: storage ${s.key} declares ${s.numel} elements (${s.numel * s.elementSize} bytes) but ${prefix}data/${s.key} holds ${data.length} bytes`);
+        fail('convert.refusal.torch.storageSize', { label, key: s.key, elements: s.numel, bytes: s.numel * s.elementSize, entry: `${prefix}data/${s.key}`, holds: data.length });
       }
       s.data = data;
       storages.set(s.key, s);
@@ -467,13 +463,13 @@ function readZipCheckpoint(buf, label) {
 // The legacy format's list of storage keys, in the order their bytes follow: each storage the
 // state dict uses, named exactly once.
 function legacyStorageKeys(keys, storages, label) {
-  const wrong = `${label}: the storage key list does not name each of the ${storages.size} storages the state dict uses exactly once`;
-  if (!Array.isArray(keys)) fail(`${wrong}: it is ${quoteValue(keys)}`);
-  if (keys.length !== storages.size) fail(`${wrong}: it has ${keys.length} keys`);
+  const params = { label, count: storages.size };
+  if (!Array.isArray(keys)) fail('convert.refusal.legacy.keysNotList', { ...params, value: quoteValue(keys) });
+  if (keys.length !== storages.size) fail('convert.refusal.legacy.keysCount', { ...params, keys: keys.length });
   const seen = new Set();
   for (const key of keys) {
-    if (!storages.has(key)) fail(`${wrong}: ${quoteValue(key)} is not one of them`);
-    if (seen.has(key)) fail(`${wrong}: ${quoteValue(key)} is named twice`);
+    if (!storages.has(key)) fail('convert.refusal.legacy.keysUnknown', { ...params, key: quoteValue(key) });
+    if (seen.has(key)) fail('convert.refusal.legacy.keysTwice', { ...params, key: quoteValue(key) });
     seen.add(key);
   }
   return keys;
@@ -489,29 +485,29 @@ function readLegacyCheckpoint(buf, label) {
     at = r.end;
     return r.value;
   };
-  if (next('magic number') !== LEGACY_MAGIC) fail(`${label}: not a PyTorch file (wrong magic number)`);
-  const protocol = next('protocol version');
-  if (protocol !== LEGACY_PROTOCOL) fail(`${label}: legacy protocol version ${quoteValue(protocol)}, this reader knows ${LEGACY_PROTOCOL}`);
-  next('system information');
+  if (next('magic_number') !== LEGACY_MAGIC) fail('convert.refusal.legacy.magic', { label });
+  const protocol = next('protocol_version');
+  if (protocol !== LEGACY_PROTOCOL) fail('convert.refusal.legacy.protocol', { label, value: quoteValue(protocol), known: LEGACY_PROTOCOL });
+  next('sys_info');
   const storages = new Map();
-  const value = next('state dict', {
+  const value = next('state_dict', {
     persistentLoad: (pid) => {
       const s = storageFromPid(pid, label, { legacy: true });
       if (!storages.has(s.key)) storages.set(s.key, s);
       const known = storages.get(s.key);
-      if (known.dtype !== s.dtype || known.numel !== s.numel) fail(`${label}: storage ${s.key} is given two types or sizes`);
+      if (known.dtype !== s.dtype || known.numel !== s.numel) fail('convert.refusal.torch.storageTwoTypes', { label, key: s.key });
       return known;
     },
   });
-  const keys = legacyStorageKeys(next('storage keys'), storages, label);
+  const keys = legacyStorageKeys(next('deserialized_storage_keys'), storages, label);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   for (const key of keys) {
     const s = storages.get(key);
-    if (at + 8 > buf.length) fail(`${label}: storage ${key} is missing (truncated file)`);
+    if (at + 8 > buf.length) fail('convert.refusal.legacy.storageMissing', { label, key });
     const count = U64(view, at);
-    if (count !== s.numel) fail(`${label}: storage ${key} holds ${count} elements, the state dict says ${s.numel}`);
+    if (count !== s.numel) fail('convert.refusal.legacy.storageCount', { label, key, count, expected: s.numel });
     const bytes = s.numel * s.elementSize;
-    if (at + 8 + bytes > buf.length) fail(`${label}: storage ${key} needs ${bytes} bytes, the file has ${buf.length - at - 8} left (truncated file)`);
+    if (at + 8 + bytes > buf.length) fail('convert.refusal.legacy.storageTruncated', { label, key, bytes, left: buf.length - at - 8 });
     s.data = buf.subarray(at + 8, at + 8 + bytes);
     at += 8 + bytes;
   }
@@ -522,6 +518,6 @@ function readLegacyCheckpoint(buf, label) {
 export function parseTorchCheckpoint(buf, label = 'pytorch_model.bin') {
   if (buf.length >= 4 && buf[0] === 0x50 && buf[1] === 0x4b && buf[2] === 0x03 && buf[3] === 0x04) return readZipCheckpoint(buf, label);
   if (buf.length >= 2 && buf[0] === 0x80 && buf[1] <= 5) return readLegacyCheckpoint(buf, label);
-  if (buf.length > 262 && latin1(buf.subarray(257, 262)) === 'ustar') failWith(...refusal('convert.refusal.torchTar', { label }));
-  return failWith(...refusal('convert.refusal.notTorch', { label }));
+  if (buf.length > 262 && latin1(buf.subarray(257, 262)) === 'ustar') fail('convert.refusal.torch.torchTar', { label });
+  return fail('convert.refusal.torch.notTorch', { label });
 }

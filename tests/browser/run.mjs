@@ -29,6 +29,7 @@ import { viewValueChecks } from './view-values.mjs';
 import { diverging } from '../../web/src/palette.mjs';
 import { COLOUR_NATS } from '../../web/src/views/importance.mjs';
 import { convertPanelTest } from './convert.mjs';
+import { testFrenchRefusals } from './convert-french.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { runDrawnInPage, twoFramesInPage } from './lib/page-waits.mjs';
 import { embeddingRecipe, writeCoursePage } from './lib/course-page.mjs';
@@ -2000,6 +2001,7 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testCasedFrench, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
+  testFrenchRefusals: () => testFrenchRefusals({ newPage, check, waitDrawn, FILE, HTTP, ROOT }),
   testLayoutColumns, testAblation, testImportance, testEntropyHidden, testCompactControls, testCompactHeight, testModelCardLayout, testFrenchCard, testLanguageAddress, testCompareHeaders,
   testImportanceTime: async () => { const { word, all, long, longN } = await importanceTiming(); console.log(`timing detail: importance_ms=${word.toFixed(1)} importance_all_ms=${all.toFixed(1)} importance_all_${longN}_ms=${long.toFixed(0)}`); }, testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */

@@ -80,6 +80,10 @@ export function translator(lang = DEFAULT_LANGUAGE) {
     return text.replace('-', '\u2212').replace(/^\u2212(?=[0.,]+$)/, '');
   };
   const integer = (value) => number(value, 0);
+  // A placeholder's number: an integer as digits, any other (1.5e-12, 1.2e+39) in its shortest
+  // form, with the reader's decimal mark.
+  const numeral = (value) => (Number.isSafeInteger(value) || !Number.isFinite(value) ? integer(value)
+    : String(value).replace('.', french ? ',' : '.').replace(/^-/, '\u2212'));
   const t = (key, vars = {}) => {
     let entry = catalogue[key] ?? CATALOGUES[DEFAULT_LANGUAGE][key];
     if (entry === undefined) return key;
@@ -88,7 +92,7 @@ export function translator(lang = DEFAULT_LANGUAGE) {
     return entry.replace(/\{(\w+)\}/g, (whole, name) => {
       const value = vars[name];
       if (value === undefined) return whole;
-      return typeof value === 'number' ? integer(value) : String(value);
+      return typeof value === 'number' ? numeral(value) : String(value);
     });
   };
   t.lang = lang;

@@ -3,10 +3,15 @@
 // the same rounds: the chosen word alone (Session.importanceWord, the view's default) and the
 // mean over every target (Session.importanceSteps, batched copies of the run) at 12 and 56 tokens:
 //
-//   node bench/importance.mjs [--rounds N] [--no-chromium]
+//   node bench/importance.mjs [--rounds N] [--no-chromium] [--against OLD.wasm]
 //
 // Prints `importance (node, …): importance_ms=… forward_ms=… ratio=…` (the chosen word) and
 // `importance_all_ms=… longest_step_ms=…` (the means), and the same for chromium.
+// --against OLD.wasm (another build of the engine, e.g. `git show main:web/dist/attn.wasm >
+// /tmp/old.wasm`): the means at 12 and 56 tokens with this build and OLD in alternating rounds
+// in Node, each timed as this process's CPU time (and wall time), printing
+// `importance_all (node, n = …): new_ms=… old_ms=… new/old=…` (the median of the rounds' ratios)
+// and whether the two builds' numbers are bit-identical.
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -14,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { loadEngine } from '../tests/lib/node-engine.mjs';
-import { importanceLines, measureImportance } from './importance-measure.mjs';
+import { compareBuilds, comparisonLines, importanceLines, measureImportance } from './importance-measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -23,6 +28,7 @@ const TYPES = { '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript', 
 const args = process.argv.slice(2);
 const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 15;
 const withChromium = !args.includes('--no-chromium');
+const against = args.includes('--against') ? args[args.indexOf('--against') + 1] : null;
 
 function serve() {
   const server = http.createServer(async (request, response) => {
@@ -58,6 +64,12 @@ async function inChromium() {
 
 console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${rounds} rounds, medians`);
 const engine = await loadEngine();
+if (against) {
+  const old = await loadEngine({ wasm: against });
+  for (const line of comparisonLines(compareBuilds(engine, old, { rounds }))) console.log(line);
+  old.destroy();
+  console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+}
 for (const line of importanceLines('node', measureImportance(engine, { rounds }))) console.log(line);
 engine.destroy();
 if (withChromium) for (const line of importanceLines('chromium', await inChromium())) console.log(line);

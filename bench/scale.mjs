@@ -8,9 +8,14 @@
 //   - the wasm memory: heap size and bytes in use with the model loaded and a 512-token run;
 //   - the native CLI (build/attn, SIMD) against its portable build (build/scalar/attn,
 //     -DATTN_SCALAR) on the same checkpoint at 128 tokens, whole command (load + run), its
-//     CPU time (user + system: what a loaded machine does not inflate) and wall time.
+//     CPU time (user + system: what a loaded machine does not inflate) and wall time;
+//   - in headless Chromium (bench/scale.html): our engine against onnxruntime-web f32 on the same
+//     checkpoint at the same lengths, alternated as in Node, and the wasm memory there; then the
+//     page itself (bench/first-row.html, the Row view) on the checkpoint with a 128-token text:
+//     its first row of layer 1, then typing at the end of the text, the time from each key to its
+//     redraw and the longest task of the page's main thread meanwhile (Chromium's trace).
 //
-//   node bench/scale.mjs [--lengths 16,128,512] [--rounds N] [--no-ort] [--no-cli] [--dir DIR]
+//   node bench/scale.mjs [--lengths 16,128,512] [--rounds N] [--no-ort] [--no-cli] [--no-chromium] [--dir DIR]
 //
 // The checkpoint and its conversion are kept in DIR (default build/scale/) and reused. Timings
 // on a loaded machine: read the ratios, measured in the same run; the load is printed.
@@ -22,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { createEngine } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, writeCheckpoint, WORDS } from '../tests/lib/checkpoints.mjs';
 import { convert } from '../weights/convert.mjs';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, serve } from './browser.mjs';
 import { bertEncoderOnnx } from './onnx-bert.mjs';
 import { lcgIds, median } from './measure.mjs';
 
@@ -29,15 +36,16 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const MB = 1024 * 1024;
 
 function parseArgs(argv) {
-  const o = { lengths: [16, 128, 512], rounds: 5, ort: true, cli: true, dir: path.join(root, 'build/scale') };
+  const o = { lengths: [16, 128, 512], rounds: 5, ort: true, cli: true, chromium: true, dir: path.join(root, 'build/scale') };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--lengths') o.lengths = argv[++i].split(',').map(Number);
     else if (a === '--rounds') o.rounds = Number(argv[++i]);
     else if (a === '--no-ort') o.ort = false;
     else if (a === '--no-cli') o.cli = false;
+    else if (a === '--no-chromium') o.chromium = false;
     else if (a === '--dir') o.dir = path.resolve(argv[++i]);
-    else throw new Error(`usage: node bench/scale.mjs [--lengths 16,128,512] [--rounds N] [--no-ort] [--no-cli] [--dir DIR]; got ${a}`);
+    else throw new Error(`usage: node bench/scale.mjs [--lengths 16,128,512] [--rounds N] [--no-ort] [--no-cli] [--no-chromium] [--dir DIR]; got ${a}`);
   }
   if (o.lengths.some((n) => !Number.isInteger(n) || n < 3 || n > 512)) throw new Error('--lengths: integers from 3 to 512');
   if (!(Number.isInteger(o.rounds) && o.rounds >= 1)) throw new Error('--rounds: a positive integer');
@@ -141,6 +149,98 @@ function timeCli(weightsFile, text, rounds, log) {
   return result;
 }
 
+/** Ids of n tokens for a timing: [CLS], lcgIds, [SEP] (the ids bench.mjs times). */
+const timingIds = (n) => Array.from(lcgIds(n), (v, i) => (i === 0 ? 2 : i === n - 1 ? 3 : v));
+
+/** Our engine and ORT-web f32 in a Chromium page (bench/scale-page.mjs) on the same checkpoint. */
+async function chromiumForward(browser, address, { weights, onnx, lengths, rounds }, log) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on('console', (m) => log(`  ${m.text()}`));
+  await page.goto(`${address}/bench/scale.html`);
+  await page.waitForFunction(() => window.ready === true);
+  const result = await page.evaluate((o) => window.scaleForward(o), { weights, onnx, inputs: lengths.map(timingIds), rounds });
+  await context.close();
+  return result;
+}
+
+/** The main thread's tasks (ms, longest first) in a Chromium trace: the renderer main thread with the most task time. */
+function mainThreadTasks(events) {
+  const names = new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
+  const threads = new Map();
+  for (const e of events) {
+    const key = `${e.pid}:${e.tid}`;
+    if (e.ph !== 'X' || e.name !== 'ThreadControllerImpl::RunTask' || names.get(key) !== 'CrRendererMain') continue;
+    threads.set(key, [...(threads.get(key) ?? []), e.dur / 1000]);
+  }
+  const total = (tasks) => tasks.reduce((a, b) => a + b, 0);
+  return ([...threads.values()].sort((a, b) => total(b) - total(a))[0] ?? []).sort((a, b) => b - a);
+}
+
+/**
+ * The page (bench/first-row.html, the Row view) on `weights` with `text`: the first row of layer
+ * 1 (ms from navigation; the server sends files whole), then, once the run is complete, keys typed
+ * at the end of the text one at a time, each waiting for its redraw: {n, firstRowMs, keyMs,
+ * longestTaskMs, heapBytes}.
+ */
+async function pageTyping(browser, address, weights, text) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${address}/bench/first-row.html?weights=${encodeURIComponent(weights)}&sentence=${encodeURIComponent(text)}`);
+  await page.waitForFunction(() => performance.getEntriesByName('attn-first-row').length > 0, null, { timeout: 600000 });
+  const firstRowMs = await page.evaluate(() => performance.getEntriesByName('attn-first-row')[0].startTime);
+  const complete = () => document.querySelector('attention-explorer').session?.complete?.() === true;
+  await page.waitForFunction(complete, null, { timeout: 600000 });
+  await page.locator('attention-explorer textarea').first().focus();
+  await page.keyboard.press('Control+End');
+  const cdp = await context.newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  await cdp.send('Tracing.start', { categories: 'toplevel,devtools.timeline', transferMode: 'ReportEvents' });
+  await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
+  const keyMs = [];
+  for (const key of ' ran') {
+    await page.keyboard.type(key);
+    await page.waitForFunction(() => performance.getEntriesByName('attn-keystroke').length > 0, null, { timeout: 600000 });
+    keyMs.push(await page.evaluate(() => performance.getEntriesByName('attn-keystroke')[0].duration));
+    await page.waitForFunction(complete, null, { timeout: 600000 });
+    await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
+  }
+  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.end');
+  await done;
+  const { n, heapBytes } = await page.evaluate(() => {
+    const e = document.querySelector('attention-explorer');
+    return { n: e.session.n, heapBytes: e.session.engine?.heapBytes?.() ?? null };
+  });
+  await context.close();
+  return { n, firstRowMs, keyMs, longestTaskMs: mainThreadTasks(events)[0] ?? null, heapBytes };
+}
+
+/** The Chromium part: forward times against ORT-web (when o.ort) and the page at 128 tokens, on the base checkpoint and on bert-mini. */
+async function inChromium(o, base, text, miniText, log) {
+  const onnxFile = path.join(o.dir, 'base-f32.onnx');
+  if (o.ort && !existsSync(onnxFile)) writeFileSync(onnxFile, bertEncoderOnnx(base.config, base.tensors));
+  const server = await serve({ '/ort/': path.join(root, 'node_modules/onnxruntime-web/dist'), '/scale/': o.dir });
+  const address = `http://127.0.0.1:${server.address().port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu',
+    '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-renderer-backgrounding', '--js-flags=--no-liftoff'] });
+  try {
+    const weights = `/scale/${path.basename(base.weightsFile)}`;
+    log(`Chromium ${browser.version()}`);
+    const forward = o.ort ? await chromiumForward(browser, address, { weights, onnx: '/scale/base-f32.onnx', lengths: o.lengths, rounds: o.rounds }, log) : null;
+    const pages = {};
+    for (const [name, file, sentence] of [['bert-mini', '/web/dist/bert-mini.int8.bin', miniText], ['base', weights, text]]) {
+      pages[name] = await pageTyping(browser, address, file, sentence);
+      log(`chromium page (${name}): ${JSON.stringify(pages[name])}`);
+    }
+    return { forward, pages };
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const log = (line) => console.log(line);
@@ -178,10 +278,22 @@ async function main() {
     `in use ${(engine.x.attn_memory_in_use() / MB).toFixed(1)} MB (weights ${(bytes.length / MB).toFixed(1)} MB)`;
   let cli = null;
   if (o.cli) cli = timeCli(base.weightsFile, textOfPieces(engine, 126), Math.max(3, Math.min(o.rounds, 5)), log);
+  const browser = o.chromium ? await inChromium(o, base, textOfPieces(engine, 126), textOfPieces(mini, 126), log) : null;
   log('');
   for (const line of summary) log(line);
   log(memory);
   log(load());
+  if (browser?.forward) {
+    for (const n of o.lengths) {
+      const r = browser.forward.lengths[n];
+      log(`scale chromium n=${n}: base ${r.ours.toFixed(1)} ms (${(r.ours / n).toFixed(2)} ms/token), ORT-web f32 ${r.ort.toFixed(1)} ms: ours ×${r.ratio.toFixed(2)} faster`);
+    }
+    log(`wasm memory in Chromium (base, after the longest run): heap ${(browser.forward.heapBytes / MB).toFixed(0)} MB, in use ${(browser.forward.inUse / MB).toFixed(1)} MB; onnxruntime-web ${browser.forward.version}`);
+  }
+  for (const [name, r] of Object.entries(browser?.pages ?? {})) {
+    log(`page (chromium, ${name}, n = ${r.n}): first_row_ms=${Math.round(r.firstRowMs)} keystroke_ms=${r.keyMs.map((t) => t.toFixed(0)).join('/')} ` +
+      `longest_task_ms=${r.longestTaskMs?.toFixed(1)} heap_mb=${r.heapBytes === null ? '?' : (r.heapBytes / MB).toFixed(0)}`);
+  }
   if (cli) log(`cli: tokens=${cli.tokens} simd_cpu_s=${cli.simd.cpu.toFixed(2)} simd_wall_s=${cli.simd.wall.toFixed(2)} ` +
     `scalar_cpu_s=${cli.scalar.cpu.toFixed(2)} info_cpu_s=${cli.info.cpu.toFixed(2)} identical=${cli.identical}`);
 }

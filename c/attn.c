@@ -476,15 +476,11 @@ int attn_session_importance_targets(const attn_session *s, int32_t *positions, i
     return count;
 }
 
-static int argmax(const float *values, int count) {
-    int best = 0;
-    for (int i = 1; i < count; i++)
-        if (values[i] > values[best]) best = i;
-    return best;
-}
+static int argmax(const float *values, int count) { return first_max_index(values, count); }
 
 /* The run importance starts from for the word at `position`: the session's own run when a
- * [MASK] stands there, else the run with that token masked (made once and kept). */
+ * [MASK] stands there, else the run with that token masked (made once and kept; its last layer
+ * computes the one row read, as the probes' do). */
 static int base_run(attn_session *s, int position, const bert_state **base) {
     *base = &s->state;
     if (s->ids[position] == s->engine->mask_id) return ATTN_OK;
@@ -493,7 +489,7 @@ static int base_run(attn_session *s, int position, const bert_state **base) {
     int32_t ids[BERT_MAX_TOKENS];
     memcpy(ids, s->ids, (size_t)s->n * sizeof *ids);
     ids[position] = s->engine->mask_id;
-    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0, 0, 0, 0, NULL};
+    const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 1, position, 0, 0, 0, NULL};
     s->masked_position = -1;
     const int status = run_status(bert_run(&s->masked, ids, s->type_ids, s->n, &options));
     if (status == ATTN_OK) s->masked_position = position;
@@ -704,21 +700,38 @@ int attn_engine_layer_parts(const attn_engine *e, int32_t layer, int32_t *first,
     return ATTN_OK;
 }
 
+/* The heads removed for `entry` of `layer` (a head alone, or the whole layer: heads) on top of
+ * the session's; 0 when that removes nothing more (the head, or every head of the layer, is
+ * removed already: the run is the base run, bit for bit, and need not be made). */
+static int removal(const attn_session *s, int layer, int entry, uint8_t *removed) {
+    const int heads = s->engine->model.heads;
+    int more = 0;
+    memcpy(removed, s->removed, BERT_MAX_LAYERS * BERT_MAX_HEADS);
+    for (int h = 0; h < heads; h++)
+        if (entry == heads || entry == h) {
+            more |= !removed[layer * heads + h];
+            removed[layer * heads + h] = 1;
+        }
+    return more;
+}
+
 /* rows[0 … layer_count · (heads + 1) − 1]: the probe's final hidden state at `position` for
  * layers first … first + layer_count − 1, each head of the layer alone removed (entries
- * 0 … heads − 1), then the whole layer (entry heads). */
+ * 0 … heads − 1), then the whole layer (entry heads); the base's row for a removal that removes
+ * nothing more. */
 static int gather_rows(attn_session *s, const bert_state *base, int first, int layer_count, int position, float *rows) {
     const bert_model *m = &s->engine->model;
     const size_t width = (size_t)m->hidden;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
     for (int layer = first; layer < first + layer_count; layer++)
         for (int entry = 0; entry <= m->heads; entry++) {
-            memcpy(removed, s->removed, sizeof removed);
-            for (int h = 0; h < m->heads; h++)
-                if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
-            const int status = probe_run(s, base, layer, position, removed);
-            if (status != ATTN_OK) return status;
-            memcpy(rows, s->probe.layer_input + hidden_index(&s->probe, m->layers, position), width * sizeof *rows);
+            const bert_state *read = base;
+            if (removal(s, layer, entry, removed)) {
+                const int status = probe_run(s, base, layer, position, removed);
+                if (status != ATTN_OK) return status;
+                read = &s->probe;
+            }
+            memcpy(rows, read->layer_input + hidden_index(read, m->layers, position), width * sizeof *rows);
             rows += width;
         }
     return ATTN_OK;
@@ -796,7 +809,8 @@ int attn_session_importance_word(attn_session *s, int position, int32_t answer_i
 /* ------------------------------------------------------------------ importance of a batch of targets */
 
 /* The batch's copies: the run once per target, each with its target masked (unless a [MASK]
- * stands there), side by side; then each copy's answer, top-1 and log p from one product. */
+ * stands there), side by side, the last layer computing each copy's target row alone; then each
+ * copy's answer, top-1 and log p from one product. */
 static int batch_base(attn_session *s, int first, int count, const int32_t *positions) {
     const bert_model *m = &s->engine->model;
     if (s->batch_count == count && s->batch_first == first) return ATTN_OK;
@@ -815,7 +829,7 @@ static int batch_base(attn_session *s, int first, int count, const int32_t *posi
             memcpy(types + c * n, s->type_ids, (size_t)n * sizeof *types);
             ids[c * n + positions[first + c]] = mask;
         }
-        const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 0, 0, 0, 0, n, NULL};
+        const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 1, 0, 0, 0, n, positions + first};
         status = run_status(bert_run(&s->batch, ids, types, total, &options));
     }
     for (int c = 0; status == ATTN_OK && c < count; c++)
@@ -877,9 +891,15 @@ int attn_session_importance_batch(attn_session *s, int first, int count, int lay
     }
     if (layer < 0) return ATTN_OK;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
-    memcpy(removed, s->removed, sizeof removed);
-    for (int h = 0; h < m->heads; h++)
-        if (entry == m->heads || entry == h) removed[layer * m->heads + h] = 1;
+    if (!removal(s, layer, entry, removed)) {  /* removed already: the copies' own run, Δ 0 */
+        for (int c = 0; c < count; c++) {
+            answer[2 * c] = s->batch_answer[c];
+            answer[2 * c + 1] = top1[c] = s->batch_top1[c];
+            log_prob[c] = s->batch_log_prob[c];
+            delta[c] = 0;
+        }
+        return ATTN_OK;
+    }
     const size_t vocab = (size_t)m->vocab_size;
     float *rows = malloc((size_t)count * (size_t)m->hidden * sizeof *rows);
     float *log_probs = malloc((size_t)count * vocab * sizeof *log_probs);

@@ -180,7 +180,8 @@ int attn_session_importance_word(attn_session *session, int position, int32_t an
  * answer[2c], answer[2c + 1], log_prob[c], delta[c] and top1[c] as attn_session_importance gives
  * them for that target, bit for bit. The copies' run is made at a batch's first call and kept for
  * the next calls with the same first and count; layer −1 makes it alone (a step of its own for a
- * page) and writes only answer and log_prob. */
+ * page) and writes only answer and log_prob. A removal the session's set holds already (the
+ * head, or every head of the layer) is the copies' run itself: Δ 0 and its top-1, with no run. */
 int attn_session_importance_batch(attn_session *session, int first, int count, int layer, int entry,
                                   int32_t *answer, float *log_prob, float *delta, int32_t *top1);
 

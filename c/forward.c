@@ -90,24 +90,57 @@ static int copy_length_of(const bert_state *s, const bert_run_options *o, int n)
     return o->copy_length > 0 ? o->copy_length : n;
 }
 
-/* scores = q·k / √d (A·Bᵀ over the head's 64 columns, written straight into the stored
- * probabilities), softmax over keys in place, then context = P·V (A·B, broadcast form); for each
- * copy of a run of copies, within the copy. */
+/* 1 when layer l computes only the rows a reading needs (the last layer of a run with
+ * final_row_only): K and V of every row, what the read rows attend to, and of the read rows alone
+ * the query, the attention and the output. Each of these rows is computed by itself (a
+ * product's row depends on its own input row only), so its numbers are those of a whole layer. */
+static int reads_rows(const bert_state *s, int l) {
+    return s->options.final_row_only && l == s->model->layers - 1;
+}
+
+/* The rows read: one per copy of a run of copies, else the one final_row. */
+static int read_row_count(const bert_state *s) {
+    return s->options.copy_length > 0 ? s->n / s->options.copy_length : 1;
+}
+
+/* Read row `copy` counted from its copy's start, and counted from the run's first token. */
+static int read_row_in_copy(const bert_state *s, int copy) {
+    return s->options.copy_length > 0 ? s->options.final_rows[copy] : s->options.final_row;
+}
+
+static int read_row(const bert_state *s, int copy) {
+    return copy * copy_length_of(s, &s->options, s->n) + read_row_in_copy(s, copy);
+}
+
+/* Rows first … first + count − 1 of one copy (`length` tokens from q, k, v): scores = q·k / √d
+ * (A·Bᵀ over the head's 64 columns, written straight into the stored probabilities), softmax
+ * over keys in place, then context = P·V (A·B, broadcast form). */
+static int attend_rows(const float *q, const float *k, const float *v, int stride, int size, int length, int first,
+                       int count, float *probs, float *ctx) {
+    const size_t at = (size_t)first * (size_t)stride;
+    probs += (size_t)first * (size_t)length;
+    gemm_nt(count, length, size, q + at, stride, k, stride, 1.0f / sqrtf((float)size), probs, length);
+    if (!all_finite(probs, (size_t)count * (size_t)length)) return BERT_ERR_NOT_FINITE;
+    for (int i = 0; i < count; i++) softmax(probs + (size_t)i * length, length);
+    gemm_nn(count, size, length, probs, length, v, stride, ctx + at, stride);
+    return BERT_OK;
+}
+
+/* Head `head` of layer `layer`: every row, or the rows read (reads_rows); for each copy of a run
+ * of copies, within the copy. */
 static int attend_head(const bert_state *s, int layer, int head) {
     const bert_model *m = s->model;
     const int n = s->n, hidden = m->hidden, size = hidden / m->heads;
-    const int length = copy_length_of(s, &s->options, n);
+    const int length = copy_length_of(s, &s->options, n), some = reads_rows(s, layer);
     const size_t base = hidden_index(s, layer, 0);
     const int off = head * size;
     for (int first = 0; first < n; first += length) {
         const size_t rows = base + (size_t)first * (size_t)hidden + (size_t)off;
-        const float *q = s->query + rows, *k = s->key + rows, *v = s->value + rows;
-        float *ctx = s->context + rows;
         float *probs = s->attention + copy_attention_index(s, layer, head, first, length);
-        gemm_nt(length, length, size, q, hidden, k, hidden, 1.0f / sqrtf((float)size), probs, length);
-        if (!all_finite(probs, (size_t)length * (size_t)length)) return BERT_ERR_NOT_FINITE;
-        for (int i = 0; i < length; i++) softmax(probs + (size_t)i * length, length);
-        gemm_nn(length, size, length, probs, length, v, hidden, ctx, hidden);
+        const int row = some ? read_row_in_copy(s, first / length) : 0;
+        const int status = attend_rows(s->query + rows, s->key + rows, s->value + rows, hidden, size, length, row,
+                                       some ? 1 : length, probs, s->context + rows);
+        if (status != BERT_OK) return status;
     }
     return BERT_OK;
 }
@@ -128,27 +161,43 @@ static void remove_head(const bert_state *s, int layer, int head) {
  * exp) is checked to be finite first, so weights that overflow end the run with
  * BERT_ERR_NOT_FINITE instead of reaching a NaN-to-integer conversion. */
 
-/* Q, K and V of tokens first … first + count − 1 of layer l. */
+/* Q, K and V of tokens first … first + count − 1 of layer l; of a layer that reads some rows,
+ * K and V, and Q of the rows read among them. */
 static int project(bert_state *s, int l, int first, int count) {
     const bert_model *m = s->model;
     const bert_layer *L = &m->layer[l];
-    const size_t at = hidden_index(s, l, first), rows = (size_t)count * (size_t)m->hidden;
+    const int hidden = m->hidden, some = reads_rows(s, l);
+    const size_t at = hidden_index(s, l, first), rows = (size_t)count * (size_t)hidden;
     const qmatrix *qkv[3] = {&L->query, &L->key, &L->value};
     const float *qkv_bias[3] = {L->query_bias, L->key_bias, L->value_bias};
-    float *qkv_out[3] = {s->query + at, s->key + at, s->value + at};
+    float *qkv_out[3] = {some ? NULL : s->query + at, s->key + at, s->value + at};
     linear_shared(s->layer_input + at, count, 3, qkv, qkv_bias, qkv_out);
-    const int finite = all_finite(qkv_out[0], rows) && all_finite(qkv_out[1], rows) && all_finite(qkv_out[2], rows);
+    int finite = (some || all_finite(qkv_out[0], rows)) && all_finite(qkv_out[1], rows) && all_finite(qkv_out[2], rows);
+    for (int copy = 0; some && finite && copy < read_row_count(s); copy++) {
+        const int row = read_row(s, copy);
+        if (row < first || row >= first + count) continue;
+        const size_t row_at = hidden_index(s, l, row);
+        float *query_only[3] = {s->query + row_at, NULL, NULL};  /* the same quantization as K and V */
+        linear_shared(s->layer_input + row_at, 1, 3, qkv, qkv_bias, query_only);
+        finite = all_finite(query_only[0], (size_t)hidden);
+    }
     return finite ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
 
-/* After the last head: the removed heads' context is zeroed, and the context checked. */
+/* After the last head: the removed heads' context is zeroed, and the context checked (of the
+ * rows read, in a layer that reads some rows: the others are not computed). */
 static int finish_heads(bert_state *s, int l) {
     const bert_model *m = s->model;
     const uint8_t *removed = s->options.removed_heads;
     for (int h = 0; removed && h < m->heads; h++)
         if (removed[l * m->heads + h]) remove_head(s, l, h);
-    const size_t rows = (size_t)s->n * (size_t)m->hidden;
-    return all_finite(s->context + hidden_index(s, l, 0), rows) ? BERT_OK : BERT_ERR_NOT_FINITE;
+    if (!reads_rows(s, l)) {
+        const size_t rows = (size_t)s->n * (size_t)m->hidden;
+        return all_finite(s->context + hidden_index(s, l, 0), rows) ? BERT_OK : BERT_ERR_NOT_FINITE;
+    }
+    for (int copy = 0; copy < read_row_count(s); copy++)
+        if (!all_finite(s->context + hidden_index(s, l, read_row(s, copy)), (size_t)m->hidden)) return BERT_ERR_NOT_FINITE;
+    return BERT_OK;
 }
 
 /* Rows first … first + count − 1 of layer l's output: the attention output W_O, the residual,
@@ -208,24 +257,11 @@ static int block_tokens(const bert_state *s, long long macs_per_token) {
     return tokens < 4 ? 4 : tokens > s->n ? s->n : (int)tokens;
 }
 
-/* 1 when layer l computes one row per copy (a run of copies reading one position of each). */
-static int row_per_copy(const bert_state *s, int l) {
-    const bert_run_options *o = &s->options;
-    return o->final_row_only && o->copy_length > 0 && l == s->model->layers - 1;
-}
-
-/* The rows a layer's output computes: all, or the one row a reading of one position needs;
- * for a run of copies reading one row each, the copies first … end − 1. */
+/* What a layer's output phase steps over, first … end − 1: the rows, or in a layer that reads
+ * some rows the indices of those rows (read_row). */
 static void output_rows(const bert_state *s, int l, int *first, int *end) {
-    const bert_run_options *o = &s->options;
-    if (row_per_copy(s, l)) {
-        *first = 0;
-        *end = s->n / o->copy_length;
-        return;
-    }
-    const int one_row = o->final_row_only && l == s->model->layers - 1;
-    *first = one_row ? o->final_row : 0;
-    *end = one_row ? o->final_row + 1 : s->n;
+    *first = 0;
+    *end = reads_rows(s, l) ? read_row_count(s) : s->n;
 }
 
 /* A run whose first layer's context is given: its removed heads zeroed, then its output phase. */
@@ -287,8 +323,8 @@ int bert_step(bert_state *s) {
         break;
     default:
         output_rows(s, l, &count, &end);
-        if (row_per_copy(s, l)) {  /* copy c->index's row */
-            status = layer_output(s, l, c->index * s->options.copy_length + s->options.final_rows[c->index], 1);
+        if (reads_rows(s, l)) {  /* the row read of copy c->index */
+            status = layer_output(s, l, read_row(s, c->index), 1);
             c->index++;
         } else {
             count = block_tokens(s, (long long)hidden * (hidden + 2LL * m->ffn));
@@ -369,8 +405,7 @@ int bert_mlm_log_probs(const bert_model *m, const float *hidden, int count, floa
     if (status != BERT_OK) return status;
     const size_t vocab = (size_t)m->vocab_size;
     for (float *row = log_probs; row < log_probs + (size_t)count * vocab; row += vocab) {
-        float max = row[0];
-        for (size_t v = 1; v < vocab; v++) max = row[v] > max ? row[v] : max;
+        const float max = max_value(row, m->vocab_size);
         double sum = 0;
         for (size_t v = 0; v < vocab; v++) sum += exp((double)row[v] - max);
         const float log_sum = (float)(max + log(sum));

@@ -16,8 +16,10 @@ typedef struct {
      * already holds the input of layer l for the state's n tokens (an earlier run of this state,
      * or copied in), and layers l … layers − 1 run from it; what lies below is left as it is. */
     int first_layer;
-    /* 1: the last layer computes the output of row `final_row` alone (its attention rows all), for
-     * a reading of one position; the other rows of layer_input[layers] are then not written. */
+    /* 1: the last layer computes, for a reading of one position, the query, attention row,
+     * context and output of row `final_row` alone, and of the other rows only the keys and values
+     * that row reads; their rows of that layer's query, attention, context and of
+     * layer_input[layers] are then not written. The row's numbers are those of a whole run. */
     int final_row_only, final_row;
     /* The work of one step (bert_step), in multiply-adds: the projections and the layer output
      * go by blocks of tokens of about this much work, the attention by heads; 0: each phase

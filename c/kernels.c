@@ -359,7 +359,8 @@ void gelu(float *x, int count) {
     for (; i < count; i++) x[i] = gelu_scalar(x[i]);
 }
 
-void softmax(float *x, int count) {
+/* The largest of count ≥ 1 values, on four lanes (a maximum does not depend on the order). */
+float max_value(const float *x, int count) {
     int i = 0;
     float max = x[0];
     if (count >= 4) {
@@ -368,6 +369,19 @@ void softmax(float *x, int count) {
         for (int l = 0; l < 4; l++) if (f4_lane(m, l) > max) max = f4_lane(m, l);
     }
     for (; i < count; i++) if (x[i] > max) max = x[i];
+    return max;
+}
+
+int first_max_index(const float *x, int count) {
+    const float max = max_value(x, count);
+    for (int i = 0; i < count; i++)
+        if (x[i] == max) return i;
+    return 0;
+}
+
+void softmax(float *x, int count) {
+    int i;
+    const float max = max_value(x, count);
     double sum = 0;
     const f4 vmax = f4_splat(max);
     for (i = 0; i + 4 <= count; i += 4) {

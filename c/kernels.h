@@ -20,7 +20,9 @@
 void linear(const float *x, int n, const qmatrix *w, const float *bias, float *y);
 
 /* y[i] = x · w[i]ᵀ + bias[i] for i < count, several matrices of the same width on one input
- * (Q, K and V): each block of tokens is quantized once for all of them. */
+ * (Q, K and V): each block of tokens is quantized once for all of them. y[i] NULL: matrix i is
+ * not computed, but still bounds the quantization as when it is, so the others' numbers are
+ * those of the call that computes it (a run can compute K and V of every token and Q of some). */
 void linear_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
                    float *const *y);
 
@@ -41,6 +43,10 @@ void layer_norm(float *x, int n, int width, const float *gamma, const float *bet
 
 /* In place: x · Φ(x), the erf form of GELU (error ≤ 1.2e-7·max(1, |x|), see kernels.c). */
 void gelu(float *x, int count);
+
+/* The largest of count ≥ 1 finite values, and the first index holding it (an argmax). */
+float max_value(const float *x, int count);
+int first_max_index(const float *x, int count);
 
 /* In place: softmax over `count` values; the sum is accumulated in double so rows sum to 1
  * within float rounding. exp is a polynomial accurate to ~2 ulp. */

@@ -170,7 +170,8 @@ typedef struct {
 static const linear_kernels ENGINE_KERNELS = {LINEAR_BLOCK_OF_KIND, quantize_block};
 
 /* count matrices of the same width on one input x: each block of tokens is quantized once (to
- * the smallest xmax among them), then every matrix runs on it with the kernel of its kind. */
+ * the smallest xmax among them), then every matrix whose output y[i] is not NULL runs on it
+ * with the kernel of its kind. */
 static void linear_blocks(const linear_kernels *kernels, const float *x, int n, int count, const qmatrix *const *w,
                           const float *const *bias, float *const *y) {
     const int cols = w[0]->cols, padded = padded_cols(w[0]);
@@ -187,7 +188,7 @@ static void linear_blocks(const linear_kernels *kernels, const float *x, int n, 
         const int tokens = n - b0 < per_block ? n - b0 : per_block;
         kernels->quantize(x, b0, tokens, cols, xmax, X, sx);
         for (int i = 0; i < count; i++)
-            kernels->block_of_kind[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
+            if (y[i]) kernels->block_of_kind[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
     }
 }
 
@@ -200,7 +201,8 @@ static void linear_shared_with(const linear_kernels *kernels, const float *x, in
         linear_blocks(kernels, x, n, count, w, bias, y);
         return;
     }
-    for (int i = 0; i < count; i++) linear_blocks(kernels, x, n, 1, &w[i], &bias[i], &y[i]);
+    for (int i = 0; i < count; i++)
+        if (y[i]) linear_blocks(kernels, x, n, 1, &w[i], &bias[i], &y[i]);
 }
 
 void linear(const float *x, int n, const qmatrix *w, const float *bias, float *y) {

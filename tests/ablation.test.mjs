@@ -229,6 +229,11 @@ test('the batched mean is, target by target, the importance of each word alone, 
       assert.ok(sameBits(word.heads, target.heads) && sameBits(word.layers, target.layers) && sameBits(word.headTop1, target.headTop1) &&
         sameBits(word.layerTop1, target.layerTop1) && word.logProb === target.logProb && word.answer.id === target.answer.id, `target ${target.position}`);
     }
+    for (const [l, h] of removal) {
+      const at = l * engine.shape.heads + h;
+      assert.ok(all.targets.every((target) => Object.is(target.heads[at], 0) && target.headTop1[at] === target.top1.id),
+        'a head the session removes already: Δ exactly 0 and the top-1 unchanged, for every target');
+    }
     console.log(`  ${run.n} tokens, ${all.targets.length} targets in ${batches} batch(es): ${picked.length} compared bit for bit with the word alone; ${all.ms.toFixed(0)} ms`);
     if (text === long) assert.ok(batches > 1, 'several batches');
   }

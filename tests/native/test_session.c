@@ -7,7 +7,9 @@
  * cannot get memory can be made at will. Prints "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L  /* posix_memalign */
 #include "../../c/attn.h"
+#include "../../c/forward.h"
 #include "../../c/spec.h"  /* header and entry offsets */
+#include "../../c/weights.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -182,6 +184,47 @@ static void test_no_memory(const attn_engine *e) {
     attn_session_destroy(fresh);
 }
 
+/* A run whose last layer reads one row (bert_run_options.final_row_only: the query, attention
+ * and output of that row, the keys and values of the others), of one sequence and of copies side
+ * by side, gives that row's final hidden state bit for bit as a whole run does, with heads removed
+ * too; the layers below the last are whole. */
+static void test_rows_read(const buffer *file) {
+    static const int32_t ids[] = {101, 1996, 4937, 2938, 2006, 1996, 103, 2011, 1996, 2341, 1012, 102};
+    enum { N = sizeof ids / sizeof *ids, COPIES = 3 };
+    bert_model m;
+    check(weights_load(file->bytes, file->size, &m) == WEIGHTS_OK, "weights for the rows read");
+    uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS] = {0};
+    removed[(m.layers - 1) * m.heads + 1] = 1;  /* a head of the last layer, and one below it */
+    removed[1] = 1;
+    bert_state whole, some;
+    bert_state_init(&whole, &m);
+    bert_state_init(&some, &m);
+    const size_t width = (size_t)m.hidden;
+    int32_t copies[COPIES * N];
+    const int32_t rows[COPIES] = {6, 1, N - 1};
+    for (int c = 0; c < COPIES; c++) memcpy(copies + c * N, ids, sizeof ids);
+    for (int pass = 0; pass < 2; pass++) {
+        const bert_run_options all = {pass ? removed : NULL, 0, 0, 0, 0, 0, 0, NULL};
+        check(bert_run(&whole, ids, NULL, N, &all) == BERT_OK, "whole run");
+        for (int c = 0; c < COPIES; c++) {
+            const bert_run_options one = {pass ? removed : NULL, 0, 1, rows[c], 0, 0, 0, NULL};
+            check(bert_run(&some, ids, NULL, N, &one) == BERT_OK, "run reading row %d", rows[c]);
+            check(!memcmp(whole.layer_input, some.layer_input, (size_t)m.layers * N * width * sizeof(float)) &&
+                      !memcmp(whole.layer_input + hidden_index(&whole, m.layers, rows[c]),
+                              some.layer_input + hidden_index(&some, m.layers, rows[c]), width * sizeof(float)),
+                  "row %d read alone, removal %d: bit for bit", rows[c], pass);
+        }
+        const bert_run_options side = {pass ? removed : NULL, 0, 1, 0, 0, 0, N, rows};
+        check(bert_run(&some, copies, NULL, COPIES * N, &side) == BERT_OK, "copies reading a row each");
+        for (int c = 0; c < COPIES; c++)
+            check(!memcmp(whole.layer_input + hidden_index(&whole, m.layers, rows[c]),
+                          some.layer_input + hidden_index(&some, m.layers, c * N + rows[c]), width * sizeof(float)),
+                  "copy %d reading row %d, removal %d: bit for bit", c, rows[c], pass);
+    }
+    bert_state_free(&whole);
+    bert_state_free(&some);
+}
+
 /* scale_offset of the tensor named `name` (0 when there is none). */
 static uint64_t scale_offset_of(const buffer *f, const char *name) {
     const uint64_t table = get_u64(f->bytes + HEADER_TABLE_OFFSET);
@@ -232,6 +275,7 @@ int main(int argc, char **argv) {
     test_ablation(e);
     test_no_memory(e);
     attn_engine_destroy(e);
+    test_rows_read(&file);
     test_not_finite(&file);
     free(file.bytes);
     printf("%d passed, %d failed\n", passed, failed);

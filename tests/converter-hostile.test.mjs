@@ -226,3 +226,103 @@ test('the command line: a failure that is not a refusal is a bug, printed with i
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^convert: internal error: please report it with this text[^\n]*\nTypeError: injected fault\n\s+at /);
 });
+
+// ---------------------------------------------------------------- 7. peak memory
+
+// Each big case again, through the command line in a child of its own, its peak resident memory
+// (VmHWM of /proc/self/status, written by the child as it exits: getrusage's maxrss would carry
+// over, across exec, the resident size of this process at the fork) against a baseline child that loads
+// the same modules and converts nothing. A reader that reads a file it should refuse on its
+// size, or copies, decodes or collects before checking, passes the bound; the file's bytes read
+// once (one buffer) stay under it. The bounds are in weights/README.md ("Bounds").
+const PEAK_HOOK = 'data:text/javascript,import fs from "node:fs"; process.on("exit", () => fs.writeFileSync(process.env.ATTN_PEAK_FILE, '
+  + 'String(1024 * Number(/VmHWM:\\s*(\\d+) kB/.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]))));';
+const PEAK_SLACK_BYTES = 24 << 20;
+
+function peakOfConversion(dir) {
+  const peakFile = path.join(tempRoot, 'peak');
+  fs.rmSync(peakFile, { force: true });
+  const r = spawnSync(process.execPath, ['--import', PEAK_HOOK, path.join(repoRoot, 'weights/convert.mjs'), dir, path.join(tempRoot, 'peak.bin')],
+    { encoding: 'utf8', env: { ...process.env, ATTN_PEAK_FILE: peakFile } });
+  return { status: r.status, stderr: r.stderr, peak: Number(fs.readFileSync(peakFile, 'utf8')) };
+}
+
+function checkpointDir(name, files) {
+  const dir = path.join(tempRoot, name);
+  fs.mkdirSync(dir);
+  for (const [file, bytes] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), bytes);
+  return dir;
+}
+
+const MB = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const vocabText = () => fs.readFileSync(path.join(FIXTURES, 'zip/vocab.txt'));
+let baselinePeak = null;
+
+// The children one after another, so that the peaks do not share the machine's memory.
+function peakOf(name, files, refusedWith, { readBytes }) {
+  if (baselinePeak === null) {
+    const baseline = peakOfConversion(checkpointDir('baseline', { 'config.json': configText }));
+    assert.equal(baseline.status, 1, baseline.stderr);
+    assert.match(baseline.stderr, /missing: model\.safetensors/);
+    baselinePeak = baseline.peak;
+  }
+  const dir = typeof files === 'string' ? files : checkpointDir(name, files);
+  const { status, stderr, peak } = peakOfConversion(dir);
+  assert.equal(status, 1, stderr);
+  assert.match(stderr, refusedWith);
+  const bound = baselinePeak + 2 * readBytes + PEAK_SLACK_BYTES;
+  process.stdout.write(`# ${name}: peak ${MB(peak)}, bound ${MB(bound)} (baseline ${MB(baselinePeak)} + 2 × ${MB(readBytes)} read + ${MB(PEAK_SLACK_BYTES)})\n`);
+  assert.ok(peak < bound, `${name}: peak ${MB(peak)} over ${MB(bound)}`);
+  return peak;
+}
+
+const pytorchCase = (pytorch) => ({ 'config.json': configText, 'vocab.txt': vocabText(), 'pytorch_model.bin': pytorch });
+
+test('peak memory: tokenizer.json of 600 MB (sparse) is never read: the baseline and nothing more', () => {
+  const dir = checkpointDir('peak-sparse', { 'config.json': configText, 'model.safetensors': '' });
+  const fd = fs.openSync(path.join(dir, 'tokenizer.json'), 'w');
+  fs.ftruncateSync(fd, 600e6);
+  fs.closeSync(fd);
+  peakOf('600 MB tokenizer.json', dir, /600000000 bytes, more than the 67108864 read/, { readBytes: 0 });
+});
+
+test('peak memory: 4,000,000 vocabulary entries (54 MB) with vocab_size 100: the file read once, never parsed', () => {
+  const json = tokenizerBase();
+  json.model.vocab = {};
+  const [head, tail] = JSON.stringify(json).split('"vocab":{}');
+  const tokenizer = Buffer.concat([Buffer.from(`${head}"vocab":{`), Buffer.from(Array.from({ length: 4e6 }, (_, i) => `"t${i}":0`).join(',')), Buffer.from(`}${tail}`)]);
+  assert.ok(tokenizer.length > 50e6 && tokenizer.length < TOKENIZER_JSON_MAX_BYTES);
+  peakOf('4,000,000 vocabulary entries', { 'config.json': configText, 'model.safetensors': '', 'tokenizer.json': tokenizer },
+    /more than 100 entries \(at byte \d+\), but config\.json vocab_size is 100/, { readBytes: tokenizer.length });
+});
+
+test('peak memory: tokenizer.json nested 100,000 deep', () => {
+  const tokenizer = `{"model":${'['.repeat(100000)}${']'.repeat(100000)}}`;
+  peakOf('tokenizer.json 100,000 deep', { 'config.json': configText, 'model.safetensors': '', 'tokenizer.json': tokenizer },
+    /nests more than 64 deep at byte/, { readBytes: tokenizer.length });
+});
+
+test('peak memory: 1,500 zip entries over one 4 MB range', () => {
+  const zip = overlappingZip(1500, 4 << 20);
+  peakOf('1,500 overlapping zip entries', pytorchCase(zip), /zip entries archive\/x0 and archive\/x1 overlap/, { readBytes: zip.length });
+});
+
+test('peak memory: 10^6 junk values in a state dict, a pickle nested 10^6 deep, a list 10,000 deep as an offset', () => {
+  const junk = new Uint8Array(2e6 + 4);  // {} then (int 0) × 10^6 pushed before any SETITEMS: the stack's bound
+  junk.set([0x80, 0x02, 0x7d, 0x28]);
+  for (let i = 4; i + 2 <= junk.length - 1; i += 2) junk.set([0x4b, 0x00], i);
+  junk[junk.length - 1] = 0x2e;
+  const junkZip = zipOf(junk);
+  peakOf('10^6 junk values', pytorchCase(junkZip), /more than 100000 values on the pickle.s stack/, { readBytes: junkZip.length });
+  const deep = new Uint8Array(1e6 + 3).fill(0x28);
+  deep.set([0x80, 0x02]);
+  const deepZip = zipOf(deep);
+  peakOf('pickle 10^6 deep', pytorchCase(deepZip), /nests more than 1000 deep/, { readBytes: deepZip.length });
+  const offset = zipOf(stateDict([['w', tensorCall(rebuildArgs({ offset: nestedList(DEEP) }))]]));
+  peakOf('offset 10,000 deep', pytorchCase(offset), /tensor storage offset \[\[…\]\] is not a count/, { readBytes: offset.length });
+});
+
+test('peak memory: a byteorder entry of 200 KB', () => {
+  const zip = writeZip([['archive/data.pkl', stateDict([['w', tensorCall(rebuildArgs())]])], ['archive/byteorder', new Uint8Array(200 * 1024).fill(0x6c)], ['archive/data/0', new Uint8Array(16)]]);
+  peakOf('200 KB byteorder', pytorchCase(zip), /the byteorder entry holds 204800 bytes/, { readBytes: zip.length });
+});

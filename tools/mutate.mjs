@@ -144,9 +144,9 @@ const MUTATIONS = [
   { name: 'readers: zip CRCs checked before the overlap check', build: 'none', tests: [hostile('1,500 zip entries')],
     edits: [['weights/torch-checkpoint.mjs', `  checkNoOverlap(ranges, label);
   for (const { name, crc } of ranges) {
-    if (crc32(entries.get(name)) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
+    if ((yield* crc32Steps(entries.get(name))) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
   }`, `  for (const { name, crc } of ranges) {
-    if (crc32(entries.get(name)) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
+    if ((yield* crc32Steps(entries.get(name))) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
   }
   checkNoOverlap(ranges, label);`]] },
   { name: 'readers: a file\'s size not checked before it is read', build: 'none', tests: [hostile('larger than its bound')],
@@ -171,6 +171,12 @@ const MUTATIONS = [
     edits: [['weights/convert-error.mjs', 'throw new ConvertError(phrase(code, params), [code, params]);', 'throw new ConvertError(phrase(code, params));']] },
   { name: 'vocab.txt lines collected before the count is checked (no line-length bound)', build: 'none', tests: [BOUNDS],
     edits: [['weights/convert-core.mjs', '    if (end - begin > VOCAB_LINE_MAX_BYTES) fail(', '    if (end - begin > Infinity) fail(']] },
+  { name: 'page: the main-thread conversion runs in one piece', build: 'web', tests: [['node', 'tests/browser/run.mjs', 'testNoWorker']],
+    edits: [['web/src/convert-run.mjs', '    if (performance.now() - sliceStart >= sliceMs) {', '    if (false) {']] },
+  { name: 'page: Cancel does not stop the main-thread conversion', build: 'web', tests: [['node', 'tests/browser/run.mjs', 'testNoWorker']],
+    edits: [['web/src/convert-run.mjs', '      if (isCancelled()) { conversion.steps.return(); return null; }\n', '']] },
+  { name: 'page: a view out of memory does not say that the explorers share the memory', build: 'web', tests: [['node', 'tests/browser/run.mjs', 'testThreeExplorers512']],
+    edits: [['web/src/explorer/loading.mjs', "statusName(error.code) === 'NO_MEMORY' ? t('error.noMemoryHint') : null", 'null']] },
   { name: 'no magnitude bound on the forward pass', build: 'none', tests: [BOUNDS],
     edits: [['weights/convert-core.mjs', '    if (!(b.value <= ACTIVATION_LIMIT)) {', '    if (b.value > Infinity) {']] },
 ];

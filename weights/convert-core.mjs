@@ -2,7 +2,7 @@
 // bytes) in, a weights file (weights/FORMAT.md) out. Bytes in, bytes out: no file system, so
 // the Node CLI (convert.mjs) and the page run the same code.
 
-import { parseTorchCheckpoint } from './torch-checkpoint.mjs';
+import { parseTorchCheckpointSteps } from './torch-checkpoint.mjs';
 import { readTokenizerJson, vocabDisagreement, TOKENIZER_JSON_MAX_BYTES } from './tokenizer-json.mjs';
 import {
   chooseTokenizerSettings, isUncased, parseJsonObject, settingsFromKeys, tokenizerFlags,
@@ -25,7 +25,8 @@ export const WORD_PARTS_MAX = 512;
 
 import { ConvertError, fail, quoteValue, reportableBug } from './convert-error.mjs';
 import { note } from './convert-messages.mjs';
-import { measureHeadRoles } from './head-roles.mjs';
+import { measureHeadRolesSteps } from './head-roles.mjs';
+import { drive, inSteps, STEP_ELEMENTS } from './steps.mjs';
 
 export { ConvertError, fail, quoteValue, reportableBug };
 
@@ -183,18 +184,20 @@ function halfToFloat(h) {
   return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
 }
 
-function decodeFloats(bytes, dtype) {
+function* decodeFloatsSteps(bytes, dtype) {
   const count = bytes.length / DTYPE_BYTES[dtype];
   const out = new Float32Array(count);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (dtype === 'F32') {
-    for (let i = 0; i < count; i++) out[i] = view.getFloat32(4 * i, true);
-  } else if (dtype === 'BF16') {
-    const bits = new Uint32Array(out.buffer);
-    for (let i = 0; i < count; i++) bits[i] = view.getUint16(2 * i, true) << 16;
-  } else {
-    for (let i = 0; i < count; i++) out[i] = halfToFloat(view.getUint16(2 * i, true));
-  }
+  const bits = new Uint32Array(out.buffer);
+  yield* inSteps(count, STEP_ELEMENTS, (begin, end) => {
+    if (dtype === 'F32') {
+      for (let i = begin; i < end; i++) out[i] = view.getFloat32(4 * i, true);
+    } else if (dtype === 'BF16') {
+      for (let i = begin; i < end; i++) bits[i] = view.getUint16(2 * i, true) << 16;
+    } else {
+      for (let i = begin; i < end; i++) out[i] = halfToFloat(view.getUint16(2 * i, true));
+    }
+  });
   return out;
 }
 
@@ -239,12 +242,14 @@ export function parseSafetensors(buf, label = 'model.safetensors') {
   return tensors;
 }
 
-export function floatsOf(tensors, name) {
+function* floatsOfSteps(tensors, name) {
   const t = tensors.get(name);
   if (!t) fail('convert.refusal.tensors.missing', { label: 'model.safetensors', name });
   if (!dtypeBytes(t.dtype)) fail('convert.refusal.tensors.dtype', { name, dtype: shownDtype(t.dtype) });
-  return decodeFloats(t.bytes, t.dtype);
+  return yield* decodeFloatsSteps(t.bytes, t.dtype);
 }
+
+export const floatsOf = (tensors, name) => drive(floatsOfSteps(tensors, name));
 
 // ---------------------------------------------------------------- the tensor plan
 // The file's tensors in table order, from c/spec.mjs (the C loader walks the same plan through
@@ -415,14 +420,20 @@ function checkMagnitudes(shape, floats, mlm) {
 }
 
 // The float tensors of the plan, decoded and checked.
-export function readPlanFloats(tensors, plan, shape, label = 'model.safetensors') {
+function* readPlanFloatsSteps(tensors, plan, shape, label) {
   const ignored = checkTensorSet(tensors, plan, shape, label);
-  const floats = new Map(plan.map((t) => [t.name, floatsOf(tensors, t.name)]));
-  for (const [name, data] of floats) checkFinite(name, data);
+  const floats = new Map();
+  for (const t of plan) floats.set(t.name, yield* floatsOfSteps(tensors, t.name));
+  for (const [name, data] of floats) {
+    checkFinite(name, data);
+    yield;
+  }
   checkTiedDecoder(tensors, floats);
   checkMagnitudes(shape, floats, plan.some((t) => t.mlm));
   return { floats, ignored };
 }
+
+export const readPlanFloats = (tensors, plan, shape, label = 'model.safetensors') => drive(readPlanFloatsSteps(tensors, plan, shape, label));
 
 // ---------------------------------------------------------------- quantization
 
@@ -435,31 +446,43 @@ function maxAbs(data, begin, end) {
 // Symmetric, one float32 scale per group: scale = max|w|/qmax, q = round half away from zero,
 // clamped to ±qmax (0 when the scale is 0). dequantized[i] = float32(q·scale): what the
 // engine computes with.
-export function quantize(data, rows, cols, group, qmax) {
-  const groups = cols / group;
-  const q = qmax <= QMAX.int8 ? new Int8Array(rows * cols) : new Int16Array(rows * cols);
-  const scales = new Float32Array(rows * groups);
-  const dequantized = new Float32Array(rows * cols);
+// Groups [first, last) of `out` ({ q, scales, dequantized }); their largest |error|.
+function quantizeGroups(data, group, qmax, out, first, last) {
   let maxError = 0;
-  for (let s = 0; s < scales.length; s++) {
+  for (let s = first; s < last; s++) {
     const begin = s * group;
     const scale = Math.fround(maxAbs(data, begin, begin + group) / qmax);
-    scales[s] = scale;
+    out.scales[s] = scale;
     for (let i = begin; i < begin + group; i++) {
       const x = scale === 0 ? 0 : data[i] / scale;
       const v = Math.min(qmax, Math.round(Math.abs(x))) * Math.sign(x);
-      q[i] = v;
-      dequantized[i] = Math.fround(v * scale);
-      maxError = Math.max(maxError, Math.abs(data[i] - dequantized[i]));
+      out.q[i] = v;
+      out.dequantized[i] = Math.fround(v * scale);
+      maxError = Math.max(maxError, Math.abs(data[i] - out.dequantized[i]));
     }
   }
-  return { q, scales, dequantized, maxError };
+  return maxError;
 }
+
+function* quantizeSteps(data, rows, cols, group, qmax) {
+  const out = {
+    q: qmax <= QMAX.int8 ? new Int8Array(rows * cols) : new Int16Array(rows * cols),
+    scales: new Float32Array(rows * (cols / group)),
+    dequantized: new Float32Array(rows * cols),
+  };
+  let maxError = 0;
+  yield* inSteps(out.scales.length, Math.max(1, Math.floor(STEP_ELEMENTS / group)), (first, last) => {
+    maxError = Math.max(maxError, quantizeGroups(data, group, qmax, out, first, last));
+  });
+  return { ...out, maxError };
+}
+
+export const quantize = (data, rows, cols, group, qmax) => drive(quantizeSteps(data, rows, cols, group, qmax));
 
 // True when every row already lies on the per-row int8 grid: w = q·max|row|/127 for integers
 // q, up to float32 rounding of the product (a grid-rounded checkpoint such as bert-mini-int8).
-export function onInt8Grid(data, rows, cols) {
-  for (let r = 0; r < rows; r++) {
+function rowsOnInt8Grid(data, cols, first, last) {
+  for (let r = first; r < last; r++) {
     const begin = r * cols;
     const amax = maxAbs(data, begin, begin + cols);
     const step = amax / QMAX.int8;
@@ -470,15 +493,25 @@ export function onInt8Grid(data, rows, cols) {
   return true;
 }
 
+function* onInt8GridSteps(data, rows, cols) {
+  let onGrid = true;
+  yield* inSteps(rows, Math.max(1, Math.floor(STEP_ELEMENTS / cols)), (first, last) => { onGrid &&= rowsOnInt8Grid(data, cols, first, last); });
+  return onGrid;
+}
+
+export const onInt8Grid = (data, rows, cols) => rowsOnInt8Grid(data, cols, 0, rows);
+
 export function int16QmaxFor(t) {
   return t.role === 'lookup' ? QMAX.int16Lookup : QMAX.int16Multiplied;
 }
 
 // One matrix at `precision` ('int8' or 'int16'), one scale per row (group = cols).
-export function quantizeMatrix(t, data, precision) {
+function* quantizeMatrixSteps(t, data, precision) {
   const qmax = precision === 'int16' ? int16QmaxFor(t) : QMAX.int8;
-  return { ...quantize(data, t.rows, t.cols, t.cols, qmax), precision, group: t.cols, qmax };
+  return { ...(yield* quantizeSteps(data, t.rows, t.cols, t.cols, qmax)), precision, group: t.cols, qmax };
 }
+
+export const quantizeMatrix = (t, data, precision) => drive(quantizeMatrixSteps(t, data, precision));
 
 // ---------------------------------------------------------------- layout and bytes
 // head: header, vocabulary, model card, tensor table, part table, then the embeddings' arrays
@@ -593,7 +626,9 @@ function partChecksum(out, part, word) {
 // tensors: the plan's entries with `data` (Int8Array, Int16Array or Float32Array) and, for
 // matrices, `scales`, `precision`, `group`, `qmax`. card: JSON text or ''. shape.tokenizer: the
 // tokenizer's settings (weights/tokenizer-settings.mjs; BERT uncased when absent).
-export function buildFile(shape, vocab, card, tensors) {
+export const buildFile = (shape, vocab, card, tensors) => drive(buildFileSteps(shape, vocab, card, tensors));
+
+function* buildFileSteps(shape, vocab, card, tensors) {
   if (card) checkCard(card);
   const cardBytes = card ? new Uint8Array([...new TextEncoder().encode(card), 0]) : new Uint8Array(0);
   const L = layoutFile(headerSizeFor(shape.tokenizer ?? UNCASED_TOKENIZER), vocab.length, cardBytes.length, tensors);
@@ -603,17 +638,19 @@ export function buildFile(shape, vocab, card, tensors) {
   writeHeader(view, shape, L, tensors.length);
   out.set(vocab, L.vocabOffset);
   if (cardBytes.length) out.set(cardBytes, L.cardOffset);
-  tensors.forEach((t, i) => {
+  for (const [i, t] of tensors.entries()) {
     writeTableEntry(out, view, L.tableOffset + i * ENTRY_SIZE, t);
     out.set(bytesOf(t.data), t.dataOffset);
     if (t.kind !== 'f32') out.set(bytesOf(t.scales), t.scalesOffset);
-  });
-  L.parts.forEach((p, i) => {
+    yield;
+  }
+  for (const [i, p] of L.parts.entries()) {
     const at = L.partsOffset + i * PART_ENTRY_SIZE;
     writeField(view, at, PART.offset, p.offset);
     writeField(view, at, PART.bytes, p.bytes);
     writeField(view, at, PART.crc, partChecksum(out, p, word));
-  });
+    yield;
+  }
   writeField(view, 0, HEADER.headChecksum, headChecksum(out, L.headBytes));
   return out;
 }
@@ -696,35 +733,43 @@ function forcedPrecision(name, options) {
 
 // (t, precision) → the matrix quantized at that precision (computed once, then kept; the
 // dequantized values are dropped: the search measures weights files, not float copies).
+// version(t, precision): the matrix quantized, computed once; version.steps(t, precision) the
+// same in steps (a generator), for a conversion that yields between them.
 function quantizedVersions(floats) {
   const cache = new Map();
-  return (t, precision) => {
+  function* steps(t, precision) {
     const key = `${t.name}/${precision}`;
     if (!cache.has(key)) {
-      const { dequantized, ...kept } = quantizeMatrix(t, floats.get(t.name), precision);
+      const { dequantized, ...kept } = yield* quantizeMatrixSteps(t, floats.get(t.name), precision);
       cache.set(key, kept);
     }
     return cache.get(key);
-  };
+  }
+  return Object.assign((t, precision) => drive(steps(t, precision)), { steps });
 }
 
 // The plan's tensors ready for buildFile, each matrix at precisionOf(name).
-function planTensors(plan, floats, version, precisionOf, onGrid) {
-  return plan.map((t) => {
-    if (t.kind === 'f32') return { ...t, data: floats.get(t.name) };
-    const q = version(t, precisionOf(t.name));
-    return { ...t, data: q.q, scales: q.scales, precision: q.precision, group: q.group, qmax: q.qmax,
-      maxError: q.maxError, onGrid: onGrid.has(t.name) };
-  });
+function* planTensorsSteps(plan, floats, version, precisionOf, onGrid) {
+  const tensors = [];
+  for (const t of plan) {
+    if (t.kind === 'f32') { tensors.push({ ...t, data: floats.get(t.name) }); continue; }
+    const q = yield* version.steps(t, precisionOf(t.name));
+    tensors.push({ ...t, data: q.q, scales: q.scales, precision: q.precision, group: q.group, qmax: q.qmax,
+      maxError: q.maxError, onGrid: onGrid.has(t.name) });
+  }
+  return tensors;
 }
+
+const planTensors = (plan, floats, version, precisionOf, onGrid) => drive(planTensorsSteps(plan, floats, version, precisionOf, onGrid));
 
 // Decides every matrix's precision; returns { precisions: Map, predicted, onGrid: Set, version }.
 // predicted: NaN when nothing was measured; 0 for a file that stores every matrix exactly
 // (unless options.predict asks for the engine's own arithmetic to be measured too).
-function choosePrecisions(shape, vocab, plan, floats, options, log) {
+function* choosePrecisionsSteps(shape, vocab, plan, floats, options, log) {
   const matrices = plan.filter((t) => t.kind === 'matrix');
   const version = quantizedVersions(floats);
-  const onGrid = new Set(matrices.filter((t) => onInt8Grid(floats.get(t.name), t.rows, t.cols)).map((t) => t.name));
+  const onGrid = new Set();
+  for (const t of matrices) if (yield* onInt8GridSteps(floats.get(t.name), t.rows, t.cols)) onGrid.add(t.name);
   // int8 with one scale per row stores an on-grid matrix exactly: nothing to predict for it.
   const exact = (name, precision) => precision === 'int8' && onGrid.has(name);
   const precisions = new Map();
@@ -756,7 +801,7 @@ function choosePrecisions(shape, vocab, plan, floats, options, log) {
 
 // The head roles of the file, measured with the engine on the calibration text; null when no
 // engine is given, or, with a note, when it cannot be loaded (the card then says they were not measured).
-function headRoles(bytes, shape, vocab, options, log) {
+function* headRolesSteps(bytes, shape, vocab, options, log) {
   let engine = null;
   try {
     engine = typeof options.engine === 'function' ? options.engine() : options.engine;
@@ -766,7 +811,7 @@ function headRoles(bytes, shape, vocab, options, log) {
     return null;
   }
   if (!engine) return null;  // the page's converter: the card says the roles were not measured
-  return measureHeadRoles(engine, bytes, vocabLinesOf(vocab, shape), shape.maxPositions);
+  return yield* measureHeadRolesSteps(engine, bytes, vocabLinesOf(vocab, shape), shape.maxPositions);
 }
 
 // The entries as the engine reads them (trailing white space, a CR too, is not part of one).
@@ -876,9 +921,9 @@ function readTokenizerSettings(files, fromJson, log) {
 }
 
 // The tensors of model.safetensors or, without it, pytorch_model.bin.
-function readWeights(files) {
+function* readWeightsSteps(files) {
   if (files.safetensors) return { label: 'model.safetensors', tensors: parseSafetensors(fileContent(files.safetensors)) };
-  if (files.pytorch) return { label: 'pytorch_model.bin', tensors: parseTorchCheckpoint(fileContent(files.pytorch)) };
+  if (files.pytorch) return { label: 'pytorch_model.bin', tensors: yield* parseTorchCheckpointSteps(fileContent(files.pytorch)) };
   return fail('convert.refusal.files.noWeights');
 }
 
@@ -906,7 +951,12 @@ function parseTraining(text) {
  * the engine the search runs each candidate file on). Returns { bytes, tensors, predicted, calibration,
  * reachable, target }.
  */
-export function convertCheckpoint(files, givenOptions = {}) {
+// The conversion as a generator that yields between steps of its long loops (each about a
+// millisecond of work): convertCheckpoint runs it through at once; the page's main thread, where
+// no worker is allowed, runs it in slices (web/src/convert-run.mjs).
+export const convertCheckpoint = (files, givenOptions = {}) => drive(convertSteps(files, givenOptions));
+
+export function* convertSteps(files, givenOptions = {}) {
   const options = { precision: 'auto', precisionFor: [], target: 1e-3, ...givenOptions };
   // log(text, note): every line in English; a note's code and parameters too, for the page.
   const given = options.log ?? (() => {});
@@ -917,21 +967,23 @@ export function convertCheckpoint(files, givenOptions = {}) {
   const shape = { ...configShape, tokenizer: readTokenizerSettings(files, fromJson, log) };
   for (const line of vocabNotes(parsedVocab, shape)) log(line);
   const vocab = parsedVocab.bytes;
-  const weights = readWeights(files);
+  yield;
+  const weights = yield* readWeightsSteps(files);
+  yield;
   const { tensors: source, hasMlm, notes } = canonicalTensors(weights.tensors, weights.label);
   for (const line of notes) log(line);
   const plan = tensorPlan(shape, { mlm: hasMlm });
-  const { floats, ignored } = readPlanFloats(source, plan, shape, weights.label);
+  const { floats, ignored } = yield* readPlanFloatsSteps(source, plan, shape, weights.label);
   for (const line of ignoredNotes(ignored)) log(line);
   const matrices = plan.filter((t) => t.kind === 'matrix');
-  const chosen = choosePrecisions(shape, vocab, plan, floats, options, log);
+  const chosen = yield* choosePrecisionsSteps(shape, vocab, plan, floats, options, log);
   const { precisions, predicted, onGrid, version } = chosen;
-  const tensors = planTensors(plan, floats, version, (name) => precisions.get(name), onGrid);
+  const tensors = yield* planTensorsSteps(plan, floats, version, (name) => precisions.get(name), onGrid);
   const int16 = tensors.filter((t) => t.precision === 'int16').length;
   const facts = { name: files.name ?? 'checkpoint', training: parseTraining(fileContent(files.training)),
     matrices: { int8: matrices.length - int16, int16 }, mlm: hasMlm };
-  let bytes = buildFile(shape, vocab, buildCard(facts), tensors);
-  const roles = headRoles(bytes, shape, vocab, options, log);
-  if (roles) bytes = buildFile(shape, vocab, buildCard({ ...facts, roles }), tensors);
+  let bytes = yield* buildFileSteps(shape, vocab, buildCard(facts), tensors);
+  const roles = yield* headRolesSteps(bytes, shape, vocab, options, log);
+  if (roles) bytes = yield* buildFileSteps(shape, vocab, buildCard({ ...facts, roles }), tensors);
   return { bytes, tensors, predicted, calibration: chosen.calibration, reachable: chosen.reachable, target: options.target };
 }

@@ -34,6 +34,18 @@ export function crc32(bytes, begin = 0, end = bytes.length) {
   return (update(0xffffffff, bytes, begin, end) ^ 0xffffffff) >>> 0;
 }
 
+/** crc32 of a whole array in steps of CRC_STEP_BYTES: a generator (weights/steps.mjs), the same value. */
+export const CRC_STEP_BYTES = 1 << 19;
+
+export function* crc32Steps(bytes) {
+  let c = 0xffffffff;
+  for (let begin = 0; begin < bytes.length; begin += CRC_STEP_BYTES) {
+    c = update(c, bytes, begin, Math.min(bytes.length, begin + CRC_STEP_BYTES));
+    yield;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
 /** The head's checksum: CRC-32 of the first headBytes with the 4-byte checksum field read as zero. */
 export function headChecksum(bytes, headBytes) {
   let c = update(0xffffffff, bytes, 0, CHECKSUM_OFFSET);

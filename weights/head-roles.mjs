@@ -4,6 +4,7 @@
 // sentence: the share of words whose largest weight is on the next word (words that have one),
 // on the previous word (likewise), and the mean weight on [CLS] and on [SEP].
 import { CALIBRATION_SENTENCES, tokenizeAscii } from './calibration.mjs';
+import { drive } from './steps.mjs';
 
 /** Values kept to two decimals: the card states shares, and the file stays the same across builds. */
 const round = (value) => Math.round(value * 100) / 100;
@@ -13,10 +14,15 @@ const round = (value) => Math.round(value * 100) / 100;
  * vocabLines, at most maxPositions); engine: { Engine, wasm } (web/src/engine.mjs's class, a
  * compiled web/dist/attn.wasm).
  */
-export function measureHeadRoles({ Engine, wasm }, bytes, vocabLines, maxPositions) {
+export const measureHeadRoles = (engine, bytes, vocabLines, maxPositions) => drive(measureHeadRolesSteps(engine, bytes, vocabLines, maxPositions));
+
+/** measureHeadRoles as a generator that yields after each sentence (weights/steps.mjs). */
+export function* measureHeadRolesSteps({ Engine, wasm }, bytes, vocabLines, maxPositions) {
   const instance = new WebAssembly.Instance(wasm, { env: { emscripten_notify_memory_growth() {} } });
   instance.exports._initialize?.();
+  yield;
   const engine = new Engine(instance.exports, instance.exports.memory, bytes);
+  yield;
   const session = engine.createSession();
   const { layers, heads } = engine.shape;
   const totals = { heads: layers * heads, next: [], previous: [], cls: [], sep: [], withNext: 0, withPrevious: 0, words: 0 };
@@ -25,6 +31,7 @@ export function measureHeadRoles({ Engine, wasm }, bytes, vocabLines, maxPositio
       const ids = tokenizeAscii(vocabLines, sentence);
       session.runIds(ids.length <= maxPositions ? ids : [...ids.slice(0, maxPositions - 1), ids.at(-1)]);
       addSentence(totals, session.attention(), session.n);
+      yield;
     }
   } finally {
     session.destroy();

@@ -8,7 +8,8 @@
 // before any value is built from it. Every count is checked against the bytes that are there
 // before anything is allocated; the bounds are in weights/README.md ("What the converter reads").
 import { fail, QUOTE_MAX_CHARS, quoteValue } from './convert-error.mjs';
-import { crc32 } from './crc32.mjs';
+import { crc32Steps } from './crc32.mjs';
+import { drive } from './steps.mjs';
 
 
 export const TORCH_LIMITS = {
@@ -105,7 +106,10 @@ const shown = (name) => quoteValue(name, 2 * QUOTE_MAX_CHARS).slice(1, -1);
  * and overlap is checked before any CRC, so each byte is CRC-checked once at most: the cost is
  * linear in the file's size.
  */
-export function readStoredZip(buf, label = 'pytorch_model.bin') {
+export const readStoredZip = (buf, label = 'pytorch_model.bin') => drive(readStoredZipSteps(buf, label));
+
+// readStoredZip as a generator: it yields between steps of the entries' CRC-32 (weights/steps.mjs).
+function* readStoredZipSteps(buf, label) {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   if (buf.length < 22) fail('convert.refusal.zip.short', { label });
   const cd = centralDirectory(buf, view, label);
@@ -159,7 +163,7 @@ export function readStoredZip(buf, label = 'pytorch_model.bin') {
   }
   checkNoOverlap(ranges, label);
   for (const { name, crc } of ranges) {
-    if (crc32(entries.get(name)) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
+    if ((yield* crc32Steps(entries.get(name))) !== crc) fail('convert.refusal.zip.crc', { label, name: shown(name) });
   }
   return entries;
 }
@@ -425,8 +429,8 @@ function stateDictTensors(value, dataOf, label, bigEndian) {
   return tensors;
 }
 
-function readZipCheckpoint(buf, label) {
-  const entries = readStoredZip(buf, label);
+function* readZipCheckpointSteps(buf, label) {
+  const entries = yield* readStoredZipSteps(buf, label);
   const pickles = [...entries.keys()].filter((n) => /^[^/]+\/data\.pkl$/.test(n));
   if (pickles.length !== 1) {
     if ([...entries.keys()].some((n) => /^[^/]+\/(constants\.pkl|code\/)/.test(n))) fail('convert.refusal.torch.torchScript', { label });
@@ -515,8 +519,11 @@ function readLegacyCheckpoint(buf, label) {
 }
 
 /** Map name → { dtype, shape, bytes } of a torch.save'd state dict (zip or legacy format). */
-export function parseTorchCheckpoint(buf, label = 'pytorch_model.bin') {
-  if (buf.length >= 4 && buf[0] === 0x50 && buf[1] === 0x4b && buf[2] === 0x03 && buf[3] === 0x04) return readZipCheckpoint(buf, label);
+export const parseTorchCheckpoint = (buf, label = 'pytorch_model.bin') => drive(parseTorchCheckpointSteps(buf, label));
+
+/** parseTorchCheckpoint as a generator that yields between steps of its CRC-32 checks (weights/steps.mjs). */
+export function* parseTorchCheckpointSteps(buf, label = 'pytorch_model.bin') {
+  if (buf.length >= 4 && buf[0] === 0x50 && buf[1] === 0x4b && buf[2] === 0x03 && buf[3] === 0x04) return yield* readZipCheckpointSteps(buf, label);
   if (buf.length >= 2 && buf[0] === 0x80 && buf[1] <= 5) return readLegacyCheckpoint(buf, label);
   if (buf.length > 262 && latin1(buf.subarray(257, 262)) === 'ustar') fail('convert.refusal.torch.torchTar', { label });
   return fail('convert.refusal.torch.notTorch', { label });

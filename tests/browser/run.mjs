@@ -29,6 +29,8 @@ import { viewValueChecks } from './view-values.mjs';
 import { diverging } from '../../web/src/palette.mjs';
 import { COLOUR_NATS } from '../../web/src/views/importance.mjs';
 import { convertPanelTest } from './convert.mjs';
+import { noWorkerConversionTest } from './no-worker.mjs';
+import { threeExplorersTest } from './scale-memory.mjs';
 import { testFrenchRefusals } from './convert-french.mjs';
 import { startServer } from './lib/static-server.mjs';
 import { runDrawnInPage, twoFramesInPage } from './lib/page-waits.mjs';
@@ -2001,16 +2003,18 @@ const TESTS = { testFileIndex, testHttpIndex, testViewValues, testKeyboard, test
   testEmbedHttp: () => testEmbed(HTTP, 'http'), testInjection, testHash, testLongInput, testLoadErrors, testScriptsFromDisk, testCorruptWeightsMatrix, testCorruptParts, testMaskWaitsForParts, testEveryLayerWaits, testExport,
   testScreenshots, testLayout, testLayoutFrench, testFrench, testReadings, testCompareAlignment, testAttributes, testHashRestore, testHeadView, testMatrixTouch,
   testCopyTheFiles, testModelCard, testCasedFrench, testAddedView, testRegisteredView, testConvertPanel: () => convertPanelTest({ newPage, check, waitDrawn, FILE }),
+  testNoWorker: () => noWorkerConversionTest({ newPage, check, waitDrawn, FILE, ROOT }),
+  testThreeExplorers512: () => threeExplorersTest({ newPage, check, waitDrawn, HTTP, ROOT }),
   testFrenchRefusals: () => testFrenchRefusals({ newPage, check, waitDrawn, FILE, HTTP, ROOT }),
   testLayoutColumns, testAblation, testImportance, testEntropyHidden, testCompactControls, testCompactHeight, testModelCardLayout, testFrenchCard, testLanguageAddress, testCompareHeaders,
   testImportanceTime: async () => { const { word, all, long, longN } = await importanceTiming(); console.log(`timing detail: importance_ms=${word.toFixed(1)} importance_all_ms=${all.toFixed(1)} importance_all_${longN}_ms=${long.toFixed(0)}`); }, testTiming };
 /** Left out of --core (`make test`), run by the full suite (`make test-all`): the throttled loads and the slowest. */
 const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImportanceTime', 'testCorruptWeightsMatrix', 'testCorruptParts', 'testScreenshots', 'testLayout', 'testLayoutFrench',
-  'testLongInput', 'testConvertPanel']);
+  'testLongInput', 'testConvertPanel', 'testNoWorker', 'testThreeExplorers512']);
 
 /** The tests that take longer than the default limit (lib/check-log.mjs), in seconds. */
 const LONG_TESTS = { testTiming: 900, testLayout: 900, testLayoutColumns: 600, testLayoutFrench: 600, testScreenshots: 600,
-  testCorruptWeightsMatrix: 600, testCorruptParts: 600, testViewValues: 600 };
+  testCorruptWeightsMatrix: 600, testCorruptParts: 600, testViewValues: 600, testThreeExplorers512: 900 };
 
 await mkdir(SHOTS, { recursive: true });
 try {

@@ -7,13 +7,14 @@
 // The conversion runs in a Worker started from a blob URL (the bundle carries the worker's
 // code, ATTN_CONVERT_WORKER, so file:// pages have one too) and can be cancelled; where the page
 // allows no worker (a content security policy without blob:, or web/src loaded unbundled) it
-// runs on the main thread.
+// runs on the main thread in slices of at most 40 ms (convert-run.mjs), between which the page
+// paints and answers, and Cancel stops it.
 
 import { html, replaceChildrenOf, sharedStyleSheet } from './dom.mjs';
 import { translator } from './i18n/index.mjs';
 import { statusText as engineStatusText } from './explorer/loading.mjs';
 import { chooseCheckpointFiles, checkFileSize, ConvertError, reportableBug } from '../../weights/convert-core.mjs';
-import { runConversion } from './convert-run.mjs';
+import { runConversionSliced } from './convert-run.mjs';
 
 /* global ATTN_CONVERT_WORKER */
 const WORKER_SOURCE = typeof ATTN_CONVERT_WORKER === 'string' ? ATTN_CONVERT_WORKER : null;
@@ -112,17 +113,21 @@ function converterWorker() {
   try { return new Worker(url); } catch { return null; } finally { URL.revokeObjectURL(url); }
 }
 
-const onMainThread = (files, label, engine) => paint().then(() => runConversion(files, label, engine));
+// Where no worker is allowed: in slices, the page painting and answering between them.
+const onMainThread = (files, label, engine, isCancelled) => paint().then(() => runConversionSliced(files, label, engine, { isCancelled }));
 
 /**
  * Converts `files` off the main thread where a worker can be had: { answer (a promise of
  * runConversion's answer, or null when cancelled), cancel, inWorker }. A worker that the page's
- * policy blocks fails before it says it started: the conversion then runs on the main thread.
+ * policy blocks fails before it says it started: the conversion then runs on the main thread, in
+ * slices, and Cancel stops it between two.
  * `engine` ({ Engine, wasm } or null) measures the head roles; the worker gets its wasm module.
  */
 function startConversion(files, label, engine) {
+  let cancelled = false;
+  const isCancelled = () => cancelled;
   const worker = converterWorker();
-  if (!worker) return { answer: onMainThread(files, label, engine), cancel: null, inWorker: false };
+  if (!worker) return { answer: onMainThread(files, label, engine, isCancelled), cancel: () => { cancelled = true; }, inWorker: false };
   let settle;
   let started = false;
   const answer = new Promise((resolve) => { settle = resolve; });
@@ -133,10 +138,10 @@ function startConversion(files, label, engine) {
   };
   worker.onerror = (event) => {
     worker.terminate();
-    if (!started) onMainThread(files, label, engine).then(settle);
+    if (!started) onMainThread(files, label, engine, isCancelled).then(settle);
     else settle({ bug: reportableBug(event.message || 'the converter worker stopped') });
   };
-  return { answer, cancel: () => { worker.terminate(); settle(null); }, inWorker: true };
+  return { answer, cancel: () => { cancelled = true; worker.terminate(); settle(null); }, inWorker: true };
 }
 
 function precisionSummary(t, tensors) {
@@ -234,7 +239,7 @@ export function convertPanel(useWeights, t = translator('en'), conversionEngine 
       read += file.size;
     }
     const conversion = startConversion(texts, label, conversionEngine());
-    await step(t(conversion.inWorker ? 'convert.convertingAside' : 'convert.converting'), 0.35);
+    await step(t('convert.convertingAside'), 0.35);
     cancelButton.hidden = !conversion.cancel;
     cancelButton.onclick = conversion.cancel;
     const converted = await conversion.answer;

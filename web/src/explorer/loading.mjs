@@ -184,8 +184,11 @@ export const loading = {
     this.currentFigure = null;
     const t = this.t;
     const detail = Number.isInteger(error.code) ? statusText(t, error.code) : String(error.message || error);
+    // Out of memory: the explorers of a page share the engine's memory, and the reader can act on it.
+    const hint = Number.isInteger(error.code) && statusName(error.code) === 'NO_MEMORY' ? t('error.noMemoryHint') : null;
     replaceChildrenOf(this.parts.figureBox, html('p', { class: 'error', role: 'alert' }, [
-      html('strong', { text: t('error.viewNotDrawn') }), html('span', { text: detail }),
+      html('strong', { text: t('error.viewNotDrawn') }), ' ', html('span', { text: detail }),
+      hint ? html('span', { class: 'error-hint', text: ` ${hint}` }) : null,
     ]));
     this.parts.notes.replaceChildren();
     this.markDrawn();

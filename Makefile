@@ -21,7 +21,7 @@ JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n > 2 ? n : 2 )))
 # Every test command runs under a limit of its own (tests/lib/limit.sh): `$(LIMIT) SECONDS command`.
 LIMIT   := tests/lib/limit.sh
 
-.PHONY: deps all native wasm web lint test test-all test-native test-node test-node-all test-checkpoints test-browser \
+.PHONY: deps all native wasm web lint format format-check test test-all test-native test-node test-node-all test-checkpoints test-browser \
         test-browser-all test-firefox test-notebook spec spec-check print-engine-sources weights bench fuzz clean help
 
 all: native wasm
@@ -34,7 +34,9 @@ help:
 	@echo "make web           wasm, then the page bundle and weight scripts in web/dist (./build.sh web)"
 	@echo "make spec          c/spec.h from c/spec.mjs (the format and the wasm boundary)"
 	@echo "make spec-check    fails when c/spec.h is not what c/spec.mjs gives"
-	@echo "make lint          the JavaScript through eslint (eslint.config.mjs; part of test and test-all)"
+	@echo "make lint          the JavaScript through eslint (eslint.config.mjs) and format-check (part of test and test-all)"
+	@echo "make format        the C sources formatted by $(CLANG_FORMAT) (.clang-format)"
+	@echo "make format-check  fails when a C source is not as make format leaves it"
 	@echo "make test          the fast loop: spec-check, mutate-check, lint, native (ASan+UBSan), parity, node --test, browser core set"
 	@echo "make test-all      everything (CI): test + fuzz regressions, slow node tests, 12-layer shapes,"
 	@echo "                   bench smoke, checkpoint search, full browser suite (throttled loads), valgrind"
@@ -69,9 +71,20 @@ spec c/spec.h: c/spec.mjs tools/gen-spec.mjs
 spec-check:
 	node tools/gen-spec.mjs --check
 
-# The JavaScript linted (npm eslint, eslint.config.mjs: unused variables and imports are errors).
-lint:
+# The JavaScript linted (npm eslint, eslint.config.mjs: unused variables and imports are errors),
+# and the C sources checked against .clang-format.
+lint: format-check
 	node_modules/.bin/eslint --max-warnings 0 .
+
+# The C sources in .clang-format's style, but the generated ones (c/spec.h, c/unicode_tables.c).
+CLANG_FORMAT ?= clang-format-14
+FORMATTED := $(filter-out c/spec.h c/unicode_tables.c,$(wildcard c/*.c c/*.h tests/native/*.c tests/fuzz/*.c bench/*.c))
+
+format:
+	$(CLANG_FORMAT) -i $(FORMATTED)
+
+format-check:
+	$(CLANG_FORMAT) --dry-run --Werror $(FORMATTED)
 
 native: build/attn build/test_tokenizer build/test_weights build/test_kernels build/test_parts build/test_session
 

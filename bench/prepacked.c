@@ -141,40 +141,15 @@ static linear_block_fn *const PREPACKED_BLOCK_OF_KIND[] = {
     [WEIGHTS_KIND_INT8] = block_w8_prepacked,
     [WEIGHTS_KIND_INT16] = linear_block_w16,
 };
-
-static void prepacked_blocks(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
-                             float *const *y) {
-    const int cols = w[0]->cols, padded = padded_cols(w[0]);
-    int_plan plans[LINEAR_SHARED_MAX];
-    int xmax = XLIMIT;
-    for (int i = 0; i < count; i++) {
-        plans[i] = plan_for(w[i]);
-        xmax = plans[i].xmax < xmax ? plans[i].xmax : xmax;
-    }
-    int16_t X[ATTN_QBLOCK] __attribute__((aligned(16)));
-    float sx[ATTN_QBLOCK / 8];
-    const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1);
-    for (int b0 = 0; b0 < n; b0 += per_block) {
-        const int tokens = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, tokens, cols, xmax, X, sx);
-        for (int i = 0; i < count; i++)
-            PREPACKED_BLOCK_OF_KIND[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
-    }
-}
+static const linear_kernels PREPACKED_KERNELS = {PREPACKED_BLOCK_OF_KIND, quantize_block};
 
 void linear(const float *x, int n, const qmatrix *w, const float *bias, float *y) {
-    prepacked_blocks(x, n, 1, &w, &bias, &y);
+    linear_blocks(&PREPACKED_KERNELS, x, n, 1, &w, &bias, &y);
 }
 
 void linear_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
                    float *const *y) {
-    int joint = count <= LINEAR_SHARED_MAX;
-    for (int i = 1; i < count && joint; i++) joint = w[i]->cols == w[0]->cols;
-    if (joint) {
-        prepacked_blocks(x, n, count, w, bias, y);
-        return;
-    }
-    for (int i = 0; i < count; i++) prepacked_blocks(x, n, 1, &w[i], &bias[i], &y[i]);
+    linear_shared_with(&PREPACKED_KERNELS, x, n, count, w, bias, y);
 }
 
 /* The layout above, in a new buffer (the weights file stays as it is). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../c/linear.c"  /* its quantize_block, plan_for and kernel table, for linear_timed */
+#include "../c/linear.c"  /* its linear_blocks, kernel table and quantize_block, for linear_timed */
 #include "forward.h"
 #include "kernels.h"
 #include "weights.h"
@@ -17,27 +17,18 @@
 __attribute__((import_module("env"), import_name("profile_clock"))) double profile_clock(void);
 static double quantize_ms;  /* summed by linear_timed */
 
-/* linear_shared (c/linear.c) step by step, the time spent in quantize_block added to quantize_ms. */
+/* c/linear.c's quantize_block, its time added to quantize_ms. */
+static void quantize_block_timed(const float *x, int b0, int count, int cols, int limit, int16_t *X, float *sx) {
+    const double t0 = profile_clock();
+    quantize_block(x, b0, count, cols, limit, X, sx);
+    quantize_ms += profile_clock() - t0;
+}
+static const linear_kernels TIMED_KERNELS = {LINEAR_BLOCK_OF_KIND, quantize_block_timed};
+
+/* linear_shared (c/linear.c) with the time spent quantizing the activations apart. */
 static void linear_timed(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
                          float *const *y) {
-    const int cols = w[0]->cols, padded = padded_cols(w[0]);
-    int_plan plans[LINEAR_SHARED_MAX];
-    int xmax = XLIMIT;
-    for (int i = 0; i < count; i++) {
-        plans[i] = plan_for(w[i]);
-        xmax = plans[i].xmax < xmax ? plans[i].xmax : xmax;
-    }
-    static int16_t X[ATTN_QBLOCK] __attribute__((aligned(16)));
-    static float sx[ATTN_QBLOCK / 8];
-    const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1);
-    for (int b0 = 0; b0 < n; b0 += per_block) {
-        const int tokens = n - b0 < per_block ? n - b0 : per_block;
-        const double t0 = profile_clock();
-        quantize_block(x, b0, tokens, cols, xmax, X, sx);
-        quantize_ms += profile_clock() - t0;
-        for (int i = 0; i < count; i++)
-            LINEAR_BLOCK_OF_KIND[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
-    }
+    linear_blocks(&TIMED_KERNELS, x, n, count, w, bias, y);
 }
 
 static void linear_one_timed(const float *x, int n, const qmatrix *w, const float *bias, float *y) {

@@ -16,7 +16,7 @@ typedef struct engine_parts engine_parts;
 struct attn_engine {
     bert_model model;
     tokenizer *tok;
-    int32_t cls_id, sep_id;
+    int32_t cls_id, sep_id, mask_id;
     engine_parts *parts;  /* NULL: the whole file was checked at create */
     int32_t part_count;
 };
@@ -93,8 +93,9 @@ static int finish_engine(attn_engine *e) {
     };
     const tokenizer_status ts = tokenizer_create(e->model.vocab_text, e->model.vocab_bytes, &settings, &e->tok);
     if (ts != TOKENIZER_OK) return ts == TOKENIZER_ERR_NO_MEMORY ? ATTN_ERR_NO_MEMORY : ATTN_ERR_VOCAB;
-    e->cls_id = tokenizer_special_id(e->tok, "[CLS]");
-    e->sep_id = tokenizer_special_id(e->tok, "[SEP]");
+    e->cls_id = tokenizer_special_id(e->tok, SPECIAL_CLS);
+    e->sep_id = tokenizer_special_id(e->tok, SPECIAL_SEP);
+    e->mask_id = tokenizer_special_id(e->tok, SPECIAL_MASK);
     return ATTN_OK;
 }
 
@@ -137,8 +138,8 @@ const char *attn_engine_token(const attn_engine *e, int32_t id) {
     return tokenizer_token(e->tok, id);
 }
 
-int32_t attn_engine_special_id(const attn_engine *e, const char *name) {
-    return tokenizer_special_id(e->tok, name);
+int32_t attn_engine_special_id(const attn_engine *e, enum special_token which) {
+    return tokenizer_special_id(e->tok, which);
 }
 
 const char *attn_engine_card(const attn_engine *e) {
@@ -464,7 +465,7 @@ int attn_session_removed_count(const attn_session *s) { return s->removed_count;
 int attn_session_importance_targets(const attn_session *s, int32_t *positions, int32_t *masked_in_turn) {
     if (!attn_engine_has_mlm(s->engine)) return -ATTN_ERR_NO_MLM;
     if (!s->n) return -ATTN_ERR_ARGUMENT;
-    const int32_t mask = tokenizer_special_id(s->engine->tok, "[MASK]");
+    const int32_t mask = s->engine->mask_id;
     int count = 0;
     for (int t = 0; t < s->n; t++)
         if (s->ids[t] == mask) positions[count++] = t;
@@ -482,12 +483,12 @@ static int argmax(const float *values, int count) { return first_max_index(value
  * computes the one row read, as the probes' do). */
 static int base_run(attn_session *s, int position, const bert_state **base) {
     *base = &s->state;
-    if (s->ids[position] == tokenizer_special_id(s->engine->tok, "[MASK]")) return ATTN_OK;
+    if (s->ids[position] == s->engine->mask_id) return ATTN_OK;
     *base = &s->masked;
     if (s->masked_position == position) return ATTN_OK;
     int32_t ids[BERT_MAX_TOKENS];
     memcpy(ids, s->ids, (size_t)s->n * sizeof *ids);
-    ids[position] = tokenizer_special_id(s->engine->tok, "[MASK]");
+    ids[position] = s->engine->mask_id;
     const bert_run_options options = {s->removed_count ? s->removed : NULL, 0, 1, position, 0, 0, 0, NULL};
     s->masked_position = -1;
     const int status = run_status(bert_run(&s->masked, ids, s->type_ids, s->n, &options));
@@ -815,7 +816,7 @@ static int batch_base(attn_session *s, int first, int count, const int32_t *posi
     if (s->batch_count == count && s->batch_first == first) return ATTN_OK;
     s->batch_count = 0;
     const int n = s->n, total = count * n;
-    const int32_t mask = tokenizer_special_id(s->engine->tok, "[MASK]");
+    const int32_t mask = s->engine->mask_id;
     const size_t vocab = (size_t)m->vocab_size, width = (size_t)m->hidden;
     int32_t *ids = malloc((size_t)total * 2 * sizeof *ids);
     float *rows = malloc((size_t)count * width * sizeof *rows);

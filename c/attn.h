@@ -47,7 +47,7 @@ void attn_engine_destroy(attn_engine *engine);
 /* shape[ATTN_SHAPE_COUNT]: vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
 void attn_engine_shape(const attn_engine *engine, int32_t *shape);
 const char *attn_engine_token(const attn_engine *engine, int32_t id);  /* NULL when out of range */
-int32_t attn_engine_special_id(const attn_engine *engine, const char *name);
+int32_t attn_engine_special_id(const attn_engine *engine, enum special_token which); /* -1 for another value */
 /* The model card stored by the converter (JSON text: name, source, training, held-out quality,
  * limits), or "" when the weights file has none. */
 const char *attn_engine_card(const attn_engine *engine);

@@ -605,7 +605,7 @@ static void print_masks_text(const attn_engine *e, const attn_session *s, const 
 static int show_masks(const attn_engine *e, const attn_session *s, const options *o) {
     if (!o->json) print_removed_text(o);
     const int n = attn_session_length(s);
-    const int32_t mask = attn_engine_special_id(e, "[MASK]");
+    const int32_t mask = attn_engine_special_id(e, SPECIAL_MASK);
     if (!attn_engine_has_mlm(e)) return run_failed("--mask: %s", attn_status_message(ATTN_ERR_NO_MLM));
     mask_guess *guesses = malloc((size_t)n * sizeof *guesses);
     if (!guesses) return run_failed("%s", attn_status_message(ATTN_ERR_NO_MEMORY));

@@ -159,11 +159,21 @@ static linear_block_fn *const LINEAR_BLOCK_OF_KIND[] = {
     [WEIGHTS_KIND_INT16] = linear_block_w16,
 };
 
+/* What linear_blocks runs: the kernel of each weight kind, and the quantization of a block of
+ * activations (quantize_block's signature). The engine's are below; a bench file that includes
+ * this one passes its own (bench/prepacked.c a kernel, bench/profile.c a timed quantization). */
+typedef void quantize_block_fn(const float *x, int b0, int count, int cols, int limit, int16_t *X, float *sx);
+typedef struct {
+    linear_block_fn *const *block_of_kind;  /* indexed by WEIGHTS_KIND_* */
+    quantize_block_fn *quantize;
+} linear_kernels;
+static const linear_kernels ENGINE_KERNELS = {LINEAR_BLOCK_OF_KIND, quantize_block};
+
 /* count matrices of the same width on one input x: each block of tokens is quantized once (to
  * the smallest xmax among them), then every matrix whose output y[i] is not NULL runs on it
  * with the kernel of its kind. */
-static void linear_blocks(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
-                          float *const *y) {
+static void linear_blocks(const linear_kernels *kernels, const float *x, int n, int count, const qmatrix *const *w,
+                          const float *const *bias, float *const *y) {
     const int cols = w[0]->cols, padded = padded_cols(w[0]);
     int_plan plans[LINEAR_SHARED_MAX];
     int xmax = XLIMIT;
@@ -176,24 +186,30 @@ static void linear_blocks(const float *x, int n, int count, const qmatrix *const
     const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1);  /* ≥ QT: cols ≤ ATTN_QBLOCK / QT */
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int tokens = n - b0 < per_block ? n - b0 : per_block;
-        quantize_block(x, b0, tokens, cols, xmax, X, sx);
+        kernels->quantize(x, b0, tokens, cols, xmax, X, sx);
         for (int i = 0; i < count; i++)
-            if (y[i]) LINEAR_BLOCK_OF_KIND[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
+            if (y[i]) kernels->block_of_kind[w[i]->kind](w[i], plans[i].chunk, X, sx, b0, tokens, bias[i], y[i]);
     }
 }
 
+/* linear_shared with `kernels`: the matrices of one width together, else one by one. */
+static void linear_shared_with(const linear_kernels *kernels, const float *x, int n, int count, const qmatrix *const *w,
+                               const float *const *bias, float *const *y) {
+    int joint = count <= LINEAR_SHARED_MAX;
+    for (int i = 1; i < count && joint; i++) joint = w[i]->cols == w[0]->cols;
+    if (joint) {
+        linear_blocks(kernels, x, n, count, w, bias, y);
+        return;
+    }
+    for (int i = 0; i < count; i++)
+        if (y[i]) linear_blocks(kernels, x, n, 1, &w[i], &bias[i], &y[i]);
+}
+
 void linear(const float *x, int n, const qmatrix *w, const float *bias, float *y) {
-    linear_blocks(x, n, 1, &w, &bias, &y);
+    linear_blocks(&ENGINE_KERNELS, x, n, 1, &w, &bias, &y);
 }
 
 void linear_shared(const float *x, int n, int count, const qmatrix *const *w, const float *const *bias,
                    float *const *y) {
-    int joint = count <= LINEAR_SHARED_MAX;
-    for (int i = 1; i < count && joint; i++) joint = w[i]->cols == w[0]->cols;
-    if (joint) {
-        linear_blocks(x, n, count, w, bias, y);
-        return;
-    }
-    for (int i = 0; i < count; i++)
-        if (y[i]) linear_blocks(x, n, 1, &w[i], &bias[i], &y[i]);
+    linear_shared_with(&ENGINE_KERNELS, x, n, count, w, bias, y);
 }

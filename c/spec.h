@@ -112,8 +112,8 @@ enum {
     BERT_MIN_TOKENS     = 3,  /* minPositions */
 };
 
-/* The special tokens, in the order of SPECIAL_TOKEN_NAMES. */
-enum {
+/* The special tokens by name (c/spec.mjs SPECIAL), in the order of SPECIAL_TOKEN_NAMES. */
+enum special_token {
     SPECIAL_CLS,
     SPECIAL_SEP,
     SPECIAL_MASK,

@@ -125,8 +125,13 @@ export const LIMITS = [
 /** One limit's value, for the messages below. */
 const limit = (name) => LIMITS.find((l) => l.name === name).value;
 
-/** The tokens the vocabulary must hold (the tokenizer refuses a vocabulary without one). */
-export const SPECIAL_TOKENS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
+/**
+ * The tokens the vocabulary must hold (the tokenizer refuses a vocabulary without one), by
+ * name: SPECIAL.mask is '[MASK]' in JavaScript, SPECIAL_MASK its index in C (c/spec.h).
+ */
+export const SPECIAL = Object.freeze({ cls: '[CLS]', sep: '[SEP]', mask: '[MASK]', pad: '[PAD]', unk: '[UNK]' });
+/** The same tokens in SPECIAL's order (C's SPECIAL_TOKEN_NAMES). */
+export const SPECIAL_TOKENS = Object.freeze(Object.values(SPECIAL));
 
 // ---------------------------------------------------------------- the tensor plan
 // The file's tensors in table order. `dims`: [rows, cols] of the table entry, named by the

@@ -221,9 +221,14 @@ const char *tokenizer_token(const tokenizer *tok, int32_t id) {
 
 int tokenizer_vocab_size(const tokenizer *tok) { return tok ? tok->vocab_size : 0; }
 
-int32_t tokenizer_special_id(const tokenizer *tok, const char *name) {
-    if (!tok || !name) return -1;
-    return vocab_find(tok, "", 0, name, strlen(name));
+int32_t tokenizer_special_id(const tokenizer *tok, enum special_token which) {
+    if (!tok || (int)which < 0 || which >= SPECIAL_COUNT) return -1;
+    return tok->special_ids[which];
+}
+
+int32_t tokenizer_entry_id(const tokenizer *tok, const char *entry) {
+    if (!tok || !entry) return -1;
+    return vocab_find(tok, "", 0, entry, strlen(entry));
 }
 
 /* ---------- Unicode properties ---------- */

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spec.h" /* enum special_token */
+
 typedef struct tokenizer tokenizer;
 
 typedef enum {
@@ -63,7 +65,10 @@ tokenizer_status tokenizer_encode_pair(const tokenizer *tok, const char *a, size
 /* The vocabulary entry of an id (NUL-terminated), or NULL when out of range. */
 const char *tokenizer_token(const tokenizer *tok, int32_t id);
 int tokenizer_vocab_size(const tokenizer *tok);
-int32_t tokenizer_special_id(const tokenizer *tok, const char *name); /* "[MASK]" etc, -1 if absent */
+/* The id of a special token by its spec name (SPECIAL_MASK …, spec.h), -1 for any other value. */
+int32_t tokenizer_special_id(const tokenizer *tok, enum special_token which);
+/* The id of the vocabulary entry spelled exactly `entry` (NUL-terminated), -1 if absent. */
+int32_t tokenizer_entry_id(const tokenizer *tok, const char *entry);
 /* 1 when the entry is one character that the pre-tokenizer splits off as punctuation. */
 int tokenizer_is_punctuation_token(const tokenizer *tok, int32_t id);
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CONVERT_REFUSALS_EN, OVERFLOW_LAYER_NORMS, OVERFLOW_STAGES_EN, phrase } from '../weights/convert-messages.mjs';
 import {
-  CARD_KEYS, ConvertError, chooseCheckpointFiles, checkCard, checkFileSize, parseConfig, parseSafetensors, parseVocab,
+  CARD_KEY_TYPES, ConvertError, chooseCheckpointFiles, checkCard, checkFileSize, parseConfig, parseSafetensors, parseVocab,
 } from '../weights/convert-core.mjs';
 import { parseTorchCheckpoint } from '../weights/torch-checkpoint.mjs';
 import { vocabFromTokenizerJson } from '../weights/tokenizer-json.mjs';
@@ -96,7 +96,7 @@ test('every refusal code has an English text in the page (the converter\'s own) 
   for (const stage of Object.keys(OVERFLOW_STAGES_EN)) assert.ok(CONVERT_REFUSALS_EN[`convert.refusal.overflow.${stage}`], stage);
   for (const stage of OVERFLOW_LAYER_NORMS) assert.ok(CONVERT_REFUSALS_EN[`convert.refusal.overflow.variance.${stage}`], stage);
   // The codes a refusal site completes at run time: a model card's value types, the pickle's tuples.
-  for (const type of new Set(Object.values(CARD_KEYS))) assert.ok(CONVERT_REFUSALS_EN[`convert.refusal.card.${type}`], type);
+  for (const type of new Set(Object.values(CARD_KEY_TYPES))) assert.ok(CONVERT_REFUSALS_EN[`convert.refusal.card.${type}`], type);
   const torch = fs.readFileSync(path.join(WEIGHTS, 'torch-checkpoint.mjs'), 'utf8');
   const tuples = [...torch.matchAll(/\bitemsOf\(\w+, '([^']*)'\)/g)].map((m) => m[1]);
   assert.equal(tuples.length, [...torch.matchAll(/\bitemsOf\((?!v, what)/g)].length, 'every itemsOf names what it reads');

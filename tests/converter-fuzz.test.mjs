@@ -7,9 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import fc from 'fast-check';
-import {
-  LIMITS, SPECIAL_TOKENS, convertCheckpoint, parseConfig, parseSafetensors, parseVocab,
-} from '../weights/convert-core.mjs';
+import { convertCheckpoint, parseConfig, parseSafetensors, parseVocab } from '../weights/convert-core.mjs';
+import { LIMIT, SPECIAL_TOKENS } from '../c/spec.mjs';
 import { createEngine } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, vocabLines } from './lib/checkpoints.mjs';
 import { defaultWasm } from './lib/node-engine.mjs';
@@ -63,7 +62,7 @@ test('config.json: any text, any JSON value, any mix of keys is refused or gives
     if (!value) return;
     const { shape } = value;
     for (const key of ['vocab', 'hidden', 'layers', 'heads', 'ffn', 'maxPositions', 'typeVocab']) {
-      assert.ok(Number.isInteger(shape[key]) && shape[key] >= 1 && shape[key] <= LIMITS[key], `${key} ${shape[key]}`);
+      assert.ok(Number.isInteger(shape[key]) && shape[key] >= 1 && shape[key] <= LIMIT[key], `${key} ${shape[key]}`);
     }
     assert.equal(shape.hidden % shape.heads, 0);
     assert.ok(Math.fround(shape.lnEps) > 0 && Number.isFinite(Math.fround(shape.lnEps)));

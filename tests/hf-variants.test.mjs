@@ -162,7 +162,7 @@ test('the converter core: bytes in, bytes out, no file system (what the page run
     'weights/convert-messages.mjs': [], 'weights/steps.mjs': [],
     'weights/head-roles.mjs': ['./calibration.mjs', './steps.mjs'], 'weights/calibration.mjs': ['../c/spec.mjs'],
     'weights/torch-checkpoint.mjs': ['./convert-error.mjs', './crc32.mjs', './steps.mjs'],
-    'weights/tokenizer-json.mjs': ['./convert-error.mjs', './tokenizer-settings.mjs'],
+    'weights/tokenizer-json.mjs': ['./convert-error.mjs', './tokenizer-settings.mjs', '../c/spec.mjs'],
     'weights/tokenizer-settings.mjs': ['./convert-error.mjs', '../c/spec.mjs'],
     'weights/convert-error.mjs': ['./convert-messages.mjs'], 'c/spec.mjs': [], 'weights/crc32.mjs': ['../c/spec.mjs'],
     // The float64 reference reads checkpoints itself: nothing from the converter it measures.

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a Debian machine (run as root, or with sudo
-# available): the emscripten toolchain, binaryen, clang's sanitizer runtime, valgrind,
-# Chromium and Firefox ESR for the browser tests, the Unicode data the tokenizer tables are
-# generated from, Debian's Jupyter (nbconvert and a Python kernel: the notebook helper's
-# test executes a notebook), gcc for arm64 and qemu-user (the NEON kernels are built for arm64
-# and run under emulation by the determinism test), and the pinned npm packages.
+# available): the emscripten toolchain, binaryen, clang's sanitizer runtime, clang-format-14
+# (make format, format-check), valgrind, Chromium and Firefox ESR for the browser tests, the
+# Unicode data the tokenizer tables are generated from, Debian's Jupyter (nbconvert and a
+# Python kernel: the notebook helper's test executes a notebook), gcc for arm64 and qemu-user
+# (the NEON kernels are built for arm64 and run under emulation by the determinism test), and
+# the pinned npm packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(emscripten binaryen clang libclang-rt-14-dev valgrind chromium firefox-esr make gcc nodejs npm unicode-data
+packages=(emscripten binaryen clang clang-format-14 libclang-rt-14-dev valgrind chromium firefox-esr make gcc nodejs npm unicode-data
   jupyter-nbconvert python3-ipykernel python3-notebook gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 missing=()
 for p in "${packages[@]}"; do

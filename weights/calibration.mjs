@@ -6,7 +6,7 @@
 //
 // tokenizeAscii(vocabLines, text): BERT uncased WordPiece restricted to ASCII, giving the same
 // ids as the reference tokenizer (tests/fixtures/tokenize.jsonl) on ASCII text.
-import { SPECIAL_TOKENS } from '../c/spec.mjs';
+import { SPECIAL, SPECIAL_TOKENS } from '../c/spec.mjs';
 
 export const CALIBRATION_SENTENCES = [
   // narrative
@@ -108,7 +108,7 @@ function basicTokens(text) {
 
 /** Greedy longest-match WordPiece; the whole word becomes [UNK] if any piece is missing. */
 function wordPieces(word, ids) {
-  const unknown = [ids.get('[UNK]')];
+  const unknown = [ids.get(SPECIAL.unk)];
   if (word.length > MAX_WORD_CHARACTERS) return unknown;
   const pieces = [];
   for (let start = 0; start < word.length;) {
@@ -129,11 +129,11 @@ export function tokenizeAscii(vocabLines, text) {
   const nonAscii = /[^\x00-\x7f]/.exec(text);
   if (nonAscii) throw new Error(`tokenizeAscii: non-ASCII character U+${nonAscii[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')} at ${nonAscii.index}`);
   const ids = vocabularyOf(vocabLines);
-  const out = [ids.get('[CLS]')];
+  const out = [ids.get(SPECIAL.cls)];
   for (const part of text.split(SPECIAL_PATTERN)) {
     if (SPECIAL_TOKENS.includes(part)) out.push(ids.get(part));
     else for (const word of basicTokens(part)) out.push(...wordPieces(word, ids));
   }
-  out.push(ids.get('[SEP]'));
+  out.push(ids.get(SPECIAL.sep));
   return out;
 }

@@ -10,23 +10,18 @@ import {
 // The format itself (sizes, field offsets, kinds, qmax, limits, special tokens, the tensor
 // plan) is c/spec.mjs, which the C loader's header c/spec.h is generated from.
 import {
-  CARD_KEYS as SPEC_CARD_KEYS, ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
+  CARD_KEYS, ALIGN, EMBEDDING_TENSORS, ENTRY, ENTRY_SIZE, FORMAT_VERSION, HEADER, HEADER_FIELDS, HEADER_SIZE,
   TOKENIZER_FIELDS, TOKENIZER_HEADER, TOKENIZER_HEADER_SIZE, UNCASED_FORMAT_VERSION, UNCASED_TOKENIZER, KINDS, LAYER_PREFIX, LAYER_TENSORS, LIMIT, MAGIC, MLM_HEAD_TENSORS, NAME_SIZE, PART, PART_ENTRY_SIZE, QMAX,
   SPECIAL_TOKENS, writeField,
 } from '../c/spec.mjs';
 import { crc32, headChecksum } from './crc32.mjs';
 
-export { SPECIAL_TOKENS };
-export const INT8_QMAX = QMAX.int8;
-export const INT16_QMAX_MULTIPLIED = QMAX.int16Multiplied;
-export const INT16_QMAX_LOOKUP = QMAX.int16Lookup;
 // The word-embedding values are stored last, in parts of about this many bytes (whole rows; at
 // most WORD_PARTS_MAX parts, larger ones for a large vocabulary or hidden size), each with its
 // own CRC, so that a reader can trust the rows a sentence needs before the rest arrives: a
 // sentence of ten words needs five or six such parts.
 export const PART_TARGET_BYTES = 16384;
 export const WORD_PARTS_MAX = 512;
-export const LIMITS = LIMIT;
 
 import { ConvertError, fail, quoteValue, reportableBug } from './convert-error.mjs';
 import { note } from './convert-messages.mjs';
@@ -81,15 +76,15 @@ export function parseConfig(text) {
     typeVocab: positiveInteger(config, 'type_vocab_size'),
     lnEps: config.layer_norm_eps,
   };
-  atMost(shape.layers, LIMITS.layers, 'num_hidden_layers');
-  atMost(shape.heads, LIMITS.heads, 'num_attention_heads');
-  atMost(shape.hidden, LIMITS.hidden, 'hidden_size');
-  atMost(shape.ffn, LIMITS.ffn, 'intermediate_size');
-  atMost(shape.maxPositions, LIMITS.maxPositions, 'max_position_embeddings');
-  atMost(shape.vocab, LIMITS.vocab, 'vocab_size');
-  atMost(shape.typeVocab, LIMITS.typeVocab, 'type_vocab_size');
-  if (shape.maxPositions < LIMITS.minPositions) {
-    fail('convert.refusal.config.minPositions', { value: shape.maxPositions, least: LIMITS.minPositions });
+  atMost(shape.layers, LIMIT.layers, 'num_hidden_layers');
+  atMost(shape.heads, LIMIT.heads, 'num_attention_heads');
+  atMost(shape.hidden, LIMIT.hidden, 'hidden_size');
+  atMost(shape.ffn, LIMIT.ffn, 'intermediate_size');
+  atMost(shape.maxPositions, LIMIT.maxPositions, 'max_position_embeddings');
+  atMost(shape.vocab, LIMIT.vocab, 'vocab_size');
+  atMost(shape.typeVocab, LIMIT.typeVocab, 'type_vocab_size');
+  if (shape.maxPositions < LIMIT.minPositions) {
+    fail('convert.refusal.config.minPositions', { value: shape.maxPositions, least: LIMIT.minPositions });
   }
   if (shape.vocab < SPECIAL_TOKENS.length) fail('convert.refusal.config.vocabSpecial', { vocab: shape.vocab, count: SPECIAL_TOKENS.length });
   if (shape.hidden % shape.heads !== 0) fail('convert.refusal.config.headsDivide', { hidden: shape.hidden, heads: shape.heads });
@@ -471,7 +466,7 @@ function quantizeGroups(data, group, qmax, out, first, last) {
 
 function* quantizeSteps(data, rows, cols, group, qmax) {
   const out = {
-    q: qmax <= INT8_QMAX ? new Int8Array(rows * cols) : new Int16Array(rows * cols),
+    q: qmax <= QMAX.int8 ? new Int8Array(rows * cols) : new Int16Array(rows * cols),
     scales: new Float32Array(rows * (cols / group)),
     dequantized: new Float32Array(rows * cols),
   };
@@ -490,7 +485,7 @@ function rowsOnInt8Grid(data, cols, first, last) {
   for (let r = first; r < last; r++) {
     const begin = r * cols;
     const amax = maxAbs(data, begin, begin + cols);
-    const step = amax / INT8_QMAX;
+    const step = amax / QMAX.int8;
     for (let i = begin; i < begin + cols; i++) {
       if (Math.abs(data[i] - Math.round(data[i] / step) * step) > amax * 2 ** -20) return false;
     }
@@ -507,12 +502,12 @@ function* onInt8GridSteps(data, rows, cols) {
 export const onInt8Grid = (data, rows, cols) => rowsOnInt8Grid(data, cols, 0, rows);
 
 export function int16QmaxFor(t) {
-  return t.role === 'lookup' ? INT16_QMAX_LOOKUP : INT16_QMAX_MULTIPLIED;
+  return t.role === 'lookup' ? QMAX.int16Lookup : QMAX.int16Multiplied;
 }
 
 // One matrix at `precision` ('int8' or 'int16'), one scale per row (group = cols).
 function* quantizeMatrixSteps(t, data, precision) {
-  const qmax = precision === 'int16' ? int16QmaxFor(t) : INT8_QMAX;
+  const qmax = precision === 'int16' ? int16QmaxFor(t) : QMAX.int8;
   return { ...(yield* quantizeSteps(data, t.rows, t.cols, t.cols, qmax)), precision, group: t.cols, qmax };
 }
 
@@ -697,7 +692,8 @@ export function buildCard({ name, training, matrices, mlm = true, roles = null }
 }
 
 // The model card's keys and the type of each value (c/spec.mjs): what the page and `attn --info` read.
-export const CARD_KEYS = Object.fromEntries(SPEC_CARD_KEYS.map((k) => [k.name, k.type]));
+/** A card key's type by its name. */
+export const CARD_KEY_TYPES = Object.fromEntries(CARD_KEYS.map((k) => [k.name, k.type]));
 export const CARD_MAX_BYTES = 1 << 16;
 const CARD_VALUE_CHECKS = {
   number: (v) => Number.isFinite(v),
@@ -719,7 +715,7 @@ export function checkCard(text) {
   if (JSON.stringify(card) !== text) fail('convert.refusal.card.notCanonical');
   const plainString = (v) => typeof v === 'string' && !/[\u0000-\u001f\u007f-\u009f]/.test(v);
   for (const [key, value] of Object.entries(card)) {
-    const type = CARD_KEYS[key];
+    const type = CARD_KEY_TYPES[key];
     if (!type) fail('convert.refusal.card.unknownKey', { key: quoteValue(key) });
     const ok = CARD_VALUE_CHECKS[type](value, plainString);
     if (!ok) fail(`convert.refusal.card.${type}`, { key });
@@ -845,7 +841,7 @@ export const FILE_MAX_BYTES = {
   'training.json': CONFIG_MAX_BYTES,
   'tokenizer_config.json': CONFIG_MAX_BYTES,
   'tokenizer.json': TOKENIZER_JSON_MAX_BYTES,
-  'vocab.txt': LIMITS.vocab * (VOCAB_LINE_MAX_BYTES + 1),
+  'vocab.txt': LIMIT.vocab * (VOCAB_LINE_MAX_BYTES + 1),
 };
 
 export function checkFileSize(name, size) {

@@ -23,8 +23,8 @@
 // is the calibration figure times that factor.
 import { referenceForward, maxAttentionDelta } from './reference.mjs';
 import { CALIBRATION_SENTENCES, tokenizeAscii } from './calibration.mjs';
-import { buildFile, paddingEntry, quantize, tensorPlan, INT16_QMAX_LOOKUP, WORD_EMBEDDINGS } from './convert-core.mjs';
-import { ENTRY, ENTRY_SIZE, HEADER, KINDS, LAYER_PREFIX, SPECIAL_TOKENS, readField } from '../c/spec.mjs';
+import { buildFile, paddingEntry, quantize, tensorPlan, WORD_EMBEDDINGS } from './convert-core.mjs';
+import { ENTRY, ENTRY_SIZE, HEADER, KINDS, LAYER_PREFIX, QMAX, SPECIAL_TOKENS, readField } from '../c/spec.mjs';
 
 // At most this many calibration tokens, and about this many multiply-accumulates of float64
 // reference per calibration pass (600 tokens of bert-mini), but never fewer than
@@ -217,8 +217,8 @@ export class RankingFiles {
         for (let i = 0; i < x.length; i++) rows[at + i] = (x[i] - beta[i % hidden]) / gamma[i % hidden];
         at += x.length;
       }
-      const { q, scales } = quantize(rows, count, hidden, hidden, INT16_QMAX_LOOKUP);
-      this.resumedRows.set(from, { data: q, scales, precision: 'int16', group: hidden, qmax: INT16_QMAX_LOOKUP });
+      const { q, scales } = quantize(rows, count, hidden, hidden, QMAX.int16Lookup);
+      this.resumedRows.set(from, { data: q, scales, precision: 'int16', group: hidden, qmax: QMAX.int16Lookup });
     }
     return this.resumedRows.get(from);
   }
@@ -226,7 +226,7 @@ export class RankingFiles {
 
 // An int16 lookup table of zeros (scale 0).
 function zeroRows(rows, cols) {
-  return { data: new Int16Array(rows * cols), scales: new Float32Array(rows), precision: 'int16', group: cols, qmax: INT16_QMAX_LOOKUP };
+  return { data: new Int16Array(rows * cols), scales: new Float32Array(rows), precision: 'int16', group: cols, qmax: QMAX.int16Lookup };
 }
 
 const PRECISION_OF_KIND = Object.fromEntries(Object.entries(KINDS).map(([name, code]) => [code, name]));

@@ -8,6 +8,7 @@
 // setting's name.
 import { fail, quoteValue } from './convert-error.mjs';
 import { checkSubwordPrefix } from './tokenizer-settings.mjs';
+import { SPECIAL } from '../c/spec.mjs';
 
 const LABEL = 'tokenizer.json';
 export const TOKENIZER_JSON_MAX_BYTES = 64 << 20;
@@ -35,7 +36,7 @@ function normalizerSettings(normalizer) {
 
 function checkModel(model) {
   if (!model || model.type !== 'WordPiece') fail('convert.refusal.tokenizerJson.model', { value: quoteValue(model?.type ?? null) });
-  const settings = { unk_token: '[UNK]', max_input_chars_per_word: 100 };
+  const settings = { unk_token: SPECIAL.unk, max_input_chars_per_word: 100 };
   for (const [key, wanted] of Object.entries(settings)) {
     if (model[key] !== undefined && model[key] !== wanted) fail('convert.refusal.tokenizerJson.modelSetting', { key, value: quoteValue(model[key]), wanted: quoteValue(wanted) });
   }

@@ -169,7 +169,7 @@ static void run_text_in_steps(const uint8_t *text, size_t size, int probe) {
 static void check_pair_layout(const attn_session *s) {
     const int n = attn_session_length(s);
     const int32_t *ids = attn_session_ids(s), *types = attn_session_type_ids(s);
-    const int32_t cls = attn_engine_special_id(engine, "[CLS]"), sep = attn_engine_special_id(engine, "[SEP]");
+    const int32_t cls = attn_engine_special_id(engine, SPECIAL_CLS), sep = attn_engine_special_id(engine, SPECIAL_SEP);
     FUZZ_REQUIRE(n >= 3 && attn_session_segment_count(s) == 2);
     FUZZ_REQUIRE(ids[0] == cls && ids[n - 1] == sep && types[0] == 0 && types[n - 1] == 1);
     int first = 0;

@@ -122,8 +122,8 @@ static void release(owned_tokens *t) {
 
 static void check_well_formed(const tokenizer *tok, const token_list *l, int capacity, size_t code_points) {
     FUZZ_REQUIRE(l->count >= 2 && l->count <= capacity && l->full_count >= l->count);
-    FUZZ_REQUIRE(l->ids[0] == tokenizer_special_id(tok, "[CLS]"));
-    FUZZ_REQUIRE(l->ids[l->count - 1] == tokenizer_special_id(tok, "[SEP]"));
+    FUZZ_REQUIRE(l->ids[0] == tokenizer_special_id(tok, SPECIAL_CLS));
+    FUZZ_REQUIRE(l->ids[l->count - 1] == tokenizer_special_id(tok, SPECIAL_SEP));
     FUZZ_REQUIRE(l->truncated == (l->full_count > capacity));
     for (int i = 0; i < l->count; i++) FUZZ_REQUIRE(tokenizer_token(tok, l->ids[i]) != NULL);
     for (int i = 1; i + 1 < l->count; i++) {

@@ -219,7 +219,7 @@ static int mlm_status(const attn_engine *e, const char *text, int32_t *top_id)
 {
     attn_session *s = attn_session_create(e);
     int status = s ? attn_session_run_text(s, text, strlen(text)) : ATTN_ERR_NO_MEMORY;
-    const int32_t mask = attn_engine_special_id(e, "[MASK]");
+    const int32_t mask = attn_engine_special_id(e, SPECIAL_MASK);
     int position = -1;
     for (int t = 0; status == ATTN_OK && t < attn_session_length(s); t++)
         if (attn_session_ids(s)[t] == mask) position = t;

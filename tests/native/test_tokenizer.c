@@ -248,7 +248,7 @@ static void test_round_trip(const tokenizer *tok, const char *roundtrip_path) {
 
 /* ---------- edge cases ---------- */
 
-static int32_t id_of(const tokenizer *tok, const char *token) { return tokenizer_special_id(tok, token); }
+static int32_t id_of(const tokenizer *tok, const char *token) { return tokenizer_entry_id(tok, token); }
 
 /* Compares against "token start end|token start end|..." between [CLS] and [SEP]. */
 static int pieces_are(const tokenizer *tok, const token_list *l, const char *expected) {
@@ -385,8 +385,10 @@ static void test_other_vocabulary(void) {
     tokenizer *tok;
     check(tokenizer_create(vocab, strlen(vocab), NULL, &tok) == TOKENIZER_OK, "other vocabulary", "loads");
     if (!tok) return;
-    check(tokenizer_special_id(tok, "[CLS]") == 3 && tokenizer_special_id(tok, "[MASK]") == 4 &&
-          tokenizer_vocab_size(tok) == 9 && tokenizer_token(tok, 9) == NULL && tokenizer_special_id(tok, "x") == -1,
+    check(tokenizer_special_id(tok, SPECIAL_CLS) == 3 && tokenizer_special_id(tok, SPECIAL_MASK) == 4 &&
+          tokenizer_special_id(tok, SPECIAL_UNK) == 0 && tokenizer_special_id(tok, SPECIAL_COUNT) == -1 &&
+          tokenizer_entry_id(tok, "[MASK]") == 4 && tokenizer_vocab_size(tok) == 9 && tokenizer_token(tok, 9) == NULL &&
+          tokenizer_entry_id(tok, "x") == -1,
           "other vocabulary", "ids come from the file");
     expect_pieces(tok, "HELLOS! byebye", 14, "hello 0 5|##s 5 6|! 6 7|[UNK] 8 14");
     owned_list *o = list_new(8);

@@ -4,7 +4,7 @@
 // c/spec.mjs (the C side's indices come from the same file, through c/spec.h): status codes,
 // the shape, row statistics, head roles, the walkthrough's parts, the weights header.
 import {
-  BOUNDARY, FORMAT_VERSION, HEADER, HEADER_SIZE, MAGIC, UNCASED_FORMAT_VERSION, ROLE_BITS as ROLES, STATUS as SPEC_STATUS, readField,
+  BOUNDARY, FORMAT_VERSION, HEADER, HEADER_SIZE, MAGIC, UNCASED_FORMAT_VERSION, ROLE_BITS as ROLES, SPECIAL, STATUS as SPEC_STATUS, readField,
 } from '../../c/spec.mjs';
 
 /** Status codes of c/attn.h by name (1 … 19 are the weights file's own checks). */
@@ -679,7 +679,7 @@ export class Session {
         const result = { position, answer: this.tokenOf(answer), top1: this.tokenOf(top1), logProb: this.heap.f32(p + 8, 1)[0],
           heads: new Float32Array(layers * heads), headTop1: new Int32Array(layers * heads),
           layers: new Float32Array(layers), layerTop1: new Int32Array(layers),
-          masked: this.engine.token(this.heap.i32(this.x.attn_session_ids(this.pointer), this.n)[position]) === '[MASK]', answerGiven: answerId !== null };
+          masked: this.engine.token(this.heap.i32(this.x.attn_session_ids(this.pointer), this.n)[position]) === SPECIAL.mask, answerGiven: answerId !== null };
         for (let l = 0; l < layers; l++) {
           const at = l * (heads + 1);
           result.heads.set(delta.subarray(at, at + heads), l * heads);

@@ -1,8 +1,11 @@
-// <attention-explorer>: the custom element. It owns one engine Session, the controls and
-// the current view; the engine itself (and the one copy of the weights) is shared by every
-// explorer on the page through loader.mjs. Its jobs live in explorer/: loading (and the
-// converted-model registry), settings (attributes, hash, selection), runs (scheduling), the
-// token strip and the DOM; this file is the element's life cycle and the drawing of a view.
+// <attention-explorer>: the custom element. It composes a model loader (explorer/models.mjs:
+// the engine shown, the page's or a converted one, and the watch on its weights), a run
+// scheduler (explorer/scheduler.mjs: the engine sessions, sentence B's included, and their
+// runs), the controls and the current view; the page's engine (and the one copy of the weights)
+// is shared by every explorer through loader.mjs. The element's own methods live in explorer/:
+// loading (what is said while loading and on errors), settings (attributes, hash, selection),
+// the token strip and the DOM; this file is the element's life cycle and the drawing of a view.
+// A view declares what it needs (views/index.mjs): nothing here names one.
 
 import { html, replaceChildrenOf } from './dom.mjs';
 import { STATUS } from './engine.mjs';
@@ -14,10 +17,10 @@ import { saveSvg, savePng } from './export.mjs';
 import { translator, languageFor } from './i18n/index.mjs';
 import { loading } from './explorer/loading.mjs';
 import { settings } from './explorer/settings.mjs';
-import { runs, nextFrame } from './explorer/runs.mjs';
+import { RunScheduler, nextFrame } from './explorer/scheduler.mjs';
 import { tokenStrip } from './explorer/token-strip.mjs';
 import { buildDom, controls } from './explorer/dom.mjs';
-import { releaseModel } from './explorer/models.mjs';
+import { ModelLoader } from './explorer/models.mjs';
 import { languageWatcher } from './explorer/language.mjs';
 
 const LONG_FIGURE_TOKENS = 40;
@@ -39,10 +42,8 @@ export class AttentionExplorer extends HTMLElement {
     this.state = initialState(VIEWS);
     this.tokenSpec = null;       // a token asked for by an attribute or the hash, resolved after the run
     this.tokenIdentity = null;   // the chosen token's text and occurrence, kept across edits
-    this.engine = this.session = this.compareSession = this.run = this.compareRun = null;
-    this.lastRunMs = 0;
-    this.frameBusy = this.frameQueued = false;
-    this.pauseTimer = 0;
+    this.loader = new ModelLoader(this, (weights) => this.onWeightsArrived(weights));
+    this.runs = new RunScheduler(this.runHost());
     this.inputStart = null;
     this.figureWidth = 0;
     this.t = english;
@@ -52,6 +53,45 @@ export class AttentionExplorer extends HTMLElement {
   }
 
   partId(name) { return `${this.uid}-${name}`; }
+
+  // The loader's engine and model, the scheduler's sessions and runs, as the rest of the element
+  // (and a page's script) reads them.
+  get engine() { return this.loader.engine; }
+  get model() { return this.loader.model; }
+  get session() { return this.runs.session; }
+  get run() { return this.runs.run; }
+  get compareSession() { return this.runs.compareSession; }
+  get compareRun() { return this.runs.compareRun; }
+  get runJob() { return this.runs.job; }
+  get frameQueued() { return this.runs.frameQueued; }
+  get lastRunMs() { return this.runs.lastRunMs; }
+
+  runNow() { this.runs.runNow(); }
+
+  /** What the run scheduler reads of this element and tells it (RunScheduler's `host`). */
+  runHost() {
+    const explorer = this;
+    return {
+      get state() { return explorer.state; },
+      get engine() { return explorer.engine; },
+      connected: () => this.isConnected,
+      began: () => { this.chooseToken(); this.updateTokens(); },
+      draw: () => {
+        const drawing = performance.now();
+        this.renderView();
+        this.updateHash();
+        performance.measure('attn-draw', { start: drawing, end: performance.now() });
+      },
+      finished: () => this.updateMaskPredictions(),
+      failed: (error) => this.runFailed(error),
+      compareFailed: (error) => this.showViewError(error),
+      needsWeights: (text) => this.waitForWeights(text),
+      weightsFailed: (error) => this.showFirstError(error),
+      waiting: () => this.renderView(),
+      busy: (on) => { this.parts.busy.hidden = !on; },
+      compareBegan: () => this.syncViewControls(),
+    };
+  }
 
   connectedCallback() {
     this.language = languageWatcher(this, () => this.onLanguageChange());
@@ -82,11 +122,8 @@ export class AttentionExplorer extends HTMLElement {
     this.themeQuery?.removeEventListener('change', this.onThemeChange);
     this.resizeObserver?.disconnect();
     this.language?.stop();
-    this.stopListening?.();
-    this.stopListening = null;
-    this.session?.destroy();
-    this.compareSession?.destroy();
-    this.session = this.compareSession = null;
+    this.loader.unwatch();
+    this.runs.close();
   }
 
   attributeChangedCallback(name, old, value) {
@@ -130,7 +167,7 @@ export class AttentionExplorer extends HTMLElement {
       id: (name) => explorer.partId(name),
       select: (changes, focus) => explorer.setSelection(changes, focus),
       type: (changes, event) => explorer.typed(changes, event),
-      runNow: (changes) => { Object.assign(explorer.state, changes); explorer.compareRun = null; explorer.runNow(); },
+      runNow: (changes) => { Object.assign(explorer.state, changes); explorer.runs.forgetCompare(); explorer.runNow(); },
       toggleHead: (layer, head, focus) => explorer.toggleHead(layer, head, focus),
       isOff: (layer, head) => (explorer.state.off ?? []).some(([l, h]) => l === layer && h === head),
       get readout() { return explorer.parts.hoverReadout; },
@@ -156,23 +193,19 @@ export class AttentionExplorer extends HTMLElement {
     this.applyControlsMode();
     this.figureWidth = Math.max(240, Math.floor(this.panelWidth || this.parts.panel.clientWidth || 640));
     const state = this.state;
-    if (state.rolloutLayer === null) state.rolloutLayer = this.engine.shape.layers - 1;
     const view = viewById(state.view) ?? VIEWS[0];
-    if (view.needsCompare && !this.compareRun) {
-      if (!this.runJob) this.runNow();  // sentence B runs with A, then the view is drawn
-      return;
-    }
     if (!this.layersDone(view)) return;
     const context = {
       engine: this.engine, session: this.session, run: this.run, state, width: this.figureWidth, theme, t,
-      compare: view.needsCompare ? { session: this.compareSession, run: this.compareRun } : null,
+      compare: view.compareText ? { session: this.compareSession, run: this.compareRun } : null,
     };
     let result;
     try {
       result = view.render(context);
     } catch (error) {
-      if (error.code === STATUS.NOT_LOADED && this.runJob) this.runJob.drawn = false;  // drawn when the run has it
-      else if (error.code === STATUS.NOT_LOADED && this.engine.loading) this.waitForWeights(this.compareText());
+      const notLoaded = error.code === STATUS.NOT_LOADED;
+      if (notLoaded && this.runs.redrawWhenRun()) return;  // drawn when the run has it
+      if (notLoaded && this.engine.loading) this.waitForWeights(view.compareText?.(state) ?? state.sentence);
       else this.showViewError(error);
       return;
     }
@@ -185,7 +218,7 @@ export class AttentionExplorer extends HTMLElement {
     this.parts.hoverReadout.textContent = '';
     this.parts.hoverReadout.hidden = !view.readout;
     result.wire?.(result.figure, this.viewInterface());
-    if (this.controlsMode !== 'full') this.wireFigureTokens(result.figure);
+    if (this.controlsMode !== 'full' && !view.ownsClicks) this.wireFigureTokens(result.figure);
     this.scrollChosenIntoView(result.figure);
     this.showRemovedHeads();
     this.parts.which.replaceChildren(
@@ -200,13 +233,9 @@ export class AttentionExplorer extends HTMLElement {
    * when they are done; while a layer's weights are still arriving, the figure says so.
    */
   layersDone(view) {
-    const needed = layersShown(this.state, this.engine.shape);
-    const sessions = view.needsCompare ? [this.session, this.compareSession] : [this.session];
-    if (sessions.every((session) => session && session.layersDone() >= needed)) return true;
-    const job = this.runJob;
-    if (job) job.drawn = false;
-    if (job && job.waiting !== null) this.showLayersWaiting(job.waiting);
-    return false;
+    const done = this.runs.hasLayers(view, layersShown(this.state, this.engine.shape));
+    if (done === false && this.runs.waitingLayer !== null) this.showLayersWaiting(this.runs.waitingLayer);
+    return done === true;
   }
 
   /** The figure while the weights of layer `layer` (from 0) arrive: how far they are. */
@@ -278,7 +307,7 @@ export class AttentionExplorer extends HTMLElement {
   /** Without the token strip, a click or tap on a row of a figure drawn a row per token picks that token. */
   wireFigureTokens(figure) {
     const top = Number(figure.dataset.rowTop), rowHeight = Number(figure.dataset.rowHeight);
-    if (!(rowHeight > 0) || figure.dataset.view === 'matrix') return;
+    if (!(rowHeight > 0)) return;
     figure.addEventListener('click', (event) => {
       const box = figure.getBoundingClientRect();
       const scale = box.height / Number(figure.getAttribute('height') || box.height);
@@ -357,7 +386,7 @@ export class AttentionExplorer extends HTMLElement {
 
   selectView(view, focusTab = false) {
     this.state.view = view;
-    if (viewById(view)?.needsCompare) this.compareRun = null;
+    if (viewById(view)?.compareText) this.runs.forgetCompare();
     this.setSelection({}, focusTab ? 'tab' : null);
   }
 
@@ -372,10 +401,9 @@ export class AttentionExplorer extends HTMLElement {
 
   /** A converted model no explorer shows any more is freed. */
   releaseModel() {
-    releaseModel(this.model, this);
-    this.model = null;
+    this.loader.release();
   }
 }
 
-Object.assign(AttentionExplorer.prototype, loading, settings, runs, tokenStrip, controls);
+Object.assign(AttentionExplorer.prototype, loading, settings, tokenStrip, controls);
 AttentionExplorer.assetBase = null;

@@ -1,10 +1,24 @@
 // How numbers and tokens are written on the page.
-import { SPECIAL_TOKENS } from '../../c/spec.mjs';
-
-export { SPECIAL_TOKENS };
+import { SPECIAL, SPECIAL_TOKENS } from '../../c/spec.mjs';
 
 export function isSpecialToken(token) {
   return SPECIAL_TOKENS.includes(token);
+}
+
+/** [CLS] or [SEP], the tokens the tokenizer puts around a text. */
+export function isBoundaryToken(token) {
+  return token === SPECIAL.cls || token === SPECIAL.sep;
+}
+
+export function isMaskToken(token) {
+  return token === SPECIAL.mask;
+}
+
+/** The indices of the run's [MASK] tokens. */
+export function maskPositions(tokens) {
+  const masks = [];
+  tokens.forEach((token, i) => { if (isMaskToken(token)) masks.push(i); });
+  return masks;
 }
 
 /** Fixed decimals, with a real minus sign (machine-facing text; people get t.number). */

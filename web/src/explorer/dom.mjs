@@ -158,10 +158,9 @@ export const controls = {
   /** The current view's controls are shown, each in step with the state. */
   syncViewControls() {
     const shown = viewById(this.state.view)?.controls ?? [];
-    const info = { compareText: this.session ? this.compareText() : null };
     for (const [control, built] of this.parts.viewControlParts) {
       built.element.hidden = !shown.includes(control);
-      built.sync(this.state, info);
+      built.sync(this.state);
     }
     this.parts.viewControls.hidden = shown.length === 0;
   },

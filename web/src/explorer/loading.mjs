@@ -2,10 +2,8 @@
 // messages of what could not be loaded. Methods of <attention-explorer> (see explorer.mjs).
 
 import { html, replaceChildrenOf } from '../dom.mjs';
-import { loadEngine } from '../loader.mjs';
 import { STATUS } from '../engine.mjs';
-import { convertedModel, releaseModel } from './models.mjs';
-import { viewById, layersShown } from '../views/index.mjs';
+import { viewById, layersShown, fitStateToShape } from '../views/index.mjs';
 
 /** The status table's name of an engine code ('CHECKSUM' for 5), or null. */
 export function statusName(code) {
@@ -39,10 +37,10 @@ export function errorDetail(t, error, engine) {
 
 export const loading = {
   async start() {
-    if (this.engine) { this.listenToWeights(); this.openSession(); return; }
+    if (this.engine) { this.loader.watch(); this.openSession(); return; }
     const assetBase = this.getAttribute('assets') || this.constructor.assetBase;
     try {
-      this.engine = await loadEngine({
+      await this.loader.load({
         assetBase, wasm: this.getAttribute('wasm'), weights: this.getAttribute('weights'),
       }, (progress) => this.showProgress(progress));
     } catch (error) {
@@ -51,7 +49,7 @@ export const loading = {
       return;
     }
     if (!this.isConnected) return;
-    this.listenToWeights();
+    this.loader.watch();
     this.openSession();
     this.resolveReady(this);
   },
@@ -63,29 +61,14 @@ export const loading = {
    */
   async useWeights(bytes, label) {
     await this.ready;
-    const model = convertedModel(this.engine, bytes);
-    this.session?.destroy();
-    this.compareSession?.destroy();
-    this.session = this.compareSession = this.run = this.compareRun = null;
-    if (this.model !== model) {
-      releaseModel(this.model, this);
-      model.users.add(this);
-      this.model = model;
-    }
-    this.engine = model.engine;
-    this.listenToWeights();  // a converted model is whole: the default model's parts no longer matter here
+    this.loader.use(bytes, () => this.runs.close());
     const { layers, heads } = this.engine.shape;
-    Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1), rolloutLayer: null });
+    Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1) });
+    fitStateToShape(this.state, this.engine.shape, true);
     this.tokenKey = null;
     this.controlsBuilt = false;
     this.dataset.model = label;
     this.openSession();
-  },
-
-  /** Arrivals and failures of the engine's weights parts, until disconnected or another model is shown. */
-  listenToWeights() {
-    this.stopListening?.();
-    this.stopListening = this.engine.loading?.onChange((state) => this.onWeightsArrived(state)) ?? null;
   },
 
   /** A part of the weights arrived (or was refused): what waited for it is drawn again. A part
@@ -94,7 +77,7 @@ export const loading = {
   onWeightsArrived({ missing, error, background }) {
     if (error) { if (!background || Number.isInteger(error.code)) this.showFirstError(error); return; }
     if (!this.run || !this.isConnected) return;
-    if (this.runJob?.waiting != null) { if (!this.runJob.drawn) this.renderView(); return; }  // its progress
+    if (this.runs.waitingLayer !== null) { if (!this.runs.job.drawn) this.renderView(); return; }  // its progress
     if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
     if (viewById(this.state.view)?.redrawsAsWeightsArrive && (missing === 0 || missing % 8 === 0)) this.renderView();
   },
@@ -137,10 +120,11 @@ export const loading = {
   },
 
   openSession() {
-    if (!this.session) this.session = this.engine.createSession();
+    this.runs.open(this.engine);
     if (!this.controlsBuilt) this.buildShapeControls();
     for (const { raw, source } of this.pendingControls || []) this.applyControls(raw, source);
     this.pendingControls = [];
+    fitStateToShape(this.state, this.engine.shape);
     this.checkTheme();
     this.parts.status.hidden = true;
     this.parts.main.hidden = false;
@@ -179,6 +163,20 @@ export const loading = {
     this.parts.error.dataset.part = error.part || 'unknown';
     if (coded) this.parts.error.dataset.code = String(error.code);
     this.parts.error.hidden = false;
+  },
+
+  /**
+   * A run that failed (out of memory, numbers that are not finite): the session holds no run any
+   * more, so nothing of the previous text stays on show as if it were this one's — the token
+   * strip is emptied and the view says why, until a run succeeds.
+   */
+  runFailed(error) {
+    this.runs.forgetRuns();
+    this.tokenKey = null;
+    this.parts.tokens.replaceChildren();
+    this.parts.tokenCount.textContent = '';
+    this.parts.maskPredictions.hidden = true;
+    this.showViewError(error);
   },
 
   /** A view that could not be drawn says so in place of its figure; the rest keeps working. */

@@ -1,9 +1,10 @@
 // Control resolution: attributes and the URL hash checked against the loaded model and the
-// views, the notice naming what could not be used, the theme, the selection and its focus.
+// views, the notice naming what could not be used, the theme, the selection and its focus, the
+// text typed, the heads switched off and the token kept across runs.
 // Methods of <attention-explorer> (see explorer.mjs).
 
 import { html, replaceChildrenOf } from '../dom.mjs';
-import { resolveControls, parseTokenSpec, tokenSpecOf, writeHash, quoteGiven } from '../view-state.mjs';
+import { resolveControls, resolveTokenSpec, parseTokenSpec, tokenSpecOf, findSameToken, writeHash, quoteGiven } from '../view-state.mjs';
 import { VIEWS, findView, viewById } from '../views/index.mjs';
 import { THEMES } from './theme.mjs';
 
@@ -24,7 +25,6 @@ export const settings = {
     const { tokenSpec, ...rest } = values;
     Object.assign(this.state, rest);
     if ('sentence' in rest && this.parts.sentence.value !== this.state.sentence) this.parts.sentence.value = this.state.sentence;
-    if ('compareSentence' in rest) this.compareRun = null;
     if (tokenSpec !== undefined) {
       const spec = parseTokenSpec(tokenSpec);
       if (spec) this.tokenSpec = { spec, given: tokenSpec, source };
@@ -96,5 +96,54 @@ export const settings = {
       const hash = writeHash(this.state, VIEWS);
       if (location.hash !== hash) history.replaceState(null, '', hash);
     }, 150);
+  },
+
+  /** A text box changed: the state follows, and a run is scheduled. */
+  typed(changes, event) {
+    this.inputStart = event.timeStamp;
+    Object.assign(this.state, changes);
+    this.runs.request();
+  },
+
+  /** Switches head (layer, head) off, or on again when it is off; every view then shows that model. */
+  toggleHead(layer, head, focus = null) {
+    const off = this.state.off ?? [];
+    const isOff = off.some(([l, h]) => l === layer && h === head);
+    const next = isOff ? off.filter(([l, h]) => l !== layer || h !== head) : [...off, [layer, head]];
+    this.setRemovedHeads(next.sort((a, b) => a[0] - b[0] || a[1] - b[1]), focus);
+  },
+
+  setRemovedHeads(off, focus = null) {
+    this.state.off = off;
+    this.runs.forgetCompare();
+    this.runNow();
+    if (focus) this.focusPart(focus);
+  },
+
+  /**
+   * The token after a run: the one an attribute or the hash asked for (index or word), else
+   * the same token as before (same text, same occurrence), else the first word.
+   */
+  chooseToken() {
+    const tokens = this.run.tokens;
+    let index = null;
+    if (this.tokenSpec) {
+      const { spec, given, source } = this.tokenSpec;
+      this.tokenSpec = null;
+      index = resolveTokenSpec(spec, tokens);
+      if (index === null) {
+        const fallback = Math.min(1, tokens.length - 1);
+        this.reportProblems([{ name: 'token', given, source, used: ['problem.usedToken', { index: fallback, token: tokens[fallback], count: tokens.length }] }]);
+      }
+      if (index !== null) this.tokenIdentity = tokenSpecOf(index, tokens);
+    } else if (this.tokenIdentity) {
+      index = findSameToken(this.tokenIdentity, tokens);
+    } else if (this.state.token < tokens.length) {
+      index = this.state.token;
+      this.tokenIdentity = tokenSpecOf(index, tokens);
+    }
+    // A token that is gone (for now: it may come back as the reader types) is remembered;
+    // meanwhile the first word is shown.
+    this.state.token = index ?? Math.min(1, tokens.length - 1);
   },
 };

@@ -2,8 +2,8 @@
 // and truncation lines, and the [MASK] predictions. Methods of <attention-explorer>.
 
 import { html, replaceChildrenOf } from '../dom.mjs';
-import { isSpecialToken } from '../format.mjs';
-import { predictionCaveat, weightsWaitText } from '../views/mlm.mjs';
+import { isSpecialToken, maskPositions } from '../format.mjs';
+import { predictionCaveat, weightsWaitText } from '../views/common.mjs';
 
 export const tokenStrip = {
   updateTokens() {
@@ -70,13 +70,12 @@ export const tokenStrip = {
 
   updateMaskPredictions() {
     const t = this.t;
-    const masks = [];
-    this.run.tokens.forEach((token, i) => { if (token === '[MASK]') masks.push(i); });
+    const masks = maskPositions(this.run.tokens);
     const box = this.parts.maskPredictions;
     box.hidden = masks.length === 0;
     if (!masks.length) { box.replaceChildren(); return; }
     if (!this.session.complete()) {  // a run under way: its predictions come when it ends
-      if (!this.runJob?.waiting) box.hidden = true;
+      if (!this.runs.waitingLayer) box.hidden = true;
       else replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsWaitText(t, this.engine) }));
       return;
     }

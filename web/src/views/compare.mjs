@@ -2,11 +2,14 @@
 
 import { tokenBarFigure, niceMax, seriesColours } from '../charts.mjs';
 import { messageFigure } from '../figures.mjs';
-import { headName, tokenPhrase } from '../format.mjs';
+import { changeOneWord, headName, tokenPhrase } from '../format.mjs';
 import { capitalise, rowDataset, note } from './common.mjs';
 import { scaleControl } from './controls.mjs';
 import { html } from '../dom.mjs';
 import { cleanSentence, MAX_SENTENCE_CHARS } from '../view-state.mjs';
+
+/** Sentence B's text: the one typed, else sentence A with one word changed. */
+const sentenceB = (state) => state.compareSentence ?? changeOneWord(state.sentence);
 
 /** Sentence B (null: sentence A with one word changed) and its box. */
 const sentenceBControl = {
@@ -28,8 +31,9 @@ const sentenceBControl = {
       html('button', { type: 'button', class: 'small-button', text: ui.t('control.resetB'), onclick: () => ui.runNow({ compareSentence: null }) }),
     ]);
     // The box shows the sentence B that is drawn, unless the reader is typing in it.
-    const sync = (state, { compareText }) => {
-      if (compareText !== null && input.value !== compareText && input.getRootNode().activeElement !== input) input.value = compareText;
+    const sync = (state) => {
+      const text = sentenceB(state);
+      if (input.value !== text && input.getRootNode().activeElement !== input) input.value = text;
     };
     return { element, sync };
   },
@@ -97,7 +101,7 @@ export const compareView = {
   id: 'compare',
   labelKey: 'view.compare',
   controls: [sentenceBControl, scaleControl],
-  needsCompare: true,
+  compareText: sentenceB,
   render(ctx) {
     const { session, run, state, width, theme, compare, t } = ctx;
     const { layer, head, token } = state;

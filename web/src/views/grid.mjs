@@ -2,30 +2,9 @@
 
 import { html } from '../dom.mjs';
 import { seriesColours } from '../charts.mjs';
-import { headGridFigure, isPositional, roleBadge } from '../figures.mjs';
+import { headGridFigure, roleBadge } from '../figures.mjs';
 import { headName, tokenPhrase } from '../format.mjs';
-import { note } from './common.mjs';
-
-/** Warns when the most confident head for this token (highest ratio) is positional. */
-export function positionalWarning(ctx) {
-  const { session, engine, state, run, t } = ctx;
-  const { heads } = engine.shape;
-  const layers = session.layersDone();  // a view drawn early, while later layers compute: the ones done
-  let best = null;
-  for (let l = 0; l < layers; l++) {
-    for (let h = 0; h < heads; h++) {
-      const ratio = session.rowStats(l, h, state.token).ratio;
-      if (!best || ratio > best.ratio) best = { l, h, ratio };
-    }
-  }
-  const roles = session.headRoles(best.l, best.h).roles;
-  if (!isPositional(roles)) return null;
-  const which = t(roles.includes('previous') ? 'grid.previousToken' : 'grid.nextToken');
-  return html('p', { class: 'warning', role: 'note' }, [
-    html('strong', { text: t('grid.careful') }),
-    t('grid.positional', { head: headName(t, best.l, best.h), ratio: t.number(best.ratio, 2), n: run.n, which }),
-  ]);
-}
+import { note, positionalWarning, wireHeadSwitches } from './common.mjs';
 
 /** "In this sentence: 2 heads are [CLS] sinks, …", counted from the engine's head roles. */
 function roleSummary(t, cells, total) {
@@ -78,20 +57,6 @@ export const gridView = {
     return { figure, notes, wire: wireGrid };
   },
 };
-
-/** Wires the on/off switches of heads drawn by headSwitch: click, Enter or Space; never the head's selection. */
-export function wireHeadSwitches(figure, ui) {
-  for (const button of figure.querySelectorAll('.head-switch')) {
-    const toggle = (event) => {
-      event.preventDefault();
-      event.stopPropagation();
-      const { layer, head } = button.dataset;
-      ui.toggleHead(Number(layer) - 1, Number(head) - 1, `.head-switch[data-layer="${layer}"][data-head="${head}"]`);
-    };
-    button.addEventListener('click', toggle);
-    button.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') toggle(event); });
-  }
-}
 
 function wireGrid(figure, ui) {
   wireHeadSwitches(figure, ui);

@@ -6,10 +6,9 @@ import { svg, textWidth } from '../dom.mjs';
 import { figureHeader, figureRoot, FIGURE_PAD, fitText } from '../charts.mjs';
 import { headColour } from '../palette.mjs';
 import { isSpecialToken } from '../format.mjs';
-import { note, keptTokens, renormalised, renormalisedNote } from './common.mjs';
+import { note, keptTokens, renormalised, renormalisedNote, wireHeadSwitches } from './common.mjs';
 import { specialControl } from './controls.mjs';
 import { headSwitch } from '../figures.mjs';
-import { wireHeadSwitches } from './grid.mjs';
 
 /** Lines below this weight are not drawn (they would be invisible anyway)… */
 const MIN_LINE_WEIGHT = 0.02;

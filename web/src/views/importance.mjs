@@ -9,12 +9,11 @@ import { svg, textWidth } from '../dom.mjs';
 import { figureHeader, figureRoot, FIGURE_PAD, colourLegend, fitText, seriesColours, wrapText } from '../charts.mjs';
 import { diverging, inkOn } from '../palette.mjs';
 import { messageFigure } from '../figures.mjs';
-import { headName, tokenPhrase, largest, total } from '../format.mjs';
+import { headName, isBoundaryToken, isMaskToken, tokenPhrase, largest, total } from '../format.mjs';
 import { headListParam, enumParam } from '../view-state.mjs';
 import { html } from '../dom.mjs';
 import { toggle } from '../widgets.mjs';
-import { capitalise, note } from './common.mjs';
-import { weightsWaitText } from './mlm.mjs';
+import { capitalise, note, weightsWaitText } from './common.mjs';
 
 /** Time given to the computation per frame when it runs between frames (a step that would end later waits for the next). */
 const SLICE_MS = 30;
@@ -102,7 +101,7 @@ function answerIdOf(engine, text) {
   const word = String(text ?? '').trim();
   if (!word) return { id: null };
   const tokens = engine.tokenize(word);
-  const inner = tokens.ids.filter((_, i) => tokens.tokens[i] !== '[CLS]' && tokens.tokens[i] !== '[SEP]');
+  const inner = tokens.ids.filter((_, i) => !isBoundaryToken(tokens.tokens[i]));
   return inner.length === 1 ? { id: inner[0] } : { id: null, problem: word };
 }
 
@@ -278,7 +277,7 @@ const answerControl = {
       element: control,
       sync: (state) => {
         if (document.activeElement !== input && input.getRootNode().activeElement !== input) input.value = state.answer;
-        control.hidden = ui.tokens[state.token] !== '[MASK]' || state.importanceOver === 'all';
+        control.hidden = !isMaskToken(ui.tokens[state.token]) || state.importanceOver === 'all';
       },
     };
   },
@@ -314,10 +313,10 @@ export const importanceView = {
 function renderWord(ctx) {
   const { session, engine, run, state, width, t } = ctx;
   const { token } = state;
-  if (run.tokens[token] === '[CLS]' || run.tokens[token] === '[SEP]') {
+  if (isBoundaryToken(run.tokens[token])) {
     return { figure: messageFigure({ width, title: t('imp.titleWord'), lines: [t('imp.pickWord', { token: t.quote(run.tokens[token]) })] }), notes: [] };
   }
-  const { id: answerId, problem } = run.tokens[token] === '[MASK]' ? answerIdOf(engine, state.answer) : { id: null };
+  const { id: answerId, problem } = isMaskToken(run.tokens[token]) ? answerIdOf(engine, state.answer) : { id: null };
   const key = `importance:${token}:${answerId ?? ''}`;
   const { layers, heads } = engine.shape;
   if (!session.runMemo.has(key) && run.n * layers * (heads + 1) > WORD_AT_ONCE) {

@@ -3,13 +3,18 @@
 //   labelKey       the catalogue key of its tab's label (i18n/en.mjs); `messages` ({en, fr, …})
 //                  may bring a view's own catalogue entries
 //   state          its own state keys with their defaults
+//   shapeState(shape)  the state keys whose value follows the model's shape ({key: value}): set
+//                  when a model is shown unless the reader chose one (a control may declare it too)
 //   params         its URL-hash/attribute parameters ({name, read, write}; view-state.mjs helpers)
 //   controls       the controls it shows above the figure: shared ones (controls.mjs) or its own
 //                  ({name, state, params, build(ui) → {element, sync(state)}})
 //   focus          the selector of the element its keyboard handling focuses in the figure
 //   readout        true when it writes the line under the figure
+//   ownsClicks     true when it handles clicks on its figure itself (without the token strip,
+//                  a click on a row of any other figure drawn a row per token picks that token)
 //   redrawsAsWeightsArrive  true when it shows the progress of the weights still loading
-//   needsCompare   true when it reads sentence B's run
+//   compareText(state)  sentence B's text, for a view that reads a second run beside sentence
+//                  A's (the run scheduler runs it in a session of its own, with A's)
 //   layersShown(state, shape)  how many layers, from the first, it reads (default: up to the
 //                  chosen layer); it is drawn once a run has them, while the others compute
 //   render(ctx)    → {figure, notes, wire?(figure, ui)}
@@ -55,6 +60,19 @@ export function layersShown(state, shape) {
   const view = viewById(state.view) ?? VIEWS[0];
   const count = view.layersShown ? view.layersShown(state, shape) : state.layer + 1;
   return Math.max(1, Math.min(shape.layers, count));
+}
+
+/**
+ * Sets the state keys the views and their controls derive from the model's shape (shapeState):
+ * those still null, or all of them for a newly shown model.
+ */
+export function fitStateToShape(state, shape, newModel = false) {
+  for (const view of VIEWS) {
+    for (const source of [view, ...(view.controls ?? [])]) {
+      const fitted = source.shapeState?.(shape) ?? {};
+      for (const [key, value] of Object.entries(fitted)) if (newModel || state[key] === null) state[key] = value;
+    }
+  }
 }
 
 /**

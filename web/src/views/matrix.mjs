@@ -20,6 +20,7 @@ export const matrixView = {
   params: [zoomParam],
   focus: '.figure-box svg',
   readout: true,
+  ownsClicks: true,
   render(ctx) {
     const { session, run, state, width, theme, t } = ctx;
     const { layer, head, token } = state;

@@ -2,22 +2,10 @@
 
 import { tokenBarFigure, niceMax, seriesColours } from '../charts.mjs';
 import { messageFigure, stackFigures } from '../figures.mjs';
-import { note } from './common.mjs';
+import { maskPositions } from '../format.mjs';
+import { note, predictionCaveat, weightsWaitText } from './common.mjs';
 
 const MAX_MASKS_SHOWN = 4;
-
-/** What the page says about the quality of the predictions, from the model card when there is one. */
-export function predictionCaveat(t, card) {
-  const accuracy = Number(card?.heldout_mlm_accuracy);
-  const measured = Number.isFinite(accuracy) ? t('mlm.accuracy', { accuracy: t.percent(accuracy) }) : t('mlm.noAccuracy');
-  return t('mlm.caveat', { measured });
-}
-
-/** While the rest of the weights arrive: how far they are. */
-export function weightsWaitText(t, engine) {
-  const total = engine.partCount(), arrived = total - engine.partsMissing();
-  return t('mlm.waiting', { arrived, total, loaded: t.megabytes(engine.weightBytesLoaded()), size: t.megabytes(engine.fileSize) });
-}
 
 export const mlmView = {
   id: 'mask',
@@ -28,8 +16,7 @@ export const mlmView = {
   render(ctx) {
     const { session, engine, run, width, theme, t } = ctx;
     const { layers, heads } = engine.shape;
-    const masks = [];
-    run.tokens.forEach((token, i) => { if (token === '[MASK]') masks.push(i); });
+    const masks = maskPositions(run.tokens);
     if (!engine.hasMlm()) {
       return {
         figure: messageFigure({ width, title: t('mlm.offTitle'), lines: [t('mlm.noHead')] }),

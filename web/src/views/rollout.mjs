@@ -12,6 +12,7 @@ import { segmented, checkSegmented } from '../widgets.mjs';
 const rolloutControl = {
   name: 'rollout',
   state: { rolloutLayer: null },
+  shapeState: (shape) => ({ rolloutLayer: shape.layers - 1 }),
   params: [layerParam('rollout', 'rolloutLayer', (s, { layers }) => ['problem.usedRollout', { layer: (s.rolloutLayer ?? layers - 1) + 1, layers }])],
   build(ui) {
     const label = ui.t('control.rollout');

@@ -3,8 +3,9 @@
 import { html } from '../dom.mjs';
 import { tokenBarFigure, seriesColours } from '../charts.mjs';
 import { headName, tokenPhrase, spreadReading, readingDefinition } from '../format.mjs';
-import { capitalise, rowDataset, statLine, note, keptTokens, renormalised, renormalisedNote } from './common.mjs';
-import { positionalWarning } from './grid.mjs';
+import {
+  capitalise, rowDataset, statLine, note, keptTokens, renormalised, renormalisedNote, positionalWarning,
+} from './common.mjs';
 import { scaleControl, specialControl } from './controls.mjs';
 
 export const rowView = {

@@ -20,7 +20,8 @@ __attribute__((export_name("setup"))) int setup(int rows, int cols, int n) {
     for (size_t i = 0; i < count; i++) q[i] = (int8_t)((i * 37) % 255 - 127);
     for (int r = 0; r < rows; r++) scale[r] = 0.032f, bias[r] = 0.1f;
     for (int i = 0; i < n * cols; i++) x[i] = (float)((i * 13) % 101 - 50) / 7.0f;
-    matrix = (qmatrix){.q = q, .scale = scale, .kind = WEIGHTS_KIND_INT8, .bits = 8, .qmax = 128, .rows = rows, .cols = cols};
+    matrix = (qmatrix){
+        .q = q, .scale = scale, .kind = WEIGHTS_KIND_INT8, .bits = 8, .qmax = 128, .rows = rows, .cols = cols};
     return 1;
 }
 

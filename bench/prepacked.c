@@ -105,7 +105,7 @@ static void store_quad(float *y, int rows, int r, const float *scale_of, const f
 static void block_w8_prepacked(const qmatrix *w, int chunk, const int16_t *X, const float *sx, int b0, int count,
                                const float *bias, float *y) {
     const int rows = w->rows, padded = padded_cols(w), groups = (count + QT - 1) / QT;
-    int pair_chunk = chunk;  /* chunk products of ≤ xmax·qmax per lane: the engine's plan gives chunk/4 */
+    int pair_chunk = chunk; /* chunk products of ≤ xmax·qmax per lane: the engine's plan gives chunk/4 */
     while (pair_chunk > 8 && !(padded % pair_chunk == 0 && (int64_t)pair_chunk * w->qmax * XLIMIT <= INT32_MAX))
         pair_chunk -= 8;
     /* The block's tokens in pair order: each group's 8-column blocks transposed as 4 × 4 pairs. */
@@ -165,7 +165,8 @@ static int prepack(qmatrix *w) {
                 const int row = 8 * g + k < w->rows ? 8 * g + k : w->rows - 1;
                 for (int e = 0; e < 2; e++) {
                     const int col = 2 * p + e;
-                    out[(size_t)g * padded * 8 + (size_t)p * 16 + 2 * k + e] = col < w->cols ? q[(size_t)row * w->cols + col] : 0;
+                    out[(size_t)g * padded * 8 + (size_t)p * 16 + 2 * k + e] =
+                        col < w->cols ? q[(size_t)row * w->cols + col] : 0;
                 }
             }
     w->q = out;
@@ -176,7 +177,9 @@ static int prepack(qmatrix *w) {
 static bert_model model;
 static bert_state state;
 
-__attribute__((export_name("bench_alloc"))) void *bench_alloc(size_t bytes) { return aligned_alloc(16, (bytes + 15) & ~(size_t)15); }
+__attribute__((export_name("bench_alloc"))) void *bench_alloc(size_t bytes) {
+    return aligned_alloc(16, (bytes + 15) & ~(size_t)15);
+}
 
 /* Loads the weights; with PREPACKED, every int8 matrix of the encoder in the layout above. */
 __attribute__((export_name("bench_load"))) int bench_load(const uint8_t *bytes, size_t size) {

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../c/linear.c"  /* its linear_blocks, kernel table and quantize_block, for linear_timed */
+#include "../c/linear.c" /* its linear_blocks, kernel table and quantize_block, for linear_timed */
 #include "forward.h"
 #include "kernels.h"
 #include "weights.h"
 
 __attribute__((import_module("env"), import_name("profile_clock"))) double profile_clock(void);
-static double quantize_ms;  /* summed by linear_timed */
+static double quantize_ms; /* summed by linear_timed */
 
 /* c/linear.c's quantize_block, its time added to quantize_ms. */
 static void quantize_block_timed(const float *x, int b0, int count, int cols, int limit, int16_t *X, float *sx) {
@@ -37,20 +37,44 @@ static void linear_one_timed(const float *x, int n, const qmatrix *w, const floa
 
 /* The parts, in the order of profile_part_name. */
 enum {
-    P_EMBED, P_EMBED_LN, P_QKV, P_SCORES, P_SOFTMAX, P_MIX, P_ATTN_OUT, P_RESIDUAL, P_LN, P_FFN_IN, P_GELU,
-    P_FFN_OUT, P_QUANTIZE, P_COUNT
+    P_EMBED,
+    P_EMBED_LN,
+    P_QKV,
+    P_SCORES,
+    P_SOFTMAX,
+    P_MIX,
+    P_ATTN_OUT,
+    P_RESIDUAL,
+    P_LN,
+    P_FFN_IN,
+    P_GELU,
+    P_FFN_OUT,
+    P_QUANTIZE,
+    P_COUNT
 };
 static const char *const PART_NAMES[P_COUNT] = {
-    "embedding lookup", "embedding LayerNorm", "Q, K, V products", "attention scores (q·kᵀ)", "softmax",
-    "attention mixing (P·V)", "attention output product", "residual adds", "LayerNorm", "FFN in product", "GELU",
-    "FFN out product", "activation quantization",
+    "embedding lookup",
+    "embedding LayerNorm",
+    "Q, K, V products",
+    "attention scores (q·kᵀ)",
+    "softmax",
+    "attention mixing (P·V)",
+    "attention output product",
+    "residual adds",
+    "LayerNorm",
+    "FFN in product",
+    "GELU",
+    "FFN out product",
+    "activation quantization",
 };
 
 static bert_model model;
 static bert_state state;
 static double part_ms[P_COUNT];
 
-__attribute__((export_name("profile_alloc"))) void *profile_alloc(size_t bytes) { return aligned_alloc(16, (bytes + 15) & ~(size_t)15); }
+__attribute__((export_name("profile_alloc"))) void *profile_alloc(size_t bytes) {
+    return aligned_alloc(16, (bytes + 15) & ~(size_t)15);
+}
 
 __attribute__((export_name("profile_load"))) int profile_load(const uint8_t *bytes, size_t size) {
     if (weights_load(bytes, size, &model) != WEIGHTS_OK) return 0;
@@ -63,13 +87,13 @@ __attribute__((export_name("profile_part_name"))) const char *profile_part_name(
 __attribute__((export_name("profile_part_ms"))) double profile_part_ms(int k) { return part_ms[k]; }
 
 /* Times `call` into part_ms[part]; a weight product's quantization goes to its own part. */
-#define TIMED(part, call)                                                                      \
-    do {                                                                                       \
-        const double q0_ = quantize_ms, t0_ = profile_clock();                    \
-        call;                                                                                  \
-        const double quantized_ = quantize_ms - q0_;                              \
-        part_ms[part] += profile_clock() - t0_ - quantized_;                                   \
-        part_ms[P_QUANTIZE] += quantized_;                                                     \
+#define TIMED(part, call)                                      \
+    do {                                                       \
+        const double q0_ = quantize_ms, t0_ = profile_clock(); \
+        call;                                                  \
+        const double quantized_ = quantize_ms - q0_;           \
+        part_ms[part] += profile_clock() - t0_ - quantized_;   \
+        part_ms[P_QUANTIZE] += quantized_;                     \
     } while (0)
 
 static void add_residual(float *y, const float *x, size_t count) {
@@ -78,14 +102,15 @@ static void add_residual(float *y, const float *x, size_t count) {
 
 static void embed(const int32_t *ids, int n, float *x) {
     float tmp[4096];
-    TIMED(P_EMBED, for (int t = 0; t < n; t++) {
-        float *row = x + (size_t)t * model.hidden;
-        dequantize_row(&model.word_emb, ids[t], row);
-        dequantize_row(&model.pos_emb, t, tmp);
-        for (int i = 0; i < model.hidden; i++) row[i] += tmp[i];
-        dequantize_row(&model.type_emb, 0, tmp);
-        for (int i = 0; i < model.hidden; i++) row[i] += tmp[i];
-    });
+    TIMED(
+        P_EMBED, for (int t = 0; t < n; t++) {
+            float *row = x + (size_t)t * model.hidden;
+            dequantize_row(&model.word_emb, ids[t], row);
+            dequantize_row(&model.pos_emb, t, tmp);
+            for (int i = 0; i < model.hidden; i++) row[i] += tmp[i];
+            dequantize_row(&model.type_emb, 0, tmp);
+            for (int i = 0; i < model.hidden; i++) row[i] += tmp[i];
+        });
     TIMED(P_EMBED_LN, layer_norm(x, n, model.hidden, model.emb_ln_gamma, model.emb_ln_beta, model.ln_eps));
 }
 
@@ -122,7 +147,7 @@ static void layer(int l) {
 
 /* `runs` passes over ids[n] step by step: part_ms[k] becomes ms per pass. 0 when n is refused. */
 __attribute__((export_name("profile_parts"))) int profile_parts(const int32_t *ids, int n, int runs) {
-    if (bert_forward(&state, ids, NULL, n) != 0) return 0;  /* buffers sized, inputs checked */
+    if (bert_forward(&state, ids, NULL, n) != 0) return 0; /* buffers sized, inputs checked */
     memset(part_ms, 0, sizeof part_ms);
     for (int r = 0; r < runs; r++) {
         embed(ids, n, state.layer_input);

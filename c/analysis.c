@@ -24,8 +24,7 @@ row_stats analyse_row(const float *row, int n) {
 }
 
 static int valid_head(const bert_state *s, int layer, int head) {
-    return s->n > 0 && layer >= 0 && layer < s->model->layers && head >= 0 &&
-           head < s->model->heads;
+    return s->n > 0 && layer >= 0 && layer < s->model->layers && head >= 0 && head < s->model->heads;
 }
 
 /* ½·(mean of the layer's heads) + ½·I, each row renormalised to sum to 1. */
@@ -112,12 +111,9 @@ int attention_rollout_row(const bert_state *s, int last_layer, int row, float *o
     return 0;
 }
 
-static int share_at_least(int hits, int total, double share) {
-    return total > 0 && hits >= share * total;
-}
+static int share_at_least(int hits, int total, double share) { return total > 0 && hits >= share * total; }
 
-int head_roles(const bert_state *s, int layer, int head, const unsigned char *kinds,
-               float *mass_on_kind) {
+int head_roles(const bert_state *s, int layer, int head, const unsigned char *kinds, float *mass_on_kind) {
     if (!valid_head(s, layer, head)) return -1;
     const int n = s->n;
     int prev_hits = 0, next_hits = 0;
@@ -143,8 +139,7 @@ int head_roles(const bert_state *s, int layer, int head, const unsigned char *ki
 }
 
 /* ‖W_O[:, head slice] · v‖ for a head-sized vector v. */
-static double projected_norm(const qmatrix *w_out, int offset, const float *v, int size,
-                             float *row_buffer) {
+static double projected_norm(const qmatrix *w_out, int offset, const float *v, int size, float *row_buffer) {
     double norm2 = 0;
     for (int r = 0; r < w_out->rows; r++) {
         dequantize_row(w_out, r, row_buffer);
@@ -168,8 +163,7 @@ int attention_contributions(const bert_state *s, int layer, int head, int row, f
     return 0;
 }
 
-int attention_row_scaled(const bert_state *s, int layer, int head, int row, int divide_by_sqrt_d,
-                         float *out) {
+int attention_row_scaled(const bert_state *s, int layer, int head, int row, int divide_by_sqrt_d, float *out) {
     if (!valid_head(s, layer, head) || row < 0 || row >= s->n) return -1;
     const bert_model *m = s->model;
     const int size = m->hidden / m->heads, offset = head * size;

@@ -5,13 +5,13 @@
 #include "forward.h"
 
 typedef struct {
-    double sum;           /* Σ row: 1 up to float rounding, because a softmax made it */
+    double sum; /* Σ row: 1 up to float rounding, because a softmax made it */
     double max;
     int argmax;
-    double ratio;         /* max / (1/n) = max·n: 1.0 means no better than uniform */
-    double entropy;       /* nats */
-    double effective;     /* exp(entropy): how many tokens the row spreads over */
-    double normalized;    /* entropy / ln n, in [0, 1]; 1 for n == 1 */
+    double ratio;      /* max / (1/n) = max·n: 1.0 means no better than uniform */
+    double entropy;    /* nats */
+    double effective;  /* exp(entropy): how many tokens the row spreads over */
+    double normalized; /* entropy / ln n, in [0, 1]; 1 for n == 1 */
 } row_stats;
 
 row_stats analyse_row(const float *row, int n);
@@ -35,8 +35,7 @@ int head_roles(const bert_state *s, int layer, int head, const unsigned char *ki
 int attention_contributions(const bert_state *s, int layer, int head, int row, float *out);
 
 /* The chosen head's row from the same q·k scores, with or without the division by √d. */
-int attention_row_scaled(const bert_state *s, int layer, int head, int row, int divide_by_sqrt_d,
-                         float *out);
+int attention_row_scaled(const bert_state *s, int layer, int head, int row, int divide_by_sqrt_d, float *out);
 
 /* Inside a layer, for one token: out[4][hidden] = the heads' outputs concatenated, after W_O
  * (with its bias), after + residual, after LayerNorm. */

@@ -17,7 +17,7 @@ struct attn_engine {
     bert_model model;
     tokenizer *tok;
     int32_t cls_id, sep_id, mask_id;
-    engine_parts *parts;  /* NULL: the whole file was checked at create */
+    engine_parts *parts; /* NULL: the whole file was checked at create */
     int32_t part_count;
 };
 
@@ -36,9 +36,9 @@ struct attn_session {
     bert_state state;
     int32_t ids[BERT_MAX_TOKENS], starts[BERT_MAX_TOKENS], ends[BERT_MAX_TOKENS];
     int32_t type_ids[BERT_MAX_TOKENS];
-    unsigned char kinds[BERT_MAX_TOKENS];  /* ATTN_MASS_WORD, _CLS, _SEP or _PUNCTUATION */
+    unsigned char kinds[BERT_MAX_TOKENS]; /* ATTN_MASS_WORD, _CLS, _SEP or _PUNCTUATION */
     int n, truncated, full_length, segment_count;
-    uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];  /* heads every run removes */
+    uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS]; /* heads every run removes */
     int removed_count;
     /* Head importance: `masked` holds the run with the token at `masked_position` replaced by
      * [MASK] (-1: none yet), `probe` the runs with one more head or layer removed. Both are
@@ -60,7 +60,7 @@ struct attn_session {
 enum { COUNT_LIMIT = ATTN_COUNT_LIMIT };
 
 const char *attn_status_message(int status) {
-    const char *message = status_message_of(status);  /* spec.h: every code's English message */
+    const char *message = status_message_of(status); /* spec.h: every code's English message */
     return message ? message : UNKNOWN_STATUS_MESSAGE;
 }
 
@@ -110,7 +110,7 @@ int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out) {
         return status;
     }
     e->part_count = (int32_t)((uint32_t)bytes[108] | (uint32_t)bytes[109] << 8 | (uint32_t)bytes[110] << 16 |
-                              (uint32_t)bytes[111] << 24);  /* the header's part_count, checked */
+                              (uint32_t)bytes[111] << 24); /* the header's part_count, checked */
     *out = e;
     return ATTN_OK;
 }
@@ -134,29 +134,22 @@ void attn_engine_shape(const attn_engine *e, int32_t *shape) {
     shape[ATTN_SHAPE_HEAD_SIZE] = m->hidden / m->heads;
 }
 
-const char *attn_engine_token(const attn_engine *e, int32_t id) {
-    return tokenizer_token(e->tok, id);
-}
+const char *attn_engine_token(const attn_engine *e, int32_t id) { return tokenizer_token(e->tok, id); }
 
 int32_t attn_engine_special_id(const attn_engine *e, enum special_token which) {
     return tokenizer_special_id(e->tok, which);
 }
 
-const char *attn_engine_card(const attn_engine *e) {
-    return e->model.card;
-}
+const char *attn_engine_card(const attn_engine *e) { return e->model.card; }
 
-int attn_engine_has_mlm(const attn_engine *e) {
-    return e->model.mlm_bias != NULL;
-}
+int attn_engine_has_mlm(const attn_engine *e) { return e->model.mlm_bias != NULL; }
 
-int attn_engine_tokenize(const attn_engine *e, const char *text, size_t bytes, int capacity,
-                         int32_t *ids, int32_t *starts, int32_t *ends, int32_t *counts) {
+int attn_engine_tokenize(const attn_engine *e, const char *text, size_t bytes, int capacity, int32_t *ids,
+                         int32_t *starts, int32_t *ends, int32_t *counts) {
     if (capacity < 2) return ATTN_ERR_ARGUMENT;
     token_list list = {ids, starts, ends, 0, 0, 0};
     const int limit = capacity > INT32_MAX - COUNT_LIMIT ? INT32_MAX : capacity + COUNT_LIMIT;
-    if (tokenizer_encode(e->tok, text, bytes, capacity, limit, &list) != TOKENIZER_OK)
-        return ATTN_ERR_NO_MEMORY;
+    if (tokenizer_encode(e->tok, text, bytes, capacity, limit, &list) != TOKENIZER_OK) return ATTN_ERR_NO_MEMORY;
     counts[ATTN_COUNTS_WRITTEN] = list.count;
     counts[ATTN_COUNTS_TOTAL] = list.full_count;
     return ATTN_OK;
@@ -209,8 +202,9 @@ static void forget_run(attn_session *s) {
 }
 
 static int run_status(int bert_status) {
-    return bert_status == BERT_OK ? ATTN_OK
-           : bert_status == BERT_ERR_NOT_FINITE ? ATTN_ERR_NOT_FINITE : ATTN_ERR_NO_MEMORY;
+    return bert_status == BERT_OK               ? ATTN_OK
+           : bert_status == BERT_ERR_NOT_FINITE ? ATTN_ERR_NOT_FINITE
+                                                : ATTN_ERR_NO_MEMORY;
 }
 
 /* Steps the run begun until it is complete: ATTN_OK; ATTN_ERR_NOT_LOADED when the next layer's
@@ -264,17 +258,14 @@ int attn_session_step(attn_session *s) {
     return status;
 }
 
-int attn_session_layers_done(const attn_session *s) {
-    return s->n ? bert_next_layer(&s->state) : 0;
-}
+int attn_session_layers_done(const attn_session *s) { return s->n ? bert_next_layer(&s->state) : 0; }
 
 /* Tokenizes `text` into the session (forgetting its run): ATTN_OK or NO_MEMORY. */
 static int take_text(attn_session *s, const char *text, size_t bytes) {
     const bert_model *m = &s->engine->model;
     token_list list = {s->ids, s->starts, s->ends, 0, 0, 0};
     forget_run(s);
-    if (tokenizer_encode(s->engine->tok, text, bytes, m->max_positions, COUNT_LIMIT, &list) !=
-        TOKENIZER_OK)
+    if (tokenizer_encode(s->engine->tok, text, bytes, m->max_positions, COUNT_LIMIT, &list) != TOKENIZER_OK)
         return ATTN_ERR_NO_MEMORY;
     s->n = list.count;
     s->truncated = list.truncated;
@@ -291,8 +282,8 @@ static int take_pair(attn_session *s, const char *a, size_t a_bytes, const char 
     int first_count = 0;
     forget_run(s);
     if (m->type_vocab < 2) return ATTN_ERR_PAIR;
-    if (tokenizer_encode_pair(s->engine->tok, a, a_bytes, b, b_bytes, m->max_positions, COUNT_LIMIT,
-                              &list, &first_count) != TOKENIZER_OK)
+    if (tokenizer_encode_pair(s->engine->tok, a, a_bytes, b, b_bytes, m->max_positions, COUNT_LIMIT, &list,
+                              &first_count) != TOKENIZER_OK)
         return ATTN_ERR_NO_MEMORY;
     s->n = list.count;
     s->truncated = list.truncated;
@@ -362,8 +353,8 @@ const float *attn_session_hidden(const attn_session *s, int layer) {
  * (a run in steps, or one waiting for weights), ARGUMENT otherwise. */
 static int valid(const attn_session *s, int layer, int head, int row) {
     const bert_model *m = &s->engine->model;
-    const int ok = s->n > 0 && layer >= 0 && layer < m->layers && head >= 0 && head < m->heads &&
-                   row >= 0 && row < s->n;
+    const int ok =
+        s->n > 0 && layer >= 0 && layer < m->layers && head >= 0 && head < m->heads && row >= 0 && row < s->n;
     if (!ok) return ATTN_ERR_ARGUMENT;
     return layer < attn_session_layers_done(s) ? ATTN_OK : ATTN_ERR_NOT_LOADED;
 }
@@ -407,8 +398,8 @@ int attn_session_contributions(const attn_session *s, int layer, int head, int r
     return status_of(attention_contributions(&s->state, layer, head, row, out));
 }
 
-int attn_session_row_scaled(const attn_session *s, int layer, int head, int row,
-                            int divide_by_sqrt_d, float *out, double *stats) {
+int attn_session_row_scaled(const attn_session *s, int layer, int head, int row, int divide_by_sqrt_d, float *out,
+                            double *stats) {
     const int status = valid(s, layer, head, row);
     if (status != ATTN_OK) return status;
     const int scaled = status_of(attention_row_scaled(&s->state, layer, head, row, divide_by_sqrt_d, out));
@@ -424,7 +415,7 @@ int attn_session_walkthrough(const attn_session *s, int layer, int token, float 
 
 int attn_session_mlm(const attn_session *s, int position, int k, int32_t *ids, float *probs) {
     if (!attn_engine_has_mlm(s->engine)) return ATTN_ERR_NO_MLM;
-    const int status = valid(s, s->engine->model.layers - 1, 0, position);  /* the run complete */
+    const int status = valid(s, s->engine->model.layers - 1, 0, position); /* the run complete */
     if (status != ATTN_OK) return status;
     if (!all_parts_ready(s->engine)) return ATTN_ERR_NOT_LOADED;
     if (k < 1 || k > s->engine->model.vocab_size) return ATTN_ERR_ARGUMENT;
@@ -505,12 +496,12 @@ static int probe_run(attn_session *s, const bert_state *base, int layer, int pos
     if (bert_reserve(&s->probe, s->n)) return ATTN_ERR_NO_MEMORY;
     s->probe.n = s->n;
     const size_t rows = (size_t)s->n * (size_t)m->hidden;
-    memcpy(s->probe.layer_input + hidden_index(&s->probe, layer, 0),
-           base->layer_input + hidden_index(base, layer, 0), rows * sizeof(float));
-    memcpy(s->probe.context + hidden_index(&s->probe, layer, 0),
-           base->context + hidden_index(base, layer, 0), rows * sizeof(float));
+    memcpy(s->probe.layer_input + hidden_index(&s->probe, layer, 0), base->layer_input + hidden_index(base, layer, 0),
+           rows * sizeof(float));
+    memcpy(s->probe.context + hidden_index(&s->probe, layer, 0), base->context + hidden_index(base, layer, 0),
+           rows * sizeof(float));
     const bert_run_options options = {removed, layer, 1, position, 0, 1, 0, NULL};
-    return run_status(bert_run(&s->probe, NULL, NULL, s->n, &options));  /* NULL ids: resume */
+    return run_status(bert_run(&s->probe, NULL, NULL, s->n, &options)); /* NULL ids: resume */
 }
 
 int attn_session_rollout_row(const attn_session *s, int last_layer, int row, float *out) {
@@ -523,12 +514,12 @@ int attn_session_rollout_row(const attn_session *s, int last_layer, int row, flo
 
 struct engine_parts {
     weights_layout layout;
-    int32_t missing;         /* parts not ready */
-    int32_t core_missing;    /* parts holding arrays every run reads, not ready */
-    int32_t layer_missing[BERT_MAX_LAYERS];  /* parts holding a layer's arrays, not ready */
-    uint8_t *ready;          /* [part_count] */
-    uint8_t *core;           /* [part_count]: 1 where an array every run reads lies */
-    uint16_t *layers;        /* [part_count]: bit l set where an array of layer l lies */
+    int32_t missing;                        /* parts not ready */
+    int32_t core_missing;                   /* parts holding arrays every run reads, not ready */
+    int32_t layer_missing[BERT_MAX_LAYERS]; /* parts holding a layer's arrays, not ready */
+    uint8_t *ready;                         /* [part_count] */
+    uint8_t *core;                          /* [part_count]: 1 where an array every run reads lies */
+    uint16_t *layers;                       /* [part_count]: bit l set where an array of layer l lies */
 };
 
 /* Calls mark(p, layer) for every part an array of the `role` overlaps. */
@@ -548,14 +539,12 @@ static void mark_core(engine_parts *parts, int64_t p, int layer) {
     parts->core[p] = 1;
 }
 
-static void mark_layer(engine_parts *parts, int64_t p, int layer) {
-    parts->layers[p] |= (uint16_t)(1u << layer);
-}
+static void mark_layer(engine_parts *parts, int64_t p, int layer) { parts->layers[p] |= (uint16_t)(1u << layer); }
 
 static engine_parts *parts_create(uint32_t count) {
     engine_parts *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    p->ready = calloc(count ? count : 1, 2);  /* ready, then core */
+    p->ready = calloc(count ? count : 1, 2); /* ready, then core */
     p->layers = calloc(count ? count : 1, sizeof *p->layers);
     if (!p->ready || !p->layers) {
         parts_destroy(p);
@@ -611,7 +600,7 @@ int attn_engine_create_partial(const uint8_t *bytes, size_t size, attn_engine **
 int attn_engine_part_arrived(attn_engine *e, int32_t index) {
     if (index < 0 || index >= attn_engine_part_count(e)) return ATTN_ERR_ARGUMENT;
     engine_parts *p = e->parts;
-    if (!p || p->ready[index]) return ATTN_OK;  /* a whole-file engine checked every part */
+    if (!p || p->ready[index]) return ATTN_OK; /* a whole-file engine checked every part */
     const weights_status ws = weights_check_part(&p->layout, (uint32_t)index);
     if (ws != WEIGHTS_OK) return (int)ws;
     p->ready[index] = 1;
@@ -619,18 +608,14 @@ int attn_engine_part_arrived(attn_engine *e, int32_t index) {
     return ATTN_OK;
 }
 
-int32_t attn_engine_part_count(const attn_engine *e) {
-    return e->part_count;
-}
+int32_t attn_engine_part_count(const attn_engine *e) { return e->part_count; }
 
 int attn_engine_part_ready(const attn_engine *e, int32_t index) {
     if (index < 0 || index >= attn_engine_part_count(e)) return 0;
     return e->parts ? e->parts->ready[index] : 1;
 }
 
-int32_t attn_engine_parts_missing(const attn_engine *e) {
-    return e->parts ? e->parts->missing : 0;
-}
+int32_t attn_engine_parts_missing(const attn_engine *e) { return e->parts ? e->parts->missing : 0; }
 
 int attn_engine_part_range(const attn_engine *e, int32_t index, size_t *offset, size_t *bytes) {
     if (!e->parts || index < 0 || index >= attn_engine_part_count(e)) return ATTN_ERR_ARGUMENT;
@@ -661,7 +646,7 @@ static int row_ready(const attn_engine *e, int32_t id) {
     row_range(e, id, &first, &last);
     int64_t p = weights_part_of_offset(&e->parts->layout, first);
     const int64_t end = weights_part_of_offset(&e->parts->layout, last);
-    if (p < 0) p = 0;  /* a row that starts in the head */
+    if (p < 0) p = 0; /* a row that starts in the head */
     for (; p >= 0 && p <= end; p++)
         if (!e->parts->ready[p]) return 0;
     return 1;
@@ -675,13 +660,9 @@ static int rows_ready(const attn_engine *e, const int32_t *ids, int n) {
     return 1;
 }
 
-static int all_parts_ready(const attn_engine *e) {
-    return !e->parts || e->parts->missing == 0;
-}
+static int all_parts_ready(const attn_engine *e) { return !e->parts || e->parts->missing == 0; }
 
-static int layer_ready(const attn_engine *e, int layer) {
-    return !e->parts || e->parts->layer_missing[layer] == 0;
-}
+static int layer_ready(const attn_engine *e, int layer) { return !e->parts || e->parts->layer_missing[layer] == 0; }
 
 int attn_engine_layers_ready(const attn_engine *e) {
     int ready = 0;
@@ -767,8 +748,8 @@ static int read_answers(const attn_session *s, const bert_state *base, int posit
 }
 
 /* Importance of layers first … first + layer_count − 1 for the word at `position`. */
-static int importance_at(attn_session *s, int position, int answer_given, int first, int layer_count,
-                         int32_t *answer, float *log_prob, float *delta, int32_t *top1) {
+static int importance_at(attn_session *s, int position, int answer_given, int first, int layer_count, int32_t *answer,
+                         float *log_prob, float *delta, int32_t *top1) {
     const bert_model *m = &s->engine->model;
     const int entries = layer_count * (m->heads + 1);
     if (!all_parts_ready(s->engine) || attn_session_layers_done(s) < m->layers) return ATTN_ERR_NOT_LOADED;
@@ -786,8 +767,8 @@ static int importance_at(attn_session *s, int position, int answer_given, int fi
     return status;
 }
 
-int attn_session_importance(attn_session *s, int target, int layer, int32_t *answer,
-                            float *log_prob, float *delta, int32_t *top1) {
+int attn_session_importance(attn_session *s, int target, int layer, int32_t *answer, float *log_prob, float *delta,
+                            int32_t *top1) {
     const bert_model *m = &s->engine->model;
     int32_t positions[BERT_MAX_TOKENS];
     const int count = attn_session_importance_targets(s, positions, NULL);
@@ -796,12 +777,12 @@ int attn_session_importance(attn_session *s, int target, int layer, int32_t *ans
     return importance_at(s, positions[target], -1, layer, 1, answer, log_prob, delta, top1);
 }
 
-int attn_session_importance_word(attn_session *s, int position, int32_t answer_id, int32_t *answer,
-                                 float *log_prob, float *delta, int32_t *top1) {
+int attn_session_importance_word(attn_session *s, int position, int32_t answer_id, int32_t *answer, float *log_prob,
+                                 float *delta, int32_t *top1) {
     const attn_engine *e = s->engine;
     if (!attn_engine_has_mlm(e)) return ATTN_ERR_NO_MLM;
-    if (position < 0 || position >= s->n || s->kinds[position] == ATTN_MASS_CLS || s->kinds[position] == ATTN_MASS_SEP ||
-        answer_id < -1 || answer_id >= e->model.vocab_size)
+    if (position < 0 || position >= s->n || s->kinds[position] == ATTN_MASS_CLS ||
+        s->kinds[position] == ATTN_MASS_SEP || answer_id < -1 || answer_id >= e->model.vocab_size)
         return ATTN_ERR_ARGUMENT;
     return importance_at(s, position, answer_id, 0, e->model.layers, answer, log_prob, delta, top1);
 }
@@ -833,7 +814,8 @@ static int batch_base(attn_session *s, int first, int count, const int32_t *posi
         status = run_status(bert_run(&s->batch, ids, types, total, &options));
     }
     for (int c = 0; status == ATTN_OK && c < count; c++)
-        memcpy(rows + (size_t)c * width, s->batch.layer_input + hidden_index(&s->batch, m->layers, c * n + positions[first + c]),
+        memcpy(rows + (size_t)c * width,
+               s->batch.layer_input + hidden_index(&s->batch, m->layers, c * n + positions[first + c]),
                width * sizeof *rows);
     if (status == ATTN_OK) status = run_status(bert_mlm_log_probs(m, rows, count, log_probs));
     for (int c = 0; status == ATTN_OK && c < count; c++) {
@@ -872,26 +854,26 @@ static int batch_probe_run(attn_session *s, int layer, const uint8_t *removed, c
     return status;
 }
 
-int attn_session_importance_batch(attn_session *s, int first, int count, int layer, int entry,
-                                  int32_t *answer, float *log_prob, float *delta, int32_t *top1) {
+int attn_session_importance_batch(attn_session *s, int first, int count, int layer, int entry, int32_t *answer,
+                                  float *log_prob, float *delta, int32_t *top1) {
     const bert_model *m = &s->engine->model;
     int32_t positions[BERT_MAX_TOKENS];
     const int targets = attn_session_importance_targets(s, positions, NULL);
     if (targets < 0) return -targets;
-    if (first < 0 || count < 1 || first + count > targets || (long long)count * s->n > m->max_positions ||
-        layer < -1 || layer >= m->layers || entry < 0 || entry > m->heads)
+    if (first < 0 || count < 1 || first + count > targets || (long long)count * s->n > m->max_positions || layer < -1 ||
+        layer >= m->layers || entry < 0 || entry > m->heads)
         return ATTN_ERR_ARGUMENT;
     if (!all_parts_ready(s->engine) || attn_session_layers_done(s) < m->layers) return ATTN_ERR_NOT_LOADED;
     int status = batch_base(s, first, count, positions);
     if (status != ATTN_OK) return status;
-    for (int c = 0; layer < 0 && c < count; c++) {  /* the copies' run alone: its answers */
+    for (int c = 0; layer < 0 && c < count; c++) { /* the copies' run alone: its answers */
         answer[2 * c] = s->batch_answer[c];
         answer[2 * c + 1] = s->batch_top1[c];
         log_prob[c] = s->batch_log_prob[c];
     }
     if (layer < 0) return ATTN_OK;
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS];
-    if (!removal(s, layer, entry, removed)) {  /* removed already: the copies' own run, Δ 0 */
+    if (!removal(s, layer, entry, removed)) { /* removed already: the copies' own run, Δ 0 */
         for (int c = 0; c < count; c++) {
             answer[2 * c] = s->batch_answer[c];
             answer[2 * c + 1] = top1[c] = s->batch_top1[c];

@@ -46,7 +46,7 @@ int attn_engine_create(const uint8_t *bytes, size_t size, attn_engine **out);
 void attn_engine_destroy(attn_engine *engine);
 /* shape[ATTN_SHAPE_COUNT]: vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
 void attn_engine_shape(const attn_engine *engine, int32_t *shape);
-const char *attn_engine_token(const attn_engine *engine, int32_t id);  /* NULL when out of range */
+const char *attn_engine_token(const attn_engine *engine, int32_t id);                /* NULL when out of range */
 int32_t attn_engine_special_id(const attn_engine *engine, enum special_token which); /* -1 for another value */
 /* The model card stored by the converter (JSON text: name, source, training, held-out quality,
  * limits), or "" when the weights file has none. */
@@ -57,8 +57,8 @@ int attn_engine_has_mlm(const attn_engine *engine);
 
 /* Tokenizes without running the model and without truncation beyond `capacity` tokens.
  * counts[ATTN_COUNTS_COUNT] receives the tokens written and the tokens the whole text gives. */
-int attn_engine_tokenize(const attn_engine *engine, const char *text, size_t bytes, int capacity,
-                         int32_t *ids, int32_t *starts, int32_t *ends, int32_t *counts);
+int attn_engine_tokenize(const attn_engine *engine, const char *text, size_t bytes, int capacity, int32_t *ids,
+                         int32_t *starts, int32_t *ends, int32_t *counts);
 
 attn_session *attn_session_create(const attn_engine *engine);
 void attn_session_destroy(attn_session *session);
@@ -72,8 +72,7 @@ int attn_session_run_ids(attn_session *session, const int32_t *ids, int n);
  * and its [SEP], 1 for B and the closing [SEP]; each token's offsets are code points of its own
  * segment's text. When the pair passes max_positions tokens both segments are cut, longest
  * first, as the reference cuts them. ATTN_ERR_PAIR when the model has a single token type. */
-int attn_session_run_pair(attn_session *session, const char *a, size_t a_bytes,
-                          const char *b, size_t b_bytes);
+int attn_session_run_pair(attn_session *session, const char *a, size_t a_bytes, const char *b, size_t b_bytes);
 /* Runs given ids with their token types (each 0 … type_vocab − 1; NULL: 0 everywhere). */
 int attn_session_run_typed_ids(attn_session *session, const int32_t *ids, const int32_t *type_ids, int n);
 
@@ -93,14 +92,14 @@ int attn_session_step(attn_session *session);
 /* Layers of the current run computed, 0 … layers (0 without a run). */
 int attn_session_layers_done(const attn_session *session);
 
-int attn_session_length(const attn_session *session);        /* n of the last run, 0 before */
-int attn_session_truncated(const attn_session *session);     /* 1 when the text gave more than n */
+int attn_session_length(const attn_session *session);    /* n of the last run, 0 before */
+int attn_session_truncated(const attn_session *session); /* 1 when the text gave more than n */
 /* Tokens the whole text gives, counted up to ATTN_COUNT_LIMIT (which then means "at least"). */
 int attn_session_full_length(const attn_session *session);
 const int32_t *attn_session_ids(const attn_session *session);
-const int32_t *attn_session_starts(const attn_session *session);  /* code-point offsets */
+const int32_t *attn_session_starts(const attn_session *session); /* code-point offsets */
 const int32_t *attn_session_ends(const attn_session *session);
-const int32_t *attn_session_type_ids(const attn_session *session);  /* [n] token types */
+const int32_t *attn_session_type_ids(const attn_session *session); /* [n] token types */
 /* The segment a token belongs to (its token type: 0 first, 1 second), -1 when out of range. */
 int attn_session_segment(const attn_session *session, int token);
 /* Texts the last run read: 1 (run_text), 2 (run_pair), 0 (id runs, before a run, failed run). */
@@ -123,9 +122,10 @@ int attn_session_head_roles(const attn_session *session, int layer, int head, fl
 int attn_session_contributions(const attn_session *session, int layer, int head, int row, float *out);
 /* The row recomputed from the same q·k scores, divided by sqrt(d) or not (the what-if), into
  * out[n], and its statistics as attn_session_row_stats gives them into stats (may be NULL). */
-int attn_session_row_scaled(const attn_session *session, int layer, int head, int row,
-                            int divide_by_sqrt_d, float *out, double *stats);
-int attn_session_walkthrough(const attn_session *session, int layer, int token, float *out /* [ATTN_WALKTHROUGH_COUNT][hidden] */);
+int attn_session_row_scaled(const attn_session *session, int layer, int head, int row, int divide_by_sqrt_d, float *out,
+                            double *stats);
+int attn_session_walkthrough(const attn_session *session, int layer, int token,
+                             float *out /* [ATTN_WALKTHROUGH_COUNT][hidden] */);
 /* The k most probable ids at a position (usually a [MASK]) and their probabilities;
  * ATTN_ERR_NO_MLM when the model has no masked-LM head. */
 int attn_session_mlm(const attn_session *session, int position, int k, int32_t *ids, float *probs);
@@ -157,8 +157,8 @@ int attn_session_importance_targets(const attn_session *session, int32_t *positi
  * delta[heads + 1] = log p(answer) with the removal − without it (nats), top1[heads + 1] = the most
  * probable id with the removal. Runs only the layers from `layer` up, from the stored input of
  * `layer` (with the target masked, that run is made once per target and kept). */
-int attn_session_importance(attn_session *session, int target, int layer, int32_t *answer,
-                            float *log_prob, float *delta, int32_t *top1);
+int attn_session_importance(attn_session *session, int target, int layer, int32_t *answer, float *log_prob,
+                            float *delta, int32_t *top1);
 
 /* Head importance for the word at `position` (any token but [CLS] and [SEP]), every layer in one
  * call: the run starts from the session's run when a [MASK] stands there, else from the run with
@@ -182,8 +182,8 @@ int attn_session_importance_word(attn_session *session, int position, int32_t an
  * the next calls with the same first and count; layer −1 makes it alone (a step of its own for a
  * page) and writes only answer and log_prob. A removal the session's set holds already (the
  * head, or every head of the layer) is the copies' run itself: Δ 0 and its top-1, with no run. */
-int attn_session_importance_batch(attn_session *session, int first, int count, int layer, int entry,
-                                  int32_t *answer, float *log_prob, float *delta, int32_t *top1);
+int attn_session_importance_batch(attn_session *session, int first, int count, int layer, int entry, int32_t *answer,
+                                  float *log_prob, float *delta, int32_t *top1);
 
 /* Row `row` of attn_session_rollout's matrix, out[n]: one vector-matrix product per layer
  * instead of n × n matrix products, for a view that shows one token's rollout. */

@@ -15,9 +15,9 @@
  * Tokens and card text reach the terminal with control characters escaped (\xHH); with --json
  * every output, a failure's too, is one JSON object ({"error":{…}} on failure).
  * Exit status: 0 done, 1 the weights or the run failed, 2 a bad argument (the message names it). */
-#define _POSIX_C_SOURCE 200809L  /* readlink (the executable's folder); open, fstat, mmap */
+#define _POSIX_C_SOURCE 200809L /* readlink (the executable's folder); open, fstat, mmap */
 #if defined(__unix__) || defined(__APPLE__)
-#define ATTN_CLI_MMAP 1  /* the weights mapped, not copied */
+#define ATTN_CLI_MMAP 1 /* the weights mapped, not copied */
 #endif
 
 #include <errno.h>
@@ -45,21 +45,20 @@ enum { MAX_REMOVED = 12 * 12 };
 enum { PATH_BYTES = 4096 };
 
 enum { EXIT_RUN_FAILED = 1, EXIT_BAD_ARGUMENT = 2 };
-enum { STDIN_LIMIT = 64 << 20 };  /* bytes read from standard input at most */
+enum { STDIN_LIMIT = 64 << 20 }; /* bytes read from standard input at most */
 
 typedef struct {
     const char *text, *pair, *weights, *token, *ablate;
     size_t text_bytes, pair_bytes;
     int layer, head, json, tokenize, mask, info, help;
     int layer_given, head_given, weights_given;
-    char default_weights[PATH_BYTES];  /* the default weights file found (find_default_weights) */
-    int removed[MAX_REMOVED][2];  /* --ablate's layer.head pairs, from 1 */
+    char default_weights[PATH_BYTES]; /* the default weights file found (find_default_weights) */
+    int removed[MAX_REMOVED][2];      /* --ablate's layer.head pairs, from 1 */
     int removed_count;
 } options;
 
 /* shape[8] of attn_engine_shape, by name */
-enum { SHAPE_VOCAB, SHAPE_HIDDEN, SHAPE_LAYERS, SHAPE_HEADS, SHAPE_FFN, SHAPE_POSITIONS,
-       SHAPE_TYPES, SHAPE_HEAD_SIZE };
+enum { SHAPE_VOCAB, SHAPE_HIDDEN, SHAPE_LAYERS, SHAPE_HEADS, SHAPE_FFN, SHAPE_POSITIONS, SHAPE_TYPES, SHAPE_HEAD_SIZE };
 
 static int usage(FILE *out) {
     fputs("usage: attn TEXT [--pair TEXT_B] [--layer L] [--head H] [--token WORD|INDEX|#INDEX] [--json]\n"
@@ -157,7 +156,8 @@ static int parse_head_item(const char **at, const char *list, options *o) {
     while (is_blank(**at)) (*at)++;
     if (first < 0 || last < 0 || (**at && **at != ','))
         return bad_argument("--ablate \"%s\": write each head as LAYER.HEAD (or LAYER.FIRST-LAST), counted from 1, "
-                            "separated by commas (e.g. --ablate 2.1,3.4)", list);
+                            "separated by commas (e.g. --ablate 2.1,3.4)",
+                            list);
     if (last < first) return bad_argument("--ablate: heads %ld.%ld-%ld run backwards", layer, first, last);
     for (long head = first; head <= last; head++) {
         if (head_listed(o, layer, head)) return bad_argument("--ablate: head %ld.%ld is listed twice", layer, head);
@@ -174,13 +174,14 @@ static int parse_ablate(const char *list, options *o) {
     while (is_blank(*at)) at++;
     if (!*at)
         return bad_argument("--ablate \"%s\" names no head: write each head as LAYER.HEAD, counted from 1, "
-                            "separated by commas (e.g. --ablate 2.1,3.4)", list);
+                            "separated by commas (e.g. --ablate 2.1,3.4)",
+                            list);
     at = list;
     for (;;) {
         const int status = parse_head_item(&at, list, o);
         if (status) return status;
         if (!*at) return 0;
-        at++;  /* the comma */
+        at++; /* the comma */
     }
 }
 
@@ -192,9 +193,8 @@ static int parse_option(const char *flag, const char *value, options *o) {
     if (!strcmp(flag, "--mask")) return o->mask = 1, 0;
     if (!strcmp(flag, "--info")) return o->info = 1, 0;
     if (!strcmp(flag, "--help")) return o->help = 1, 0;
-    const int takes_value = !strcmp(flag, "--weights") || !strcmp(flag, "--token") ||
-                            !strcmp(flag, "--pair") || !strcmp(flag, "--layer") || !strcmp(flag, "--head") ||
-                            !strcmp(flag, "--ablate");
+    const int takes_value = !strcmp(flag, "--weights") || !strcmp(flag, "--token") || !strcmp(flag, "--pair") ||
+                            !strcmp(flag, "--layer") || !strcmp(flag, "--head") || !strcmp(flag, "--ablate");
     if (!takes_value) {
         bad_argument("unknown option \"%s\"", flag);
         return -1;
@@ -206,8 +206,7 @@ static int parse_option(const char *flag, const char *value, options *o) {
     if (!strcmp(flag, "--weights")) {
         o->weights = value;
         o->weights_given = 1;
-    }
-    else if (!strcmp(flag, "--ablate")) {
+    } else if (!strcmp(flag, "--ablate")) {
         if (o->ablate) {
             bad_argument("--ablate given twice; list every head in one: --ablate 2.1,3.4");
             return -1;
@@ -242,7 +241,8 @@ static int parse_options(int argc, char **argv, options *o) {
             o->text = a;
         } else {
             return bad_argument("unexpected argument \"%s\" after the text \"%s\" (quote a sentence "
-                                "with spaces; give a second segment with --pair)", a, o->text);
+                                "with spaces; give a second segment with --pair)",
+                                a, o->text);
         }
     }
     if (o->help) return 0;
@@ -257,9 +257,15 @@ static int parse_options(int argc, char **argv, options *o) {
 static void report_unused(const options *o) {
     const char *mode = o->info ? "--info" : o->tokenize ? "--tokenize" : o->mask ? "--mask" : NULL;
     if (!mode) return;
-    const struct { int given; const char *name; } unused[] = {
-        {o->layer_given, "--layer"}, {o->head_given, "--head"}, {o->token != NULL, "--token"},
-        {o->info && o->text != NULL, "TEXT"}, {o->info && o->pair != NULL, "--pair"},
+    const struct {
+        int given;
+        const char *name;
+    } unused[] = {
+        {o->layer_given, "--layer"},
+        {o->head_given, "--head"},
+        {o->token != NULL, "--token"},
+        {o->info && o->text != NULL, "TEXT"},
+        {o->info && o->pair != NULL, "--pair"},
         {(o->info || o->tokenize) && o->ablate != NULL, "--ablate"},
     };
     for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
@@ -338,7 +344,7 @@ static void print_json_string(const char *s) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\') printf("\\%c", *p);
         else if (*p < 0x20 || *p == 0x7f) printf("\\u%04x", *p);
-        else if (is_c1_control(p)) printf("\\u%04x", *++p);  /* C2 xx is U+00xx */
+        else if (is_c1_control(p)) printf("\\u%04x", *++p); /* C2 xx is U+00xx */
         else putchar(*p);
     }
     putchar('"');
@@ -370,8 +376,8 @@ static void print_json_number(double value) {
 static void print_shape_json(const int32_t *shape) {
     printf("\"shape\":{\"vocab\":%d,\"hidden\":%d,\"layers\":%d,\"heads\":%d,\"ffn\":%d,"
            "\"max_positions\":%d,\"type_vocab\":%d,\"head_size\":%d}",
-           shape[SHAPE_VOCAB], shape[SHAPE_HIDDEN], shape[SHAPE_LAYERS], shape[SHAPE_HEADS],
-           shape[SHAPE_FFN], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES], shape[SHAPE_HEAD_SIZE]);
+           shape[SHAPE_VOCAB], shape[SHAPE_HIDDEN], shape[SHAPE_LAYERS], shape[SHAPE_HEADS], shape[SHAPE_FFN],
+           shape[SHAPE_POSITIONS], shape[SHAPE_TYPES], shape[SHAPE_HEAD_SIZE]);
 }
 
 static int is_pair(const attn_session *s) { return attn_session_segment_count(s) == 2; }
@@ -383,8 +389,8 @@ static void print_tokens_json(const attn_engine *e, const attn_session *s) {
     const int n = attn_session_length(s);
     const int32_t *ids = attn_session_ids(s);
     printf("\"n\":%d,\"pair\":%s,\"truncated\":%s,\"full_length\":%d,\"full_length_exact\":%s,\"ids\":[", n,
-           is_pair(s) ? "true" : "false", attn_session_truncated(s) ? "true" : "false",
-           attn_session_full_length(s), counting_stopped(s) ? "false" : "true");
+           is_pair(s) ? "true" : "false", attn_session_truncated(s) ? "true" : "false", attn_session_full_length(s),
+           counting_stopped(s) ? "false" : "true");
     for (int i = 0; i < n; i++) printf("%s%d", i ? "," : "", ids[i]);
     printf("],\"tokens\":[");
     for (int i = 0; i < n; i++) {
@@ -392,8 +398,7 @@ static void print_tokens_json(const attn_engine *e, const attn_session *s) {
         print_json_string(attn_engine_token(e, ids[i]));
     }
     printf("],\"offsets\":[");
-    for (int i = 0; i < n; i++)
-        printf("%s[%d,%d]", i ? "," : "", attn_session_starts(s)[i], attn_session_ends(s)[i]);
+    for (int i = 0; i < n; i++) printf("%s[%d,%d]", i ? "," : "", attn_session_starts(s)[i], attn_session_ends(s)[i]);
     printf("],\"type_ids\":[");
     for (int i = 0; i < n; i++) printf("%s%d", i ? "," : "", attn_session_type_ids(s)[i]);
     putchar(']');
@@ -424,8 +429,8 @@ static void print_truncation(const attn_session *s) {
     }
     int first = 0;
     while (first < n && attn_session_segment(s, first) == 0) first++;
-    printf("truncated: the pair gives %s%d tokens, cut longest-first to %d: A keeps %d pieces, B keeps %d\n",
-           at_least, full, n, first - 2, n - first - 1);
+    printf("truncated: the pair gives %s%d tokens, cut longest-first to %d: A keeps %d pieces, B keeps %d\n", at_least,
+           full, n, first - 2, n - first - 1);
 }
 
 static void print_tokens_text(const attn_engine *e, const attn_session *s) {
@@ -447,8 +452,7 @@ static int find_word(const attn_engine *e, const attn_session *s, const char *wa
     for (int i = 0; i < n; i++)
         if (!strcmp(attn_engine_token(e, ids[i]), wanted)) return i;
     int32_t pieces[3], starts[3], ends[3], counts[2];
-    if (attn_engine_tokenize(e, wanted, strlen(wanted), 3, pieces, starts, ends, counts) != ATTN_OK ||
-        counts[1] != 3)
+    if (attn_engine_tokenize(e, wanted, strlen(wanted), 3, pieces, starts, ends, counts) != ATTN_OK || counts[1] != 3)
         return -1;
     for (int i = 0; i < n; i++)
         if (ids[i] == pieces[1]) return i;
@@ -467,8 +471,10 @@ static int find_token(const attn_engine *e, const attn_session *s, const char *w
     const int word = find_word(e, s, wanted);
     const int numeric = !parse_int(wanted, &index);
     if (word >= 0 && numeric) {
-        fprintf(stderr, "attn: note: --token %s is read as the word \"%s\" (token %d), not as index %d; "
-                "write #%d for the index\n", wanted, wanted, word, index, index);
+        fprintf(stderr,
+                "attn: note: --token %s is read as the word \"%s\" (token %d), not as index %d; "
+                "write #%d for the index\n",
+                wanted, wanted, word, index, index);
     }
     if (word >= 0) return word;
     if (numeric) {
@@ -552,8 +558,10 @@ static int show_row(const attn_engine *e, const attn_session *s, const options *
     double stats[7];
     if (attn_session_row_stats(s, o->layer - 1, o->head - 1, row, stats) != ATTN_OK)
         return run_failed("%s", attn_status_message(ATTN_ERR_ARGUMENT));
-    const float *attention = attn_session_attention(s) +
-        (((size_t)(o->layer - 1) * (size_t)shape[SHAPE_HEADS] + (size_t)(o->head - 1)) * (size_t)n + (size_t)row) * (size_t)n;
+    const float *attention =
+        attn_session_attention(s) +
+        (((size_t)(o->layer - 1) * (size_t)shape[SHAPE_HEADS] + (size_t)(o->head - 1)) * (size_t)n + (size_t)row) *
+            (size_t)n;
     if (o->json) print_row_json(e, s, o, row, attention, stats);
     else print_row_text(e, s, o, row, attention, stats);
     return 0;
@@ -565,8 +573,8 @@ typedef struct {
     float probs[5];
 } mask_guess;
 
-static void print_masks_json(const attn_engine *e, const attn_session *s, const options *o,
-                             const mask_guess *guesses, int count) {
+static void print_masks_json(const attn_engine *e, const attn_session *s, const options *o, const mask_guess *guesses,
+                             int count) {
     putchar('{');
     print_shape_and_tokens_json(e, s);
     putchar(',');
@@ -639,7 +647,7 @@ static void show_tokens(const attn_engine *e, const attn_session *s, int json) {
 /* ---- the model card: one JSON object whose keys are the converter's (weights/FORMAT.md), each
  * once, each value a string, a number, true or false, or a list of numbers. Anything else is
  * refused, so the card cannot add fields to the output around it. */
-static const char *const CARD_KEYS[] = CARD_KEY_NAMES;  /* c/spec.mjs */
+static const char *const CARD_KEYS[] = CARD_KEY_NAMES; /* c/spec.mjs */
 enum { CARD_KEY_COUNT = sizeof CARD_KEYS / sizeof CARD_KEYS[0], CARD_KEY_MAX = 32 };
 
 static const char *skip_space(const char *p) {
@@ -661,7 +669,7 @@ static const char *card_string(const char *p, char *key) {
                 if (!is_hex(p[1]) || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4])) return NULL;
                 p += 4;
             } else if (!*p || !strchr("\"\\/bfnrt", *p)) return NULL;
-            length = CARD_KEY_MAX;  /* a key with an escape is not one of the known keys */
+            length = CARD_KEY_MAX; /* a key with an escape is not one of the known keys */
         }
         if (key && length < CARD_KEY_MAX - 1) key[length++] = *p;
     }
@@ -673,7 +681,8 @@ static const char *card_string(const char *p, char *key) {
 static const char *card_number(const char *p) {
     if (*p == '-') p++;
     if (*p == '0') p++;
-    else if (*p >= '1' && *p <= '9') while (*p >= '0' && *p <= '9') p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9') p++;
     else return NULL;
     if (*p == '.') {
         if (*++p < '0' || *p > '9') return NULL;
@@ -746,9 +755,9 @@ static const char *card_find(const char *card, const char *key) {
     const char *p = skip_space(skip_space(card) + 1);
     while (*p == '"') {
         char name[CARD_KEY_MAX];
-        p = skip_space(skip_space(card_string(p, name)) + 1);  /* past the ':' */
+        p = skip_space(skip_space(card_string(p, name)) + 1); /* past the ':' */
         if (!strcmp(name, key)) return p;
-        p = skip_space(skip_space(card_value_end(p)) + 1);     /* past the ',' or '}' */
+        p = skip_space(skip_space(card_value_end(p)) + 1); /* past the ',' or '}' */
     }
     return NULL;
 }
@@ -821,28 +830,33 @@ enum { CARD_HEADS_MAX = 12 * 12 };
  * says the same: web/src/model-card.mjs). */
 static void print_card_roles(const char *card, const int32_t *shape) {
     const int heads = shape[SHAPE_HEADS];
-    double next[CARD_HEADS_MAX], previous[CARD_HEADS_MAX], cls[CARD_HEADS_MAX], sep[CARD_HEADS_MAX], sink[CARD_HEADS_MAX];
+    double next[CARD_HEADS_MAX], previous[CARD_HEADS_MAX], cls[CARD_HEADS_MAX], sep[CARD_HEADS_MAX],
+        sink[CARD_HEADS_MAX];
     const int count = card_numbers_of(card, "head_next", next, CARD_HEADS_MAX);
-    if (count == 0 || count != shape[SHAPE_LAYERS] * heads || card_numbers_of(card, "head_previous", previous, CARD_HEADS_MAX) != count
-        || card_numbers_of(card, "head_cls", cls, CARD_HEADS_MAX) != count
-        || card_numbers_of(card, "head_sep", sep, CARD_HEADS_MAX) != count) {
+    if (count == 0 || count != shape[SHAPE_LAYERS] * heads ||
+        card_numbers_of(card, "head_previous", previous, CARD_HEADS_MAX) != count ||
+        card_numbers_of(card, "head_cls", cls, CARD_HEADS_MAX) != count ||
+        card_numbers_of(card, "head_sep", sep, CARD_HEADS_MAX) != count) {
         puts("head roles: not measured");
         return;
     }
     puts("head roles on the calibration text (share of words whose largest weight is on the next /\n"
          "previous word; mean weight on [CLS] / [SEP]):");
     for (int i = 0; i < count; i++) {
-        printf("  head %d.%d  next %3.0f%%  previous %3.0f%%  [CLS] %3.0f%%  [SEP] %3.0f%%\n",
-               i / heads + 1, i % heads + 1, 100 * next[i], 100 * previous[i], 100 * cls[i], 100 * sep[i]);
+        printf("  head %d.%d  next %3.0f%%  previous %3.0f%%  [CLS] %3.0f%%  [SEP] %3.0f%%\n", i / heads + 1,
+               i % heads + 1, 100 * next[i], 100 * previous[i], 100 * cls[i], 100 * sep[i]);
         sink[i] = cls[i] + sep[i];
     }
-    const int positional = print_heads_reaching(next, count, heads, CARD_POSITIONAL_SHARE, "heads on the next word: ")
-                         + print_heads_reaching(previous, count, heads, CARD_POSITIONAL_SHARE, "heads on the previous word: ");
+    const int positional =
+        print_heads_reaching(next, count, heads, CARD_POSITIONAL_SHARE, "heads on the next word: ") +
+        print_heads_reaching(previous, count, heads, CARD_POSITIONAL_SHARE, "heads on the previous word: ");
     if (!positional)
         printf("what it cannot show: no positional head (no head puts its largest weight on the next or the previous\n"
                "word for %.0f%% of the words); to show those patterns, convert Google's bert-mini (README,\n"
-               "\"Show Google's bert-mini in your course\")\n", 100 * CARD_POSITIONAL_SHARE);
-    print_heads_reaching(sink, count, heads, CARD_SINK_MASS, "heads with most of their weight on [CLS] and [SEP] (attention sinks): ");
+               "\"Show Google's bert-mini in your course\")\n",
+               100 * CARD_POSITIONAL_SHARE);
+    print_heads_reaching(sink, count, heads, CARD_SINK_MASS,
+                         "heads with most of their weight on [CLS] and [SEP] (attention sinks): ");
 }
 
 /* The card's facts in English, after the shape; a file written before prints its sentences. */
@@ -860,22 +874,25 @@ static void print_card_text(const char *card, const int32_t *shape) {
             else putchar('\n');
         }
     }
-    const double accuracy = card_number_of(card, "heldout_mlm_accuracy"), loss = card_number_of(card, "heldout_mlm_loss");
+    const double accuracy = card_number_of(card, "heldout_mlm_accuracy"),
+                 loss = card_number_of(card, "heldout_mlm_loss");
     if (is_number(accuracy)) {
         printf("held-out masked-word accuracy: %.1f%% top-1", 100 * accuracy);
         if (is_number(loss)) printf(" (loss %.2f)", loss);
         putchar('\n');
     }
     const double int8 = card_number_of(card, "matrices_int8"), int16 = card_number_of(card, "matrices_int16");
-    if (is_number(int8) && is_number(int16)) printf("precision: %.0f matrices int8, %.0f int16 (one float scale per row)\n", int8, int16);
+    if (is_number(int8) && is_number(int16))
+        printf("precision: %.0f matrices int8, %.0f int16 (one float scale per row)\n", int8, int16);
     const char *mlm = card_find(card, "masked_word_head");
-    if (mlm) puts(*mlm == 't' ? "masked-word head: yes" : "masked-word head: none (attention only, no [MASK] predictions)");
+    if (mlm)
+        puts(*mlm == 't' ? "masked-word head: yes" : "masked-word head: none (attention only, no [MASK] predictions)");
     static const char *const legacy[][2] = {
         {"architecture", "architecture: "}, {"precision", "precision: "}, {"objective", "objective: "},
-        {"trained_on", "trained on: "}, {"derived", "derived: "}, {"limits", "limits: "},
+        {"trained_on", "trained on: "},     {"derived", "derived: "},     {"limits", "limits: "},
     };
     for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++) print_card_string(card, legacy[i][0], legacy[i][1]);
-    if (card_find(card, "limits")) return;  /* a file written before: its sentences say it */
+    if (card_find(card, "limits")) return; /* a file written before: its sentences say it */
     if (is_number(accuracy) && accuracy < CARD_LOW_MLM_ACCURACY)
         puts("what it cannot show: the right masked word, most of the time: its guesses are often frequent words");
     print_card_roles(card, shape);
@@ -901,8 +918,8 @@ static int show_info(const attn_engine *engine, int json) {
         } else printf(",\"card\":%s}\n", card);
     } else {
         printf("%d layers x %d heads, hidden %d, FFN %d, vocabulary %d, up to %d tokens, %d token types\n",
-               shape[SHAPE_LAYERS], shape[SHAPE_HEADS], shape[SHAPE_HIDDEN], shape[SHAPE_FFN],
-               shape[SHAPE_VOCAB], shape[SHAPE_POSITIONS], shape[SHAPE_TYPES]);
+               shape[SHAPE_LAYERS], shape[SHAPE_HEADS], shape[SHAPE_HIDDEN], shape[SHAPE_FFN], shape[SHAPE_VOCAB],
+               shape[SHAPE_POSITIONS], shape[SHAPE_TYPES]);
         if (problem) printf("model card: (not shown: %s)\n", problem);
         else if (!strcmp(skip_space(skip_space(card) + 1), "}")) puts("model card: none in this weights file");
         else print_card_text(card, shape);
@@ -976,7 +993,7 @@ static int open_weights(const char *path, weights_file *w) {
         }
     }
 #endif
-    w->bytes = read_file(path, &w->size);  /* and errno says why not */
+    w->bytes = read_file(path, &w->size); /* and errno says why not */
     return w->bytes != NULL;
 }
 
@@ -1046,9 +1063,7 @@ static int run_with_weights(options *o, const char *argv0) {
         return run_failed("cannot find the default weights file %s (looked at %s); give one with --weights FILE",
                           ATTN_WEIGHTS_NAME, looked);
     }
-    if (!opened) {
-        return run_failed("cannot read weights file %s: %s", o->weights, strerror(errno));
-    }
+    if (!opened) { return run_failed("cannot read weights file %s: %s", o->weights, strerror(errno)); }
     attn_engine *engine;
     const int status = attn_engine_create(file.bytes, file.size, &engine);
     if (status != ATTN_OK) {

@@ -30,10 +30,15 @@ static void state_buffers(bert_state *s, size_t n, float **slots[STATE_BUFFERS],
     const size_t layers = (size_t)m->layers, hidden = (size_t)m->hidden;
     const size_t wide = (size_t)(m->ffn > m->hidden ? m->ffn : m->hidden);
     const size_t per_layer = layers * n * hidden;
-    float **const all[STATE_BUFFERS] = {&s->attention, &s->layer_input, &s->query, &s->key,
-                                        &s->value, &s->context, &s->scratch};
-    const size_t sizes[STATE_BUFFERS] = {layers * (size_t)m->heads * n * n, (layers + 1) * n * hidden,
-                                         per_layer, per_layer, per_layer, per_layer, n * (wide + hidden)};
+    float **const all[STATE_BUFFERS] = {&s->attention, &s->layer_input, &s->query,  &s->key,
+                                        &s->value,     &s->context,     &s->scratch};
+    const size_t sizes[STATE_BUFFERS] = {layers * (size_t)m->heads * n * n,
+                                         (layers + 1) * n * hidden,
+                                         per_layer,
+                                         per_layer,
+                                         per_layer,
+                                         per_layer,
+                                         n * (wide + hidden)};
     memcpy(slots, all, sizeof all);
     memcpy(counts, sizes, sizeof sizes);
 }
@@ -51,7 +56,7 @@ int bert_reserve(bert_state *s, int n) {
         fresh[i] = malloc(counts[i] * sizeof(float));
         if (fresh[i]) continue;
         for (int j = 0; j < i; j++) free(fresh[j]);
-        return shrink ? 0 : -1;  /* a shrink that cannot be had keeps the larger buffers */
+        return shrink ? 0 : -1; /* a shrink that cannot be had keeps the larger buffers */
     }
     for (int i = 0; i < STATE_BUFFERS; i++) {
         free(*slots[i]);
@@ -94,9 +99,7 @@ static int copy_length_of(const bert_state *s, const bert_run_options *o, int n)
  * final_row_only): K and V of every row, what the read rows attend to, and of the read rows alone
  * the query, the attention and the output. Each of these rows is computed by itself (a
  * product's row depends on its own input row only), so its numbers are those of a whole layer. */
-static int reads_rows(const bert_state *s, int l) {
-    return s->options.final_row_only && l == s->model->layers - 1;
-}
+static int reads_rows(const bert_state *s, int l) { return s->options.final_row_only && l == s->model->layers - 1; }
 
 /* The rows read: one per copy of a run of copies, else the one final_row. */
 static int read_row_count(const bert_state *s) {
@@ -177,7 +180,7 @@ static int project(bert_state *s, int l, int first, int count) {
         const int row = read_row(s, copy);
         if (row < first || row >= first + count) continue;
         const size_t row_at = hidden_index(s, l, row);
-        float *query_only[3] = {s->query + row_at, NULL, NULL};  /* the same quantization as K and V */
+        float *query_only[3] = {s->query + row_at, NULL, NULL}; /* the same quantization as K and V */
         linear_shared(s->layer_input + row_at, 1, 3, qkv, qkv_bias, query_only);
         finite = all_finite(query_only[0], (size_t)hidden);
     }
@@ -196,7 +199,8 @@ static int finish_heads(bert_state *s, int l) {
         return all_finite(s->context + hidden_index(s, l, 0), rows) ? BERT_OK : BERT_ERR_NOT_FINITE;
     }
     for (int copy = 0; copy < read_row_count(s); copy++)
-        if (!all_finite(s->context + hidden_index(s, l, read_row(s, copy)), (size_t)m->hidden)) return BERT_ERR_NOT_FINITE;
+        if (!all_finite(s->context + hidden_index(s, l, read_row(s, copy)), (size_t)m->hidden))
+            return BERT_ERR_NOT_FINITE;
     return BERT_OK;
 }
 
@@ -214,7 +218,7 @@ static int layer_output(bert_state *s, int l, int first, int count) {
     float *ffn_hidden = s->scratch, *ffn_output = s->scratch + (size_t)count * (size_t)m->ffn;
 
     linear(s->context + hidden_index(s, l, first), count, &L->attn_out, L->attn_out_bias, next);
-    add_residual(next, x, kept);  /* next = x + attention output */
+    add_residual(next, x, kept); /* next = x + attention output */
     layer_norm(next, count, hidden, L->attn_ln_gamma, L->attn_ln_beta, m->ln_eps);
     if (!all_finite(next, kept)) return BERT_ERR_NOT_FINITE;
 
@@ -222,7 +226,7 @@ static int layer_output(bert_state *s, int l, int first, int count) {
     gelu(ffn_hidden, count * m->ffn);
     if (!all_finite(ffn_hidden, (size_t)count * (size_t)m->ffn)) return BERT_ERR_NOT_FINITE;
     linear(ffn_hidden, count, &L->ffn_out, L->ffn_out_bias, ffn_output);
-    add_residual(next, ffn_output, kept);  /* next = next + FFN output */
+    add_residual(next, ffn_output, kept); /* next = next + FFN output */
     layer_norm(next, count, hidden, L->ffn_ln_gamma, L->ffn_ln_beta, m->ln_eps);
     return all_finite(next, kept) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }
@@ -282,12 +286,12 @@ int bert_begin(bert_state *s, const int32_t *ids, const int32_t *type_ids, int n
     const bert_model *m = s->model;
     const bert_run_options *options = o ? o : &defaults;
     const int first = options->first_layer;
-    s->cursor = (bert_cursor){m->layers, BERT_PHASE_PROJECT, 0, 1};  /* nothing to step until begun */
+    s->cursor = (bert_cursor){m->layers, BERT_PHASE_PROJECT, 0, 1}; /* nothing to step until begun */
     if (first < 0 || first > m->layers || !valid_copies(options, n)) return BERT_ERR;
     if (first > 0 || !ids) {
-        if (n != s->n || n < 1 || n > s->capacity) return BERT_ERR;  /* resumes the stored run */
+        if (n != s->n || n < 1 || n > s->capacity) return BERT_ERR; /* resumes the stored run */
     } else {
-        if (options->context_given) return BERT_ERR;  /* a fresh run has no context yet */
+        if (options->context_given) return BERT_ERR; /* a fresh run has no context yet */
         if (!valid_tokens(m, ids, type_ids, n) || bert_reserve(s, n)) return BERT_ERR;
         s->n = n;
         embed(m, ids, type_ids, n, copy_length_of(s, options, n), s->layer_input);
@@ -323,7 +327,7 @@ int bert_step(bert_state *s) {
         break;
     default:
         output_rows(s, l, &count, &end);
-        if (reads_rows(s, l)) {  /* the row read of copy c->index */
+        if (reads_rows(s, l)) { /* the row read of copy c->index */
             status = layer_output(s, l, read_row(s, c->index), 1);
             c->index++;
         } else {
@@ -380,8 +384,8 @@ static int mlm_logits(const bert_model *m, const float *hidden, int count, float
     linear(hidden, count, &m->mlm_transform, m->mlm_transform_bias, transformed);
     gelu(transformed, count * m->hidden);
     layer_norm(transformed, count, m->hidden, m->mlm_ln_gamma, m->mlm_ln_beta, m->ln_eps);
-    const int finite = all_finite(transformed, rows);  /* before the decoder rounds it to integers */
-    if (finite) linear(transformed, count, &m->word_emb, m->mlm_bias, logits);  /* the tied decoder */
+    const int finite = all_finite(transformed, rows); /* before the decoder rounds it to integers */
+    if (finite) linear(transformed, count, &m->word_emb, m->mlm_bias, logits); /* the tied decoder */
     free(transformed);
     return finite && all_finite(logits, (size_t)count * (size_t)m->vocab_size) ? BERT_OK : BERT_ERR_NOT_FINITE;
 }

@@ -48,7 +48,7 @@ typedef struct {
 enum { BERT_PHASE_PROJECT, BERT_PHASE_HEADS, BERT_PHASE_OUTPUT };
 typedef struct {
     int layer, phase, index;
-    int failed;  /* a step failed: the run is over */
+    int failed; /* a step failed: the run is over */
 } bert_cursor;
 
 /* Buffers of one run, sized for `capacity` tokens; grown on demand, reused between runs.
@@ -57,12 +57,12 @@ typedef struct {
 typedef struct {
     const bert_model *model;
     int capacity;
-    int n;                  /* tokens of the last run */
-    float *attention;       /* [layers][heads][n][n] softmax probabilities */
-    float *layer_input;     /* [layers + 1][n][hidden]; [layers] is the final hidden state */
-    float *query, *key, *value, *context;  /* [layers][n][hidden] */
-    float *scratch;         /* [n][max(ffn, hidden) + hidden] */
-    bert_run_options options;  /* of the run begun */
+    int n;                                /* tokens of the last run */
+    float *attention;                     /* [layers][heads][n][n] softmax probabilities */
+    float *layer_input;                   /* [layers + 1][n][hidden]; [layers] is the final hidden state */
+    float *query, *key, *value, *context; /* [layers][n][hidden] */
+    float *scratch;                       /* [n][max(ffn, hidden) + hidden] */
+    bert_run_options options;             /* of the run begun */
     bert_cursor cursor;
 } bert_state;
 
@@ -72,8 +72,8 @@ void bert_state_free(bert_state *state);
 /* What a run returns. */
 enum {
     BERT_OK = 0,
-    BERT_ERR = -1,          /* memory could not be had, or an id, a type id or n is out of range */
-    BERT_ERR_NOT_FINITE = -2,  /* a layer's attention or output holds a NaN or an infinity */
+    BERT_ERR = -1,            /* memory could not be had, or an id, a type id or n is out of range */
+    BERT_ERR_NOT_FINITE = -2, /* a layer's attention or output holds a NaN or an infinity */
 };
 
 /* Runs the encoder on ids[n] with token types type_ids[n] (NULL: type 0 everywhere),
@@ -81,14 +81,12 @@ enum {
  * BERT_OK or a BERT_ERR code. When memory cannot be had the state's buffers are left as they
  * were (a failed run never leaves a buffer smaller than the capacity says); buffers much larger
  * than n needs are given back. */
-int bert_run(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n,
-             const bert_run_options *options);
+int bert_run(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n, const bert_run_options *options);
 /* A run in steps: bert_begin embeds the tokens (or takes the stored input of
  * options->first_layer) and computes no layer; each bert_step computes the next piece of the
  * run (see bert_cursor and step_macs) and returns BERT_OK or a BERT_ERR code, after which the
  * run is over. A run made in steps gives the same numbers, bit for bit, as one made whole. */
-int bert_begin(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n,
-               const bert_run_options *options);
+int bert_begin(bert_state *state, const int32_t *ids, const int32_t *type_ids, int n, const bert_run_options *options);
 int bert_step(bert_state *state);
 /* The layer the next step computes (model->layers once the run is complete): layers below it
  * are done. */
@@ -102,7 +100,8 @@ int bert_reserve(bert_state *state, int n);
 /* Index helpers into the state's arrays. */
 /* Row `row` of layer l, head h's attention in a run of copies (bert_run_options.copy_length). */
 static inline size_t copy_attention_index(const bert_state *s, int layer, int head, int row, int copy_length) {
-    return (((size_t)layer * (size_t)s->model->heads + (size_t)head) * (size_t)s->n + (size_t)row) * (size_t)copy_length;
+    return (((size_t)layer * (size_t)s->model->heads + (size_t)head) * (size_t)s->n + (size_t)row) *
+           (size_t)copy_length;
 }
 static inline size_t attention_index(const bert_state *s, int layer, int head, int row) {
     const size_t n = (size_t)s->n;

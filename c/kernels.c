@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "simd.h"  /* f4: wasm SIMD128, SSE2 or portable, the same bits in each */
+#include "simd.h" /* f4: wasm SIMD128, SSE2 or portable, the same bits in each */
 
 /* ------------------------------------------------------------------ exp and GELU
  * expf after Cephes: e^x = 2^n · p(r), n = ⌊x·log₂e + ½⌋, r = x − n·ln2 (in two parts), p a
@@ -35,7 +35,10 @@ static inline float exp_scalar(float x) {
     y = y * r + EXP_P4;
     y = y * r + EXP_P5;
     y = y * z + r + 1.0f;
-    union { uint32_t u; float f; } two = { (uint32_t)((int32_t)n + 127) << 23 };
+    union {
+        uint32_t u;
+        float f;
+    } two = {(uint32_t)((int32_t)n + 127) << 23};
     return y * two.f;
 }
 
@@ -55,7 +58,6 @@ static inline f4 f4_exp(f4 x) {
     return f4_mul(y, f4_pow2(n));
 }
 
-
 /* GELU(x) = x·Φ(x), written as max(x, 0) − a·Φ(−a) with a = |x| (x ≥ 0: x − x·Φ(−x); x < 0:
  * −a·Φ(x)): the subtracted term is small wherever Φ(−a) is, so rounding stays small next to |x|.
  *   Φ(−a) = 2^t · R(a), t = −a²·log₂(e)/2;
@@ -69,9 +71,9 @@ static inline f4 f4_exp(f4 x) {
  * +inf → +inf, −inf → +0, NaN → NaN. One division, no exp call, no select. The scalar version does
  * the same operations in the same order, one per statement (nothing can be fused), so it equals
  * the SIMD one bit for bit. */
-#define GELU_C 5.6f                      /* clamp for |x| */
-#define GELU_K (-0.7213475108146667f)    /* −log₂(e)/2 */
-#define GELU_M 12582912.0f               /* 1.5·2²³: x + M − M rounds x to an integer */
+#define GELU_C 5.6f                   /* clamp for |x| */
+#define GELU_K (-0.7213475108146667f) /* −log₂(e)/2 */
+#define GELU_M 12582912.0f            /* 1.5·2²³: x + M − M rounds x to an integer */
 #define GELU_P0 4.704497337341309f
 #define GELU_P1 2.101719617843628f
 #define GELU_P2 0.4043850898742676f
@@ -87,7 +89,7 @@ static inline f4 f4_exp(f4 x) {
 
 static inline float gelu_scalar(float x) {
     const float a = fabsf(x);
-    const float ac = GELU_C < a ? GELU_C : a;  /* as wasm_f32x4_pmin(a, C) */
+    const float ac = GELU_C < a ? GELU_C : a; /* as wasm_f32x4_pmin(a, C) */
     const float s = ac * ac;
     const float t = s * GELU_K;
     const float k = t + GELU_M;
@@ -104,22 +106,25 @@ static inline float gelu_scalar(float x) {
     e = e + GELU_E1;
     e = e * f;
     e = e + GELU_E0;
-    union { float f; uint32_t u; } eb = { e }, kb = { k };
-    eb.u = eb.u + (kb.u << 23);  /* e·2^n: n sits in k's low mantissa bits */
+    union {
+        float f;
+        uint32_t u;
+    } eb = {e}, kb = {k};
+    eb.u = eb.u + (kb.u << 23); /* e·2^n: n sits in k's low mantissa bits */
     float p = GELU_P2;
     p = p * ac;
     p = p + GELU_P1;
     p = p * ac;
     p = p + GELU_P0;
-    float q = a + GELU_Q2;  /* Q(a), a unclamped: see above */
+    float q = a + GELU_Q2; /* Q(a), a unclamped: see above */
     q = q * a;
     q = q + GELU_Q1;
     q = q * a;
     q = q + GELU_Q0;
     const float pe = p * eb.f;
     const float num = pe * ac;
-    const float at = num / q;  /* a·Φ(−a) */
-    const float relu = x < 0.0f ? 0.0f : x;  /* as wasm_f32x4_pmax(x, 0) */
+    const float at = num / q;               /* a·Φ(−a) */
+    const float relu = x < 0.0f ? 0.0f : x; /* as wasm_f32x4_pmax(x, 0) */
     return relu - at;
 }
 
@@ -184,8 +189,7 @@ void dequantize_row(const qmatrix *w, int row, float *out) {
  * end as (l0+l2)+(l1+l3), then the k % 4 tail is added in order. */
 
 /* out[2·t + j] = Σ_k a_t[k]·b_j[k] for t < 4, j < 2: 8 accumulators, 6 loads per 8 mul+add. */
-static inline void nt_tile_4x2(const float *a, int lda, const float *b0, const float *b1, int depth,
-                               float *out) {
+static inline void nt_tile_4x2(const float *a, int lda, const float *b0, const float *b1, int depth, float *out) {
     const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * (size_t)lda, *a3 = a + 3 * (size_t)lda;
     f4 c00 = f4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
     int k = 0;
@@ -231,8 +235,8 @@ static inline void nt_tile_1x4(const float *a, const float *const *b, int depth,
         for (int j = 0; j < 4; j++) out[j] += a[k] * b[j][k];
 }
 
-void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float alpha,
-             float *c, int ldc) {
+void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float alpha, float *c,
+             int ldc) {
     float out[8];
     int i = 0;
     for (; i + 4 <= m; i += 4) {
@@ -258,8 +262,7 @@ void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, i
 /* ------------------------------------------------------------------ A·B tiles
  * Broadcast form: c[i][j..j+3] += a[i][k] · b[k][j..j+3], k in order, so every output is the
  * plain sequential sum over k. 4 rows × 8 columns: 8 accumulators, 4 splats + 2 loads per k. */
-void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, int ldb,
-             float *c, int ldc) {
+void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float *c, int ldc) {
     const int n8 = n - n % 8;
     int i = 0;
     for (; i + 4 <= m; i += 4) {
@@ -366,9 +369,11 @@ float max_value(const float *x, int count) {
     if (count >= 4) {
         f4 m = f4_load(x);
         for (i = 4; i + 4 <= count; i += 4) m = f4_max(m, f4_load(x + i));
-        for (int l = 0; l < 4; l++) if (f4_lane(m, l) > max) max = f4_lane(m, l);
+        for (int l = 0; l < 4; l++)
+            if (f4_lane(m, l) > max) max = f4_lane(m, l);
     }
-    for (; i < count; i++) if (x[i] > max) max = x[i];
+    for (; i < count; i++)
+        if (x[i] > max) max = x[i];
     return max;
 }
 

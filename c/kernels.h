@@ -30,13 +30,11 @@ void linear_shared(const float *x, int n, int count, const qmatrix *const *w, co
 void dequantize_row(const qmatrix *w, int row, float *out);
 
 /* c[i·ldc + j] = alpha · Σ_k a[i·lda + k] · b[j·ldb + k]   (A·Bᵀ; i < m, j < n, k < depth). */
-void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float alpha,
-             float *c, int ldc);
+void gemm_nt(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float alpha, float *c, int ldc);
 
 /* c[i·ldc + j] = Σ_k a[i·lda + k] · b[k·ldb + j]   (A·B; i < m, j < n, k < depth); n % 4 == 0
  * runs fastest. */
-void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, int ldb,
-             float *c, int ldc);
+void gemm_nn(int m, int n, int depth, const float *a, int lda, const float *b, int ldb, float *c, int ldc);
 
 /* In place, per row of `width`: (x - mean) / sqrt(var + eps) * gamma + beta. */
 void layer_norm(float *x, int n, int width, const float *gamma, const float *beta, float eps);

@@ -68,17 +68,19 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X,
     float m = 0;
     int c = 0;
 #if ATTN_SIMD
-    f4 m0 = f4_splat(0), m1 = m0;  /* two chains: the maximum does not depend on the order */
+    f4 m0 = f4_splat(0), m1 = m0; /* two chains: the maximum does not depend on the order */
     for (; c + 8 <= cols; c += 8) {
         m0 = f4_max(m0, f4_abs(f4_load(x + c)));
         m1 = f4_max(m1, f4_abs(f4_load(x + c + 4)));
     }
     for (; c + 4 <= cols; c += 4) m0 = f4_max(m0, f4_abs(f4_load(x + c)));
     m0 = f4_max(m0, m1);
-    for (int l = 0; l < 4; l++) if (f4_lane(m0, l) > m) m = f4_lane(m0, l);
+    for (int l = 0; l < 4; l++)
+        if (f4_lane(m0, l) > m) m = f4_lane(m0, l);
 #endif
-    for (; c < cols; c++) if (fabsf(x[c]) > m) m = fabsf(x[c]);
-    if (!(m > 0) || !(m <= 3.0e38f)) {  /* zero (→ 0), or infinite (→ NaN, as a float product) */
+    for (; c < cols; c++)
+        if (fabsf(x[c]) > m) m = fabsf(x[c]);
+    if (!(m > 0) || !(m <= 3.0e38f)) { /* zero (→ 0), or infinite (→ NaN, as a float product) */
         for (c = 0; c < cols; c += 8) memset(X + (size_t)(c / 8) * stride, 0, 8 * sizeof *X);
         return m > 0 ? m : 0;
     }
@@ -95,7 +97,7 @@ static float quantize_row_int16(const float *x, int cols, int limit, int16_t *X,
     for (; c < cols; c++) {
         float v = nearbyintf(x[c] * inv);
         v = v > (float)limit ? (float)limit : (v < -(float)limit ? -(float)limit : v);
-        if (v != v) v = 0;  /* NaN: 0, as wasm's trunc_sat */
+        if (v != v) v = 0; /* NaN: 0, as wasm's trunc_sat */
         X[(size_t)(c / 8) * stride + c % 8] = (int16_t)v;
     }
     for (; c % 8 != 0; c++) X[(size_t)(c / 8) * stride + c % 8] = 0;
@@ -120,20 +122,20 @@ static void quantize_block(const float *x, int b0, int count, int cols, int limi
 
 /* One step of 8 columns: the activations of the four tokens at y_at against two weight rows
  * (u, v), into the tile's accumulators a0…a3 (first row) and b0…b3 (second row). */
-#define DOT_STEP(y_at, u, v)                                                                   \
-    do {                                                                                       \
-        i16x8 y = load_x(y_at);                                                                \
-        I4_DOT_ADD(a0, y, u);                                                                  \
-        I4_DOT_ADD(b0, y, v);                                                                  \
-        y = load_x((y_at) + 8);                                                                \
-        I4_DOT_ADD(a1, y, u);                                                                  \
-        I4_DOT_ADD(b1, y, v);                                                                  \
-        y = load_x((y_at) + 16);                                                               \
-        I4_DOT_ADD(a2, y, u);                                                                  \
-        I4_DOT_ADD(b2, y, v);                                                                  \
-        y = load_x((y_at) + 24);                                                               \
-        I4_DOT_ADD(a3, y, u);                                                                  \
-        I4_DOT_ADD(b3, y, v);                                                                  \
+#define DOT_STEP(y_at, u, v)     \
+    do {                         \
+        i16x8 y = load_x(y_at);  \
+        I4_DOT_ADD(a0, y, u);    \
+        I4_DOT_ADD(b0, y, v);    \
+        y = load_x((y_at) + 8);  \
+        I4_DOT_ADD(a1, y, u);    \
+        I4_DOT_ADD(b1, y, v);    \
+        y = load_x((y_at) + 16); \
+        I4_DOT_ADD(a2, y, u);    \
+        I4_DOT_ADD(b2, y, v);    \
+        y = load_x((y_at) + 24); \
+        I4_DOT_ADD(a3, y, u);    \
+        I4_DOT_ADD(b3, y, v);    \
     } while (0)
 
 #define WEIGHT int8_t
@@ -164,7 +166,7 @@ static linear_block_fn *const LINEAR_BLOCK_OF_KIND[] = {
  * this one passes its own (bench/prepacked.c a kernel, bench/profile.c a timed quantization). */
 typedef void quantize_block_fn(const float *x, int b0, int count, int cols, int limit, int16_t *X, float *sx);
 typedef struct {
-    linear_block_fn *const *block_of_kind;  /* indexed by WEIGHTS_KIND_* */
+    linear_block_fn *const *block_of_kind; /* indexed by WEIGHTS_KIND_* */
     quantize_block_fn *quantize;
 } linear_kernels;
 static const linear_kernels ENGINE_KERNELS = {LINEAR_BLOCK_OF_KIND, quantize_block};
@@ -183,7 +185,7 @@ static void linear_blocks(const linear_kernels *kernels, const float *x, int n, 
     }
     int16_t X[ATTN_QBLOCK] __attribute__((aligned(16)));
     float sx[ATTN_QBLOCK / 8];
-    const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1);  /* ≥ QT: cols ≤ ATTN_QBLOCK / QT */
+    const int per_block = (ATTN_QBLOCK / padded) & ~(QT - 1); /* ≥ QT: cols ≤ ATTN_QBLOCK / QT */
     for (int b0 = 0; b0 < n; b0 += per_block) {
         const int tokens = n - b0 < per_block ? n - b0 : per_block;
         kernels->quantize(x, b0, tokens, cols, xmax, X, sx);

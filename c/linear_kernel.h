@@ -13,8 +13,7 @@
  * acc[0..3] get the first row's exact int32 sums per token (lanes to be added), acc[4..7] the
  * second row's. One I4_DOT_ADD per 8 weights per token and row (DOT_STEP, linear.c); a last
  * partial step (len % 8 columns) reads its weights through a zeroed copy, never past the row. */
-static inline void DOT_TILE(const int16_t *xp, const WEIGHT *u_row, const WEIGHT *v_row, int c0, int len,
-                            i4 *acc) {
+static inline void DOT_TILE(const int16_t *xp, const WEIGHT *u_row, const WEIGHT *v_row, int c0, int len, i4 *acc) {
     i4 a0 = i4_zero(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
     xp += (size_t)c0 * QT;
     const WEIGHT *up = u_row + c0, *vp = v_row + c0;
@@ -67,7 +66,7 @@ static void LINEAR_BLOCK(const qmatrix *w, int chunk, const int16_t *X, const fl
                          const float *bias, float *y) {
     const int rows = w->rows, padded = padded_cols(w);
     for (int r = 0; r < rows; r += 4) {
-        const int whole = r + 4 <= rows;  /* else the last rows, stored one by one */
+        const int whole = r + 4 <= rows; /* else the last rows, stored one by one */
         const f4 b = bias && whole ? f4_load(bias + r) : f4_splat(0);
         for (int t0 = 0; t0 < count; t0 += QT) {
             f4 p[QT];

@@ -134,7 +134,7 @@ static inline float f4_lane(f4 v, int i) {
     return lanes[i & 3];
 }
 static inline f4 f4_sums(f4 a, f4 b, f4 c, f4 d) {
-    const f4 ab = _mm_add_ps(_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b));  /* a0+a2 b0+b2 a1+a3 b1+b3 */
+    const f4 ab = _mm_add_ps(_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b)); /* a0+a2 b0+b2 a1+a3 b1+b3 */
     const f4 cd = _mm_add_ps(_mm_unpacklo_ps(c, d), _mm_unpackhi_ps(c, d));
     return _mm_add_ps(_mm_movelh_ps(ab, cd), _mm_movehl_ps(cd, ab));
 }
@@ -150,10 +150,10 @@ static inline void f4_dequant16(const int8_t *q, f4 scale, f4 *out) {
 static inline i16x8 f4_round_narrow(f4 u, f4 v) {
     const f4 round = _mm_set1_ps(12582912.0f);
     const __m128i r = _mm_castps_si128(round);
-    const __m128i a = _mm_and_si128(_mm_sub_epi32(_mm_castps_si128(_mm_add_ps(u, round)), r),
-                                    _mm_castps_si128(_mm_cmpeq_ps(u, u)));
-    const __m128i b = _mm_and_si128(_mm_sub_epi32(_mm_castps_si128(_mm_add_ps(v, round)), r),
-                                    _mm_castps_si128(_mm_cmpeq_ps(v, v)));
+    const __m128i a =
+        _mm_and_si128(_mm_sub_epi32(_mm_castps_si128(_mm_add_ps(u, round)), r), _mm_castps_si128(_mm_cmpeq_ps(u, u)));
+    const __m128i b =
+        _mm_and_si128(_mm_sub_epi32(_mm_castps_si128(_mm_add_ps(v, round)), r), _mm_castps_si128(_mm_cmpeq_ps(v, v)));
     return _mm_packs_epi32(a, b);
 }
 static inline void i16x8_store(int16_t *p, i16x8 v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
@@ -204,9 +204,10 @@ static inline float f4_lane(f4 v, int i) {
     }
 }
 static inline f4 f4_sums(f4 a, f4 b, f4 c, f4 d) {
-    const f4 ab = vaddq_f32(vzip1q_f32(a, b), vzip2q_f32(a, b));  /* a0+a2 b0+b2 a1+a3 b1+b3 */
+    const f4 ab = vaddq_f32(vzip1q_f32(a, b), vzip2q_f32(a, b)); /* a0+a2 b0+b2 a1+a3 b1+b3 */
     const f4 cd = vaddq_f32(vzip1q_f32(c, d), vzip2q_f32(c, d));
-    return vaddq_f32(vcombine_f32(vget_low_f32(ab), vget_low_f32(cd)), vcombine_f32(vget_high_f32(ab), vget_high_f32(cd)));
+    return vaddq_f32(vcombine_f32(vget_low_f32(ab), vget_low_f32(cd)),
+                     vcombine_f32(vget_high_f32(ab), vget_high_f32(cd)));
 }
 static inline void f4_dequant16(const int8_t *q, f4 scale, f4 *out) {
     const int8x16_t v = vld1q_s8(q);
@@ -219,10 +220,10 @@ static inline void f4_dequant16(const int8_t *q, f4 scale, f4 *out) {
 static inline i16x8 f4_round_narrow(f4 u, f4 v) {
     const f4 round = vdupq_n_f32(12582912.0f);
     const int32x4_t r = vreinterpretq_s32_f32(round);
-    const int32x4_t a = vandq_s32(vsubq_s32(vreinterpretq_s32_f32(vaddq_f32(u, round)), r),
-                                  vreinterpretq_s32_u32(vceqq_f32(u, u)));
-    const int32x4_t b = vandq_s32(vsubq_s32(vreinterpretq_s32_f32(vaddq_f32(v, round)), r),
-                                  vreinterpretq_s32_u32(vceqq_f32(v, v)));
+    const int32x4_t a =
+        vandq_s32(vsubq_s32(vreinterpretq_s32_f32(vaddq_f32(u, round)), r), vreinterpretq_s32_u32(vceqq_f32(u, u)));
+    const int32x4_t b =
+        vandq_s32(vsubq_s32(vreinterpretq_s32_f32(vaddq_f32(v, round)), r), vreinterpretq_s32_u32(vceqq_f32(v, v)));
     return vcombine_s16(vqmovn_s32(a), vqmovn_s32(b));
 }
 static inline void i16x8_store(int16_t *p, i16x8 v) { vst1q_s16(p, v); }
@@ -232,28 +233,68 @@ static inline i16x8 load_x(const int16_t *p) { return vld1q_s16(p); }
 static inline i16x8 load_w8(const int8_t *p) { return vmovl_s8(vld1_s8(p)); }
 static inline i16x8 load_w16(const int16_t *p) { return vld1q_s16(p); }
 /* products of lanes 0–3 and 4–7 widened to int32, then adjacent pairs added: pmaddwd's layout */
-#define I4_DOT_ADD(acc, x, w)                                                                  \
+#define I4_DOT_ADD(acc, x, w) \
     ((acc) = vaddq_s32((acc), vpaddq_s32(vmull_s16(vget_low_s16(x), vget_low_s16(w)), vmull_high_s16((x), (w)))))
 
 /* ------------------------------------------------------------------ portable */
 #else
-typedef struct { float v[4]; } f4;
+typedef struct {
+    float v[4];
+} f4;
 /* Lane l of an i4 accumulates the products of columns 2l and 2l+1 of every 8: pmaddwd's layout. */
-typedef struct { int32_t v[4]; } i4;
-typedef struct { int16_t v[8]; } i16x8;
-static inline f4 f4_load(const float *p) { f4 r; memcpy(r.v, p, sizeof r.v); return r; }
+typedef struct {
+    int32_t v[4];
+} i4;
+typedef struct {
+    int16_t v[8];
+} i16x8;
+static inline f4 f4_load(const float *p) {
+    f4 r;
+    memcpy(r.v, p, sizeof r.v);
+    return r;
+}
 static inline void f4_store(float *p, f4 v) { memcpy(p, v.v, sizeof v.v); }
-static inline f4 f4_splat(float x) { f4 r = {{x, x, x, x}}; return r; }
-static inline f4 f4_make(float a, float b, float c, float d) { f4 r = {{a, b, c, d}}; return r; }
+static inline f4 f4_splat(float x) {
+    f4 r = {{x, x, x, x}};
+    return r;
+}
+static inline f4 f4_make(float a, float b, float c, float d) {
+    f4 r = {{a, b, c, d}};
+    return r;
+}
 static inline f4 f4_load_splat(const float *p) { return f4_splat(*p); }
-static inline f4 f4_add(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] += b.v[i]; return a; }
-static inline f4 f4_sub(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] -= b.v[i]; return a; }
-static inline f4 f4_mul(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] *= b.v[i]; return a; }
-static inline f4 f4_div(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] /= b.v[i]; return a; }
-static inline f4 f4_max(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] = a.v[i] < b.v[i] ? b.v[i] : a.v[i]; return a; }
-static inline f4 f4_min(f4 a, f4 b) { for (int i = 0; i < 4; i++) a.v[i] = b.v[i] < a.v[i] ? b.v[i] : a.v[i]; return a; }
-static inline f4 f4_abs(f4 a) { for (int i = 0; i < 4; i++) a.v[i] = fabsf(a.v[i]); return a; }
-static inline f4 f4_floor(f4 a) { for (int i = 0; i < 4; i++) a.v[i] = floorf(a.v[i]); return a; }
+static inline f4 f4_add(f4 a, f4 b) {
+    for (int i = 0; i < 4; i++) a.v[i] += b.v[i];
+    return a;
+}
+static inline f4 f4_sub(f4 a, f4 b) {
+    for (int i = 0; i < 4; i++) a.v[i] -= b.v[i];
+    return a;
+}
+static inline f4 f4_mul(f4 a, f4 b) {
+    for (int i = 0; i < 4; i++) a.v[i] *= b.v[i];
+    return a;
+}
+static inline f4 f4_div(f4 a, f4 b) {
+    for (int i = 0; i < 4; i++) a.v[i] /= b.v[i];
+    return a;
+}
+static inline f4 f4_max(f4 a, f4 b) {
+    for (int i = 0; i < 4; i++) a.v[i] = a.v[i] < b.v[i] ? b.v[i] : a.v[i];
+    return a;
+}
+static inline f4 f4_min(f4 a, f4 b) {
+    for (int i = 0; i < 4; i++) a.v[i] = b.v[i] < a.v[i] ? b.v[i] : a.v[i];
+    return a;
+}
+static inline f4 f4_abs(f4 a) {
+    for (int i = 0; i < 4; i++) a.v[i] = fabsf(a.v[i]);
+    return a;
+}
+static inline f4 f4_floor(f4 a) {
+    for (int i = 0; i < 4; i++) a.v[i] = floorf(a.v[i]);
+    return a;
+}
 static inline f4 f4_pow2(f4 n) {
     for (int i = 0; i < 4; i++) {
         const uint32_t bits = (uint32_t)((int32_t)n.v[i] + 127) << 23;
@@ -273,15 +314,37 @@ static inline f4 f4_add_exponent(f4 e, f4 k) {
 }
 static inline float f4_lane(f4 v, int i) { return v.v[i]; }
 static inline float sum4(f4 v) { return (v.v[0] + v.v[2]) + (v.v[1] + v.v[3]); }
-static inline f4 f4_sums(f4 a, f4 b, f4 c, f4 d) { f4 r = {{sum4(a), sum4(b), sum4(c), sum4(d)}}; return r; }
+static inline f4 f4_sums(f4 a, f4 b, f4 c, f4 d) {
+    f4 r = {{sum4(a), sum4(b), sum4(c), sum4(d)}};
+    return r;
+}
 static inline void f4_dequant16(const int8_t *q, f4 scale, f4 *out) {
     for (int i = 0; i < 16; i++) out[i / 4].v[i % 4] = (float)q[i] * scale.v[0];
 }
-static inline i4 i4_zero(void) { i4 r = {{0, 0, 0, 0}}; return r; }
-static inline f4 i4_float(i4 a) { f4 r; for (int l = 0; l < 4; l++) r.v[l] = (float)a.v[l]; return r; }
-static inline i16x8 load_x(const int16_t *p) { i16x8 r; memcpy(r.v, p, sizeof r.v); return r; }
-static inline i16x8 load_w8(const int8_t *p) { i16x8 r; for (int i = 0; i < 8; i++) r.v[i] = p[i]; return r; }
-static inline i16x8 load_w16(const int16_t *p) { i16x8 r; memcpy(r.v, p, sizeof r.v); return r; }
+static inline i4 i4_zero(void) {
+    i4 r = {{0, 0, 0, 0}};
+    return r;
+}
+static inline f4 i4_float(i4 a) {
+    f4 r;
+    for (int l = 0; l < 4; l++) r.v[l] = (float)a.v[l];
+    return r;
+}
+static inline i16x8 load_x(const int16_t *p) {
+    i16x8 r;
+    memcpy(r.v, p, sizeof r.v);
+    return r;
+}
+static inline i16x8 load_w8(const int8_t *p) {
+    i16x8 r;
+    for (int i = 0; i < 8; i++) r.v[i] = p[i];
+    return r;
+}
+static inline i16x8 load_w16(const int16_t *p) {
+    i16x8 r;
+    memcpy(r.v, p, sizeof r.v);
+    return r;
+}
 static inline void dot_add(i4 *acc, i16x8 x, i16x8 w) {
     for (int l = 0; l < 4; l++)
         acc->v[l] += (int32_t)x.v[2 * l] * w.v[2 * l] + (int32_t)x.v[2 * l + 1] * w.v[2 * l + 1];

@@ -16,7 +16,7 @@
 #include "spec.h"
 #include "unicode_tables.h"
 
-#define MAX_WORD_CHARS 100           /* WordPiece max_input_chars_per_word */
+#define MAX_WORD_CHARS 100 /* WordPiece max_input_chars_per_word */
 
 const tokenizer_settings TOKENIZER_UNCASED = {1, 1, 1, "##"};
 
@@ -24,17 +24,17 @@ const tokenizer_settings TOKENIZER_UNCASED = {1, 1, 1, "##"};
 static const char *const special_names[SPECIAL_COUNT] = SPECIAL_TOKEN_NAMES;
 
 struct tokenizer {
-    char *entries;              /* vocabulary text, each entry NUL-terminated */
-    uint32_t *entry_start;      /* [vocab_size] offset into entries */
-    uint32_t *entry_length;     /* [vocab_size] bytes, without NUL */
+    char *entries;          /* vocabulary text, each entry NUL-terminated */
+    uint32_t *entry_start;  /* [vocab_size] offset into entries */
+    uint32_t *entry_length; /* [vocab_size] bytes, without NUL */
     int vocab_size;
-    int32_t *slots;             /* open-addressing hash table of ids, -1 = empty */
+    int32_t *slots; /* open-addressing hash table of ids, -1 = empty */
     uint32_t slot_mask;
-    size_t max_word_bytes;      /* longest entry without the "##" prefix */
-    size_t max_suffix_bytes;    /* longest entry starting with the prefix, prefix excluded */
+    size_t max_word_bytes;   /* longest entry without the "##" prefix */
+    size_t max_suffix_bytes; /* longest entry starting with the prefix, prefix excluded */
     int32_t special_ids[SPECIAL_COUNT];
     int lowercase, strip_accents, chinese_chars;
-    char prefix[WEIGHTS_SUBWORD_PREFIX_SIZE];  /* continuing-subword prefix, NUL-terminated */
+    char prefix[WEIGHTS_SUBWORD_PREFIX_SIZE]; /* continuing-subword prefix, NUL-terminated */
     size_t prefix_length;
 };
 
@@ -65,8 +65,8 @@ static uint32_t find_slot(const tokenizer *tok, const char *prefix, size_t prefi
 }
 
 /* Finds the id of prefix+bytes (prefix may be empty), -1 when absent. */
-static int32_t vocab_find(const tokenizer *tok, const char *prefix, size_t prefix_length,
-                          const char *bytes, size_t length) {
+static int32_t vocab_find(const tokenizer *tok, const char *prefix, size_t prefix_length, const char *bytes,
+                          size_t length) {
     return tok->slots[find_slot(tok, prefix, prefix_length, bytes, length)];
 }
 
@@ -296,8 +296,15 @@ static int is_chinese_char(uint32_t c) {
 
 /* Writes the full canonical decomposition of c (at most 4 code points). */
 static int decompose(uint32_t c, uint32_t out[4]) {
-    enum { S_BASE = 0xAC00, L_BASE = 0x1100, V_BASE = 0x1161, T_BASE = 0x11A7,
-           V_COUNT = 21, T_COUNT = 28, S_COUNT = 11172 };
+    enum {
+        S_BASE = 0xAC00,
+        L_BASE = 0x1100,
+        V_BASE = 0x1161,
+        T_BASE = 0x11A7,
+        V_COUNT = 21,
+        T_COUNT = 28,
+        S_COUNT = 11172
+    };
     if (c >= S_BASE && c < S_BASE + S_COUNT) {
         uint32_t index = c - S_BASE;
         out[0] = L_BASE + index / (V_COUNT * T_COUNT);
@@ -334,7 +341,10 @@ static int to_lowercase(uint32_t c, uint32_t out[4]) {
 static uint32_t decode_utf8(const unsigned char *s, size_t length, size_t *pos) {
     size_t i = *pos;
     unsigned lead = s[i++];
-    if (lead < 0x80) { *pos = i; return lead; }
+    if (lead < 0x80) {
+        *pos = i;
+        return lead;
+    }
     int needed;
     uint32_t c;
     unsigned low = 0x80, high = 0xBF;
@@ -347,9 +357,15 @@ static uint32_t decode_utf8(const unsigned char *s, size_t length, size_t *pos) 
         needed = 3, c = lead & 0x07;
         if (lead == 0xF0) low = 0x90;
         if (lead == 0xF4) high = 0x8F;
-    } else { *pos = i; return 0xFFFD; }
+    } else {
+        *pos = i;
+        return 0xFFFD;
+    }
     for (; needed > 0; needed--) {
-        if (i >= length || s[i] < low || s[i] > high) { *pos = i; return 0xFFFD; }
+        if (i >= length || s[i] < low || s[i] > high) {
+            *pos = i;
+            return 0xFFFD;
+        }
         c = (c << 6) | (s[i++] & 0x3F);
         low = 0x80, high = 0xBF;
     }
@@ -367,29 +383,42 @@ int tokenizer_is_punctuation_token(const tokenizer *tok, int32_t id) {
 }
 
 static int encode_utf8(uint32_t c, char *out) {
-    if (c < 0x80) { out[0] = (char)c; return 1; }
-    if (c < 0x800) { out[0] = (char)(0xC0 | (c >> 6)); out[1] = (char)(0x80 | (c & 0x3F)); return 2; }
+    if (c < 0x80) {
+        out[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (char)(0xC0 | (c >> 6));
+        out[1] = (char)(0x80 | (c & 0x3F));
+        return 2;
+    }
     if (c < 0x10000) {
-        out[0] = (char)(0xE0 | (c >> 12)); out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+        out[0] = (char)(0xE0 | (c >> 12));
+        out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
         out[2] = (char)(0x80 | (c & 0x3F));
         return 3;
     }
-    out[0] = (char)(0xF0 | (c >> 18)); out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((c >> 6) & 0x3F)); out[3] = (char)(0x80 | (c & 0x3F));
+    out[0] = (char)(0xF0 | (c >> 18));
+    out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (c & 0x3F));
     return 4;
 }
 
 /* ---------- encoding state ---------- */
 
-typedef struct { uint32_t code, order; uint8_t ccc, inserted; } pending_mark;
+typedef struct {
+    uint32_t code, order;
+    uint8_t ccc, inserted;
+} pending_mark;
 
 typedef struct {
     const tokenizer *tok;
     token_list *out;
-    int capacity;            /* writable slots for word pieces (capacity - 2) */
+    int capacity; /* writable slots for word pieces (capacity - 2) */
     int count_limit;
-    int pieces;              /* word-piece tokens produced so far */
-    int stop;                /* set once pieces + 2 > count_limit */
+    int pieces; /* word-piece tokens produced so far */
+    int stop;   /* set once pieces + 2 > count_limit */
     int no_memory;
     /* NFD: run of non-starters awaiting canonical reordering, and the origins of the input
      * chars they replace, in arrival order */
@@ -420,7 +449,10 @@ static void emit_token(encoder *e, int32_t id, int32_t start, int32_t end) {
     e->pieces++;
 }
 
-typedef struct { int32_t id; int first_char, end_char; } word_piece;
+typedef struct {
+    int32_t id;
+    int first_char, end_char;
+} word_piece;
 
 /* Greedy longest-match-first; returns the number of pieces, or -1 if the word cannot be split. */
 static int split_word(const encoder *e, word_piece pieces[MAX_WORD_CHARS]) {
@@ -572,7 +604,7 @@ static void normalize_char(encoder *e, uint32_t c, int32_t origin) {
         int n = decompose(c, parts);
         for (int i = 0; i < n; i++) decomposed_char(e, parts[i], origin, i > 0);
     } else {
-        case_char(e, c, origin);  /* no NFD: accents and composed forms stay as written */
+        case_char(e, c, origin); /* no NFD: accents and composed forms stay as written */
     }
     if (chinese) word_boundary(e);
 }
@@ -620,8 +652,8 @@ static void finish_list(const encoder *e, token_list *out, int capacity) {
     out->full_count = total < e->count_limit ? (int)total : e->count_limit;
 }
 
-tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t text_bytes,
-                                  int capacity, int count_limit, token_list *out) {
+tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t text_bytes, int capacity,
+                                  int count_limit, token_list *out) {
     if (!out) return TOKENIZER_ERR_VOCAB;
     out->count = out->truncated = out->full_count = 0;
     if (!tok) return TOKENIZER_ERR_VOCAB;
@@ -677,21 +709,20 @@ static void put_token(token_list *out, int at, int32_t id, int32_t start, int32_
 
 /* The first segment is encoded in place (its pieces land at out[1 ...]), the second into
  * scratch arrays, then moved behind the first segment's [SEP] once the cut is known. */
-tokenizer_status tokenizer_encode_pair(const tokenizer *tok, const char *a, size_t a_bytes,
-                                       const char *b, size_t b_bytes, int capacity, int count_limit,
-                                       token_list *out, int *first_count) {
+tokenizer_status tokenizer_encode_pair(const tokenizer *tok, const char *a, size_t a_bytes, const char *b,
+                                       size_t b_bytes, int capacity, int count_limit, token_list *out,
+                                       int *first_count) {
     if (!out || !first_count) return TOKENIZER_ERR_VOCAB;
     *first_count = 0;
     out->count = out->truncated = out->full_count = 0;
     if (!tok) return TOKENIZER_ERR_VOCAB;
-    if (capacity < 3) return TOKENIZER_OK; /* [CLS] [SEP] [SEP] does not fit */
-    const int segment_capacity = capacity - 1;  /* room for every piece the pair can keep */
+    if (capacity < 3) return TOKENIZER_OK;     /* [CLS] [SEP] [SEP] does not fit */
+    const int segment_capacity = capacity - 1; /* room for every piece the pair can keep */
     int32_t *scratch = malloc(sizeof *scratch * 3 * (size_t)segment_capacity);
     if (!scratch) return TOKENIZER_ERR_NO_MEMORY;
     token_list second = {scratch, scratch + segment_capacity, scratch + 2 * segment_capacity, 0, 0, 0};
     tokenizer_status status = tokenizer_encode(tok, a, a_bytes, segment_capacity, count_limit, out);
-    if (status == TOKENIZER_OK)
-        status = tokenizer_encode(tok, b, b_bytes, segment_capacity, count_limit, &second);
+    if (status == TOKENIZER_OK) status = tokenizer_encode(tok, b, b_bytes, segment_capacity, count_limit, &second);
     if (status == TOKENIZER_OK) {
         const int a_pieces = pieces_of(out), b_pieces = pieces_of(&second);
         int keep_a, keep_b;

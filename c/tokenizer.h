@@ -13,15 +13,15 @@ typedef struct tokenizer tokenizer;
 typedef enum {
     TOKENIZER_OK = 0,
     TOKENIZER_ERR_NO_MEMORY,
-    TOKENIZER_ERR_VOCAB,        /* vocabulary not UTF-8, holding a NUL byte, or missing a special token */
+    TOKENIZER_ERR_VOCAB, /* vocabulary not UTF-8, holding a NUL byte, or missing a special token */
 } tokenizer_status;
 
 /* BertNormalizer's and WordPiece's settings (clean_text is always on, 100 chars per word). */
 typedef struct {
-    int lowercase;               /* lowercase every character */
-    int strip_accents;           /* NFD, then drop the nonspacing marks (Mn) */
-    int chinese_chars;           /* each CJK ideograph a word of its own */
-    const char *subword_prefix;  /* continuing-subword prefix: UTF-8, at most 11 bytes, may be "" */
+    int lowercase;              /* lowercase every character */
+    int strip_accents;          /* NFD, then drop the nonspacing marks (Mn) */
+    int chinese_chars;          /* each CJK ideograph a word of its own */
+    const char *subword_prefix; /* continuing-subword prefix: UTF-8, at most 11 bytes, may be "" */
 } tokenizer_settings;
 
 /* BERT uncased: lowercase, accents stripped, Chinese characters spaced, "##". */
@@ -37,30 +37,30 @@ tokenizer_status tokenizer_create(const char *vocab_text, size_t vocab_bytes, co
 void tokenizer_destroy(tokenizer *tok);
 
 typedef struct {
-    int32_t *ids;        /* [capacity] token ids, [CLS] first and [SEP] last */
-    int32_t *starts;     /* [capacity] offsets: [start, end) in Unicode code points of the input */
-    int32_t *ends;       /* special tokens [CLS]/[SEP] added by the tokenizer have [0, 0] */
-    int count;           /* tokens written, including [CLS] and [SEP]; always >= 2 when capacity >= 2 */
-    int truncated;       /* 1 when more tokens were produced than fit: then count == capacity and
+    int32_t *ids;    /* [capacity] token ids, [CLS] first and [SEP] last */
+    int32_t *starts; /* [capacity] offsets: [start, end) in Unicode code points of the input */
+    int32_t *ends;   /* special tokens [CLS]/[SEP] added by the tokenizer have [0, 0] */
+    int count;       /* tokens written, including [CLS] and [SEP]; always >= 2 when capacity >= 2 */
+    int truncated;   /* 1 when more tokens were produced than fit: then count == capacity and
                             the last token is [SEP] */
-    int full_count;      /* how many tokens the whole input gives (>= count), for "truncated from N";
+    int full_count;  /* how many tokens the whole input gives (>= count), for "truncated from N";
                             stops counting at `count_limit` so a 1 MB paste stays cheap */
 } token_list;
 
 /* Tokenizes `text` (UTF-8; invalid sequences read as U+FFFD, one per maximal invalid
  * subpart, as the WHATWG decoder does) into at most `capacity` tokens (capacity >= 2).
  * Work stops once the token count passes `count_limit` (>= capacity). */
-tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t text_bytes,
-                                  int capacity, int count_limit, token_list *out);
+tokenizer_status tokenizer_encode(const tokenizer *tok, const char *text, size_t text_bytes, int capacity,
+                                  int count_limit, token_list *out);
 
 /* Encodes a sentence pair as `[CLS] A [SEP] B [SEP]` into at most `capacity` tokens
  * (capacity >= 3), each segment's offsets into its own text. When the pieces do not fit, the
  * segments are cut as the reference's longest-first truncation cuts them. *first_count receives
  * the tokens of the first segment with [CLS] and its [SEP] (token type 0; the rest are type 1);
  * full_count counts both segments and the three special tokens, up to `count_limit`. */
-tokenizer_status tokenizer_encode_pair(const tokenizer *tok, const char *a, size_t a_bytes,
-                                       const char *b, size_t b_bytes, int capacity, int count_limit,
-                                       token_list *out, int *first_count);
+tokenizer_status tokenizer_encode_pair(const tokenizer *tok, const char *a, size_t a_bytes, const char *b,
+                                       size_t b_bytes, int capacity, int count_limit, token_list *out,
+                                       int *first_count);
 
 /* The vocabulary entry of an id (NUL-terminated), or NULL when out of range. */
 const char *tokenizer_token(const tokenizer *tok, int32_t id);

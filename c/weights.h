@@ -14,7 +14,6 @@
  * 16-byte aligned in memory; TRAILING more bytes given than the header says; OLD_FORMAT format
  * version 1 (two int8 planes): reconvert. */
 
-
 /* Parses and validates `bytes` (kept alive by the caller; tensors are read in place) and fills
  * `model`: weights_load_head, then weights_check_part for every part. Never reads outside
  * [bytes, bytes + size). */
@@ -25,7 +24,8 @@ enum {
     /* The most byte ranges a file names: 2 per tensor, plus header, vocabulary, tensor table,
      * part table and model card. */
     WEIGHTS_MAX_ARRAYS = 2 * (WEIGHTS_EMBEDDING_TENSOR_COUNT + WEIGHTS_LAYER_TENSOR_COUNT * BERT_MAX_LAYERS +
-                          WEIGHTS_MLM_HEAD_TENSOR_COUNT) + 5,
+                              WEIGHTS_MLM_HEAD_TENSOR_COUNT) +
+                         5,
 };
 
 typedef enum { WEIGHTS_CONTENT_NONE, WEIGHTS_CONTENT_FLOATS, WEIGHTS_CONTENT_INT16 } weights_content;
@@ -33,15 +33,19 @@ typedef enum { WEIGHTS_CONTENT_NONE, WEIGHTS_CONTENT_FLOATS, WEIGHTS_CONTENT_INT
 /* What an array is needed for: the file's own tables, every run, the rows of the tokens a run
  * reads, the runs that reach one layer (weights_array.layer), or [MASK] predictions. */
 typedef enum {
-    WEIGHTS_ROLE_LAYOUT, WEIGHTS_ROLE_CORE, WEIGHTS_ROLE_WORD_ROWS, WEIGHTS_ROLE_LAYER, WEIGHTS_ROLE_MLM
+    WEIGHTS_ROLE_LAYOUT,
+    WEIGHTS_ROLE_CORE,
+    WEIGHTS_ROLE_WORD_ROWS,
+    WEIGHTS_ROLE_LAYER,
+    WEIGHTS_ROLE_MLM
 } weights_role;
 
 typedef struct {
     uint64_t offset, bytes;
-    int32_t qmax;     /* WEIGHTS_CONTENT_INT16: the bound on |value| */
-    uint8_t content;  /* weights_content: which values are checked where they lie */
-    uint8_t role;     /* weights_role */
-    uint8_t layer;    /* WEIGHTS_ROLE_LAYER: the layer (from 0) */
+    int32_t qmax;    /* WEIGHTS_CONTENT_INT16: the bound on |value| */
+    uint8_t content; /* weights_content: which values are checked where they lie */
+    uint8_t role;    /* weights_role */
+    uint8_t layer;   /* WEIGHTS_ROLE_LAYER: the layer (from 0) */
 } weights_array;
 
 typedef struct {

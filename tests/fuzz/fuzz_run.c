@@ -20,7 +20,7 @@
  * token type 0 up to and including the first [SEP], 1 after it, the last token [SEP]. Between the
  * steps of a run, a layer not done yet must answer ATTN_ERR_NOT_LOADED and a layer done ATTN_OK;
  * the run done in steps must hold the same floats, bit for bit, as the run made whole. */
-#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <math.h>
 
 #include "fuzz_util.h"
@@ -29,15 +29,24 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum {
-    MAX_REQUEST = 600, SHORT_REQUEST = 24, LONG_REQUEST_MARK = 0xF000, ROLLOUT_MAX_N = 128,
-    SHORT_TEXT = 96, FLAG_TEXT = 1, FLAG_ROLLOUT = 2, FLAG_UNSCALED = 4, FLAG_LONG_TEXT = 8, FLAG_PAIR = 16,
-    FLAG_STEPS = 32, MAX_STEPS = 100000,
+    MAX_REQUEST = 600,
+    SHORT_REQUEST = 24,
+    LONG_REQUEST_MARK = 0xF000,
+    ROLLOUT_MAX_N = 128,
+    SHORT_TEXT = 96,
+    FLAG_TEXT = 1,
+    FLAG_ROLLOUT = 2,
+    FLAG_UNSCALED = 4,
+    FLAG_LONG_TEXT = 8,
+    FLAG_PAIR = 16,
+    FLAG_STEPS = 32,
+    MAX_STEPS = 100000,
 };
 
 static attn_engine *engine;
 static attn_session *session;
-static attn_session *whole;  /* texts run in steps are run whole here too, to compare */
-static int32_t shape[8];  /* vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
+static attn_session *whole; /* texts run in steps are run whole here too, to compare */
+static int32_t shape[8];    /* vocab, hidden, layers, heads, ffn, max_positions, type_vocab, head_size */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
@@ -91,7 +100,7 @@ static int requested_length(fuzz_reader *r) {
 }
 
 static void run_analyses(fuzz_reader *r, int flags) {
-    const int n = attn_session_length(session);  /* 0 after a refused run: every call refused */
+    const int n = attn_session_length(session); /* 0 after a refused run: every call refused */
     const int layer = (int8_t)fuzz_byte(r), head = (int8_t)fuzz_byte(r);
     const int row = (int16_t)fuzz_u16(r), position = (int16_t)fuzz_u16(r);
     const int k = (int)(fuzz_u16(r) % 40) - 2;
@@ -103,12 +112,12 @@ static void run_analyses(fuzz_reader *r, int flags) {
     int32_t ids[40];
     FUZZ_REQUIRE(out != NULL);
     expect(attn_session_row_stats(session, layer, head, row, stats), head_ok && in_range(row, n));
-    if ((flags & FLAG_ROLLOUT) && n <= ROLLOUT_MAX_N)
-        expect(attn_session_rollout(session, layer, out), layer_ok);
+    if ((flags & FLAG_ROLLOUT) && n <= ROLLOUT_MAX_N) expect(attn_session_rollout(session, layer, out), layer_ok);
     const int roles = attn_session_head_roles(session, layer, head, mass);
     FUZZ_REQUIRE(head_ok ? roles >= 0 : roles == -ATTN_ERR_ARGUMENT);
     expect(attn_session_contributions(session, layer, head, row, out), head_ok && in_range(row, n));
-    expect(attn_session_row_scaled(session, layer, head, row, !(flags & FLAG_UNSCALED), out, NULL), head_ok && in_range(row, n));
+    expect(attn_session_row_scaled(session, layer, head, row, !(flags & FLAG_UNSCALED), out, NULL),
+           head_ok && in_range(row, n));
     expect(attn_session_walkthrough(session, layer, row, out), layer_ok && in_range(row, n));
     expect(attn_session_mlm(session, position, k, ids, probs), in_range(position, n) && k >= 1);
     const float *hidden = attn_session_hidden(session, layer);
@@ -130,7 +139,7 @@ static void run_ids(fuzz_reader *r, int requested, int flags) {
     FUZZ_REQUIRE(attn_session_length(session) == (valid ? requested : 0));
     free(ids);
     if (valid) check_attention(session);
-    run_analyses(r, flags);  /* after a refused run every call must be refused */
+    run_analyses(r, flags); /* after a refused run every call must be refused */
 }
 
 static void run_text(const uint8_t *text, size_t size) {
@@ -184,8 +193,8 @@ static void check_pair_layout(const attn_session *s) {
 
 static void run_pair(const uint8_t *text, size_t size) {
     const size_t half = size / 2;
-    FUZZ_REQUIRE(attn_session_run_pair(session, (const char *)text, half, (const char *)text + half,
-                                       size - half) == ATTN_OK);
+    FUZZ_REQUIRE(attn_session_run_pair(session, (const char *)text, half, (const char *)text + half, size - half) ==
+                 ATTN_OK);
     const int n = attn_session_length(session);
     FUZZ_REQUIRE(n <= shape[5] && attn_session_full_length(session) >= n);
     FUZZ_REQUIRE(attn_session_truncated(session) == (attn_session_full_length(session) > n));

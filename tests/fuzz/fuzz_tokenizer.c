@@ -11,7 +11,7 @@
  *  - [CLS] first, [SEP] last, ids in range, offsets inside the text, starts non-decreasing;
  *  - a small capacity gives a prefix of the untruncated list, [SEP] last, and the truncation
  *    flag and full count agree with the untruncated run (full count capped at the limit). */
-#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <limits.h>
 
 #include "fuzz_util.h"
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     size_t size = 0;
-    uint8_t *bytes = fuzz_read_file(fuzz_weights_path(), &size);  /* kept: the model points into it */
+    uint8_t *bytes = fuzz_read_file(fuzz_weights_path(), &size); /* kept: the model points into it */
     static bert_model model;
     tokenizer *tok = NULL;
     if (weights_load(bytes, size, &model) != WEIGHTS_OK ||
@@ -61,7 +61,7 @@ static size_t whatwg_sanitize(const uint8_t *in, size_t size, uint8_t *out, size
     unsigned bytes_needed = 0, bytes_seen = 0, lower = 0x80, upper = 0xBF;
     size_t length = 0, count = 0;
     for (size_t i = 0; i <= size; i++) {
-        if (i == size) {  /* end of stream */
+        if (i == size) { /* end of stream */
             if (bytes_needed) length += put_utf8(0xFFFD, out + length), count++;
             break;
         }
@@ -80,7 +80,7 @@ static size_t whatwg_sanitize(const uint8_t *in, size_t size, uint8_t *out, size
             } else length += put_utf8(0xFFFD, out + length), count++;
             continue;
         }
-        if (byte < lower || byte > upper) {  /* error, and the byte is read again */
+        if (byte < lower || byte > upper) { /* error, and the byte is read again */
             code_point = bytes_needed = bytes_seen = 0, lower = 0x80, upper = 0xBF;
             length += put_utf8(0xFFFD, out + length), count++;
             i--;
@@ -143,7 +143,7 @@ static const int CAPACITIES[8] = {2, 3, 4, 5, 8, 64, 512, 0 /* whole text */};
 enum { COUNT_LIMIT = ATTN_COUNT_LIMIT };
 
 static void check_tokenizer(const tokenizer *tok, const uint8_t *text, size_t size, unsigned selector) {
-    const int whole = (int)size + 2;  /* a text of b bytes gives at most b pieces */
+    const int whole = (int)size + 2; /* a text of b bytes gives at most b pieces */
     owned_tokens full = encode(tok, text, size, whole, INT_MAX);
     uint8_t *clean = malloc(3 * size + 1);
     size_t code_points = 0;

@@ -10,9 +10,9 @@
  * 16-byte aligned buffer so that any read outside it is reported. When the loader accepts
  * the file, the model it describes is run end to end (tokenizer over its vocabulary, forward
  * pass, analysis calls, MLM): a file the loader accepts must never make the engine misbehave. */
-#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include "fuzz_util.h"
-#include "spec.h"  /* header offsets */
+#include "spec.h" /* header offsets */
 #include "weights.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,7 +54,7 @@ static void run_analyses(attn_session *s, const int32_t *shape) {
     FUZZ_REQUIRE(attn_session_walkthrough(s, layers - 1, n - 1, buffer) == ATTN_OK);
     int32_t ids[3];
     const int mlm = attn_session_mlm(s, 1 % n, 3 < shape[0] ? 3 : shape[0], ids, buffer);
-    FUZZ_REQUIRE(mlm == ATTN_OK || mlm == ATTN_ERR_NOT_FINITE);  /* logits that overflow are refused */
+    FUZZ_REQUIRE(mlm == ATTN_OK || mlm == ATTN_ERR_NOT_FINITE); /* logits that overflow are refused */
     free(buffer);
 }
 

@@ -47,9 +47,7 @@ static void run_file(const char *path) {
     inputs++;
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b) {
-    return strcmp((*a)->d_name, (*b)->d_name);
-}
+static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
 
 static int visible(const struct dirent *entry) { return entry->d_name[0] != '.'; }
 

@@ -57,9 +57,13 @@ static void make_matrix(test_matrix *m, int rows, int cols, int bits, int qmax, 
         else ((int16_t *)m->q)[i] = (int16_t)v;
     }
     for (int r = 0; r < rows; r++) m->scale[r] = uniform(0.001f, 0.02f) / (float)qmax * 127.0f;
-    m->w = (qmatrix){.q = m->q, .scale = m->scale, .kind = bits == 8 ? WEIGHTS_KIND_INT8 : WEIGHTS_KIND_INT16,
-                     .bits = bits, .qmax = bits == 8 ? 128 : qmax,
-                     .rows = rows, .cols = cols};
+    m->w = (qmatrix){.q = m->q,
+                     .scale = m->scale,
+                     .kind = bits == 8 ? WEIGHTS_KIND_INT8 : WEIGHTS_KIND_INT16,
+                     .bits = bits,
+                     .qmax = bits == 8 ? 128 : qmax,
+                     .rows = rows,
+                     .cols = cols};
 }
 
 static void free_matrix(test_matrix *m) { free(m->q), free(m->scale); }
@@ -99,7 +103,7 @@ static void run_case(int rows, int cols, int bits, int qmax, int n, int extreme)
     float *x = malloc((size_t)n * cols * sizeof *x), *bias = malloc((size_t)rows * sizeof *bias);
     float *y = malloc((size_t)n * rows * sizeof *y), *y2 = malloc((size_t)n * rows * sizeof *y2);
     for (int i = 0; i < n * cols; i++) x[i] = uniform(-3, 3) * (i % 7 == 0 ? 10.0f : 1.0f);
-    for (int c = 0; c < cols && n > 1; c++) x[(size_t)cols + c] = 0;  /* an all-zero token */
+    for (int c = 0; c < cols && n > 1; c++) x[(size_t)cols + c] = 0; /* an all-zero token */
     for (int r = 0; r < rows; r++) bias[r] = uniform(-1, 1);
 
     linear(x, n, &m.w, bias, y);
@@ -137,11 +141,12 @@ static void shared_input(void) {
     }
     linear_shared(x, n, 3, w, bias, y);
     for (int i = 0; i < 3; i++) {
-        check(within_bound(w[i], x, n, bias[i], y[i]), "shared input: within the rounding bound", rows[i], cols, bits[i], n);
+        check(within_bound(w[i], x, n, bias[i], y[i]), "shared input: within the rounding bound", rows[i], cols,
+              bits[i], n);
         linear(x, n, w[i], bias[i], alone);
-        if (bits[i] == 16)  /* the int16 matrix sets the joint limit */
-            check(memcmp(alone, y[i], (size_t)n * rows[i] * sizeof *alone) == 0, "shared input: same as a call of its own",
-                  rows[i], cols, bits[i], n);
+        if (bits[i] == 16) /* the int16 matrix sets the joint limit */
+            check(memcmp(alone, y[i], (size_t)n * rows[i] * sizeof *alone) == 0,
+                  "shared input: same as a call of its own", rows[i], cols, bits[i], n);
     }
     for (int i = 0; i < 3; i++) free_matrix(&m[i]), free((void *)bias[i]), free(y[i]);
     free(x), free(alone);
@@ -159,7 +164,7 @@ static void quantizer_edges(void) {
         float *x = malloc((size_t)n * cols * sizeof *x), *x0 = malloc((size_t)n * cols * sizeof *x0);
         float *y = malloc((size_t)n * rows * sizeof *y), *y0 = malloc((size_t)n * rows * sizeof *y0);
         for (int i = 0; i < n * cols; i++) x[i] = uniform(-3, 3);
-        for (int c = 0; c < cols; c++) x[(size_t)2 * cols + c] = (float)(c % 5) * 1e-41f;  /* subnormal max */
+        for (int c = 0; c < cols; c++) x[(size_t)2 * cols + c] = (float)(c % 5) * 1e-41f; /* subnormal max */
         memcpy(x0, x, (size_t)n * cols * sizeof *x);
         x[3] = NAN, x0[3] = 0;
         x[cols - 1] = NAN, x0[cols - 1] = 0;
@@ -205,15 +210,15 @@ int main(void) {
             for (int ni = 0; ni < 5; ni++) {
                 run_case(rows_list[rr], 16, kinds[k].bits, kinds[k].qmax, ns[ni], 0);
                 run_case(rows_list[rr], 264, kinds[k].bits, kinds[k].qmax, ns[ni], 0);
-                run_case(rows_list[rr], 12, kinds[k].bits, kinds[k].qmax, ns[ni], 0);  /* a partial step */
-                run_case(rows_list[rr], 4, kinds[k].bits, kinds[k].qmax, ns[ni], 0);   /* only a partial step */
+                run_case(rows_list[rr], 12, kinds[k].bits, kinds[k].qmax, ns[ni], 0); /* a partial step */
+                run_case(rows_list[rr], 4, kinds[k].bits, kinds[k].qmax, ns[ni], 0);  /* only a partial step */
             }
-    run_case(12, 1024, 8, 127, 7, 0);            /* one chunk of 1024 */
-    run_case(12, 1024, 16, 4095, 7, 0);          /* four chunks of 256 */
-    run_case(6, 1020, 16, 32767, 5, 1);          /* chunks of 32, the last one partial */
-    run_case(8, 4096, 8, 127, 9, 0);             /* four tokens per block: three blocks */
+    run_case(12, 1024, 8, 127, 7, 0);   /* one chunk of 1024 */
+    run_case(12, 1024, 16, 4095, 7, 0); /* four chunks of 256 */
+    run_case(6, 1020, 16, 32767, 5, 1); /* chunks of 32, the last one partial */
+    run_case(8, 4096, 8, 127, 9, 0);    /* four tokens per block: three blocks */
     run_case(8, 4096, 16, 32767, 9, 0);
-    run_case(5, 512, 8, 127, 6, 1);              /* extreme weights: the largest sums */
+    run_case(5, 512, 8, 127, 6, 1); /* extreme weights: the largest sums */
     run_case(5, 512, 16, 32767, 6, 1);
     run_case(4, 4096, 16, 4095, 5, 1);
     run_case(4, 4096, 8, 127, 5, 1);

@@ -8,9 +8,9 @@
  * (a NaN in every float32, -1 in every int8), so a check that read a part before it arrived
  * would fail. Parts are then copied in, in a shuffled order, and each run is compared with the
  * whole-file engine's. Prints "N passed, M failed". */
-#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include "../../c/attn.h"
-#include "../../c/spec.h"  /* header and entry offsets */
+#include "../../c/spec.h" /* header and entry offsets */
 #include "../../c/weights.h"
 #include "test_util.h"
 
@@ -22,8 +22,7 @@
 static uint64_t head_bytes_of(const buffer *f) { return get_u64(f->bytes + HEADER_HEAD_BYTES); }
 
 /* data_offset of the tensor named `name` (0 when there is none). */
-static uint64_t data_offset_of(const buffer *f, const char *name)
-{
+static uint64_t data_offset_of(const buffer *f, const char *name) {
     const uint64_t table = get_u64(f->bytes + HEADER_TABLE_OFFSET);
     for (uint32_t i = 0; i < get_u32(f->bytes + HEADER_TENSOR_COUNT); i++) {
         const uint8_t *e = f->bytes + table + (uint64_t)i * WEIGHTS_ENTRY_SIZE;
@@ -33,8 +32,7 @@ static uint64_t data_offset_of(const buffer *f, const char *name)
 }
 
 /* A buffer of the file's size holding its head; 0xff after it. */
-static buffer head_only(const buffer *file)
-{
+static buffer head_only(const buffer *file) {
     buffer b = aligned_buffer(file->size);
     const size_t head = (size_t)head_bytes_of(file);
     memcpy(b.bytes, file->bytes, head);
@@ -42,15 +40,14 @@ static buffer head_only(const buffer *file)
     return b;
 }
 
-static void copy_part(buffer *to, const buffer *from, attn_engine *e, int32_t part)
-{
+static void copy_part(buffer *to, const buffer *from, attn_engine *e, int32_t part) {
     size_t offset = 0, bytes = 0;
-    if (attn_engine_part_range(e, part, &offset, &bytes) == ATTN_OK) memcpy(to->bytes + offset, from->bytes + offset, bytes);
+    if (attn_engine_part_range(e, part, &offset, &bytes) == ATTN_OK)
+        memcpy(to->bytes + offset, from->bytes + offset, bytes);
 }
 
 /* The head checksum as c/weights.c computes it: the head with the checksum field read as 0. */
-static void reseal_head(buffer *b)
-{
+static void reseal_head(buffer *b) {
     const size_t head = (size_t)head_bytes_of(b);
     put_u32(b->bytes + HEADER_HEAD_CHECKSUM, 0);
     put_u32(b->bytes + HEADER_HEAD_CHECKSUM, weights_crc32(b->bytes, head));
@@ -64,8 +61,7 @@ typedef struct {
     int n;
 } token_ids;
 
-static token_ids tokenize(const attn_engine *e, const char *text)
-{
+static token_ids tokenize(const attn_engine *e, const char *text) {
     token_ids t;
     int32_t starts[512], ends[512], counts[2];
     t.n = attn_engine_tokenize(e, text, strlen(text), 512, t.ids, starts, ends, counts) == ATTN_OK ? counts[0] : 0;
@@ -73,8 +69,7 @@ static token_ids tokenize(const attn_engine *e, const char *text)
 }
 
 /* The attention of `text` from both engines: the same floats, bit for bit. */
-static int same_attention(const attn_engine *whole, const attn_engine *partial, const char *text)
-{
+static int same_attention(const attn_engine *whole, const attn_engine *partial, const char *text) {
     attn_session *a = attn_session_create(whole), *b = attn_session_create(partial);
     int32_t shape[8];
     attn_engine_shape(whole, shape);
@@ -92,26 +87,21 @@ static int same_attention(const attn_engine *whole, const attn_engine *partial, 
 }
 
 /* The row stats of `layer`'s head 0 at row 1 from a session, or the status that refused them. */
-static int row_status(const attn_session *s, int layer, double *stats)
-{
+static int row_status(const attn_session *s, int layer, double *stats) {
     return attn_session_row_stats(s, layer, 0, 1, stats);
 }
 
 /* Every reading of layer `layer` of a session's run: ATTN_OK when all of them answer it, else the
  * first other status (each call must give the same one). */
-static int every_reading(attn_session *s, int layer)
-{
+static int every_reading(attn_session *s, int layer) {
     float out[4 * 1024 + 512 * 512];
     double stats[ATTN_ROW_STATS_COUNT];
     const int n = attn_session_length(s);
-    const int roles = attn_session_head_roles(s, layer, 0, out);  /* role bits, or −status */
+    const int roles = attn_session_head_roles(s, layer, 0, out); /* role bits, or −status */
     const int statuses[] = {
-        attn_session_row_stats(s, layer, 0, 1, stats),
-        attn_session_rollout(s, layer, out),
-        attn_session_rollout_row(s, layer, 1, out),
-        roles < 0 ? -roles : ATTN_OK,
-        attn_session_contributions(s, layer, 0, 1, out),
-        attn_session_row_scaled(s, layer, 0, 1, 1, out, NULL),
+        attn_session_row_stats(s, layer, 0, 1, stats),   attn_session_rollout(s, layer, out),
+        attn_session_rollout_row(s, layer, 1, out),      roles < 0 ? -roles : ATTN_OK,
+        attn_session_contributions(s, layer, 0, 1, out), attn_session_row_scaled(s, layer, 0, 1, 1, out, NULL),
         attn_session_walkthrough(s, layer, n - 1, out),
     };
     for (size_t i = 1; i < sizeof statuses / sizeof statuses[0]; i++)
@@ -123,8 +113,7 @@ static int every_reading(attn_session *s, int layer)
  * layer once its weights are there and waits before the next (NOT_LOADED, the layers done kept
  * and readable, the others not), then goes on without beginning again; in the end the whole-file
  * engine's attention, bit for bit. */
-static void test_layers_arriving(const attn_engine *whole, attn_engine *e, buffer *b, const buffer *file)
-{
+static void test_layers_arriving(const attn_engine *whole, attn_engine *e, buffer *b, const buffer *file) {
     int32_t shape[8];
     attn_engine_shape(e, shape);
     const int layers = shape[2];
@@ -150,7 +139,7 @@ static void test_layers_arriving(const attn_engine *whole, attn_engine *e, buffe
         counted &= attn_engine_layers_ready(e) == l + 1;
         int status = ATTN_OK, steps = 0;
         while (status == ATTN_OK && attn_session_layers_done(s) == l) status = attn_session_step(s), steps++;
-        counted &= steps > 1;  /* a layer is several steps */
+        counted &= steps > 1; /* a layer is several steps */
         waited &= status == ATTN_OK || (status == ATTN_ERR_NOT_LOADED && l == layers - 1);
         for (int k = 0; k <= l; k++) {
             readable &= row_status(s, k, stats) == ATTN_OK && row_status(w, k, expected) == ATTN_OK &&
@@ -158,7 +147,8 @@ static void test_layers_arriving(const attn_engine *whole, attn_engine *e, buffe
         }
         readable &= every_reading(s, l) == ATTN_OK;
         if (l + 1 < layers) {
-            unreadable &= row_status(s, l + 1, stats) == ATTN_ERR_NOT_LOADED && every_reading(s, l + 1) == ATTN_ERR_NOT_LOADED;
+            unreadable &=
+                row_status(s, l + 1, stats) == ATTN_ERR_NOT_LOADED && every_reading(s, l + 1) == ATTN_ERR_NOT_LOADED;
             unreadable &= attn_session_hidden(s, l + 2) == NULL && attn_session_hidden(s, l + 1) != NULL;
         }
     }
@@ -170,7 +160,8 @@ static void test_layers_arriving(const attn_engine *whole, attn_engine *e, buffe
     check(attn_session_layers_done(s) == layers && attn_session_step(s) == ATTN_OK &&
               memcmp(attn_session_attention(s), attn_session_attention(w),
                      (size_t)layers * (size_t)shape[3] * n * n * sizeof(float)) == 0 &&
-              memcmp(attn_session_hidden(s, layers), attn_session_hidden(w, layers), n * (size_t)shape[1] * sizeof(float)) == 0,
+              memcmp(attn_session_hidden(s, layers), attn_session_hidden(w, layers),
+                     n * (size_t)shape[1] * sizeof(float)) == 0,
           "the run in steps, complete: the whole-file engine's attention and final hidden state, bit for bit");
     attn_session_destroy(s);
     attn_session_destroy(w);
@@ -178,8 +169,7 @@ static void test_layers_arriving(const attn_engine *whole, attn_engine *e, buffe
 
 /* A 512-token text in steps on the whole-file engine: many steps (blocks of tokens), and the
  * same floats as the run made whole. */
-static void test_long_run_in_steps(const attn_engine *whole)
-{
+static void test_long_run_in_steps(const attn_engine *whole) {
     static char text[8192];
     text[0] = '\0';
     for (int i = 0; i < 600; i++) strcat(text, i % 7 == 6 ? "mat. " : "the cat ");
@@ -194,10 +184,12 @@ static void test_long_run_in_steps(const attn_engine *whole)
     while (status == ATTN_OK && attn_session_layers_done(b) < shape[2]) status = attn_session_step(b), steps++;
     const size_t n = (size_t)attn_session_length(b);
     check(status == ATTN_OK && steps > 20 * shape[2] && n == 512 &&
-              memcmp(attn_session_attention(a), attn_session_attention(b), (size_t)shape[2] * (size_t)shape[3] * n * n * 4) == 0 &&
+              memcmp(attn_session_attention(a), attn_session_attention(b),
+                     (size_t)shape[2] * (size_t)shape[3] * n * n * 4) == 0 &&
               memcmp(attn_session_hidden(a, shape[2]), attn_session_hidden(b, shape[2]), n * (size_t)shape[1] * 4) == 0,
           "the same text in %d steps: the same attention and final hidden state, bit for bit", steps);
-    check(attn_session_step(b) == ATTN_OK && attn_session_layers_done(b) == shape[2], "a step after the end: nothing to do");
+    check(attn_session_step(b) == ATTN_OK && attn_session_layers_done(b) == shape[2],
+          "a step after the end: nothing to do");
     attn_session *empty = attn_session_create(whole);
     check(attn_session_step(empty) == ATTN_ERR_ARGUMENT && attn_session_layers_done(empty) == 0,
           "a step without a run: ATTN_ERR_ARGUMENT");
@@ -206,17 +198,15 @@ static void test_long_run_in_steps(const attn_engine *whole)
     attn_session_destroy(b);
 }
 
-static int run_status(const attn_engine *e, const char *text)
-{
+static int run_status(const attn_engine *e, const char *text) {
     attn_session *s = attn_session_create(e);
     const int status = s ? attn_session_run_text(s, text, strlen(text)) : ATTN_ERR_NO_MEMORY;
     const int length = s ? attn_session_length(s) : 0;
     attn_session_destroy(s);
-    return status == ATTN_OK || length == 0 ? status : -1;  /* a refused run leaves no length */
+    return status == ATTN_OK || length == 0 ? status : -1; /* a refused run leaves no length */
 }
 
-static int mlm_status(const attn_engine *e, const char *text, int32_t *top_id)
-{
+static int mlm_status(const attn_engine *e, const char *text, int32_t *top_id) {
     attn_session *s = attn_session_create(e);
     int status = s ? attn_session_run_text(s, text, strlen(text)) : ATTN_ERR_NO_MEMORY;
     const int32_t mask = attn_engine_special_id(e, SPECIAL_MASK);
@@ -231,17 +221,16 @@ static int mlm_status(const attn_engine *e, const char *text, int32_t *top_id)
 
 /* ------------------------------------------------------------------ cases */
 
-static void test_whole_file_engine(const attn_engine *whole, const buffer *file)
-{
+static void test_whole_file_engine(const attn_engine *whole, const buffer *file) {
     const int32_t count = attn_engine_part_count(whole);
-    check(count == (int32_t)get_u32(file->bytes + HEADER_PART_COUNT) && count >= 2, "whole-file engine: %d parts", count);
+    check(count == (int32_t)get_u32(file->bytes + HEADER_PART_COUNT) && count >= 2, "whole-file engine: %d parts",
+          count);
     check(attn_engine_parts_missing(whole) == 0 && attn_engine_part_ready(whole, count - 1) == 1 &&
               attn_engine_part_ready(whole, count) == 0,
           "whole-file engine: every part ready");
 }
 
-static void test_part_table(attn_engine *e, const buffer *file)
-{
+static void test_part_table(attn_engine *e, const buffer *file) {
     const int32_t count = attn_engine_part_count(e);
     check(count == (int32_t)get_u32(file->bytes + HEADER_PART_COUNT), "partial engine: part count %d", count);
     check(attn_engine_parts_missing(e) == count, "partial engine: every part missing at first");
@@ -254,13 +243,15 @@ static void test_part_table(attn_engine *e, const buffer *file)
     check(contiguous && expected == file->size, "part ranges: from the end of the head to the end of the file");
     check(attn_engine_part_range(e, -1, &offset, &bytes) == ATTN_ERR_ARGUMENT &&
               attn_engine_part_range(e, count, &offset, &bytes) == ATTN_ERR_ARGUMENT &&
-              attn_engine_part_arrived(e, count) == ATTN_ERR_ARGUMENT && attn_engine_part_arrived(e, -1) == ATTN_ERR_ARGUMENT,
+              attn_engine_part_arrived(e, count) == ATTN_ERR_ARGUMENT &&
+              attn_engine_part_arrived(e, -1) == ATTN_ERR_ARGUMENT,
           "part index out of range: ATTN_ERR_ARGUMENT");
     int32_t shape[8];
     attn_engine_shape(e, shape);
     const int32_t first = attn_engine_part_of_token(e, 0), last = attn_engine_part_of_token(e, shape[0] - 1);
     check(first == shape[2] + 1 && last == count - 1,
-          "token 0 in the part after the layers' and the MLM head's, the last token in the last part (%d, %d)", first, last);
+          "token 0 in the part after the layers' and the MLM head's, the last token in the last part (%d, %d)", first,
+          last);
     int layers_placed = 1;
     for (int32_t l = 0; l < shape[2]; l++) {
         int32_t from = -1, parts = -1;
@@ -282,8 +273,7 @@ static void test_part_table(attn_engine *e, const buffer *file)
 
 /* Parts copied in a shuffled order: runs refused until their rows arrive, then the same
  * attention as the whole-file engine; [MASK] predictions refused until every part is there. */
-static void test_parts_in_random_order(const attn_engine *whole, const buffer *file)
-{
+static void test_parts_in_random_order(const attn_engine *whole, const buffer *file) {
     buffer b = head_only(file);
     attn_engine *e = NULL;
     check(attn_engine_create_partial(b.bytes, b.size, &e) == ATTN_OK, "partial engine from the head alone");
@@ -303,8 +293,8 @@ static void test_parts_in_random_order(const attn_engine *whole, const buffer *f
     int32_t needed_count = 0, last_needed = -1;
     for (int32_t p = 0; p < count; p++)
         if (needed[p]) needed_count++, last_needed = p;
-    check(tokens.n > 0 && needed_count >= 1 && needed_count <= tokens.n && needed_count < count - 1, "the sentence's %d tokens lie in %d parts",
-          tokens.n, needed_count);
+    check(tokens.n > 0 && needed_count >= 1 && needed_count <= tokens.n && needed_count < count - 1,
+          "the sentence's %d tokens lie in %d parts", tokens.n, needed_count);
 
     /* All the needed parts but one: still refused. */
     for (int32_t p = 0; p < count; p++)
@@ -329,7 +319,7 @@ static void test_parts_in_random_order(const attn_engine *whole, const buffer *f
         order[i] = order[j];
         order[j] = swap;
     }
-    const int32_t held_back = count - 1;  /* the rarest rows: not the masked sentence's */
+    const int32_t held_back = count - 1; /* the rarest rows: not the masked sentence's */
     int all_ok = 1, waited = 1;
     for (int32_t i = 0; i < count; i++) {
         const int32_t p = order[i];
@@ -337,7 +327,7 @@ static void test_parts_in_random_order(const attn_engine *whole, const buffer *f
         waited &= mlm_status(e, MASKED, &top) == ATTN_ERR_NOT_LOADED;
         copy_part(&b, file, e, p);
         all_ok &= attn_engine_part_arrived(e, p) == ATTN_OK && attn_engine_part_ready(e, p);
-        if (i % 16 == 0) all_ok &= attn_engine_part_arrived(e, p) == ATTN_OK;  /* again: still fine */
+        if (i % 16 == 0) all_ok &= attn_engine_part_arrived(e, p) == ATTN_OK; /* again: still fine */
     }
     check(all_ok && attn_engine_parts_missing(e) == 1, "every other part but one arrives in a shuffled order");
     check(waited, "[MASK] predictions refused while parts are missing");
@@ -359,8 +349,7 @@ static void test_parts_in_random_order(const attn_engine *whole, const buffer *f
 
 /* A corrupted part is refused and named by its status; the rows in it stay unusable until
  * good bytes arrive; the other parts are unaffected. */
-static void test_corrupted_part(const attn_engine *whole, const buffer *file)
-{
+static void test_corrupted_part(const attn_engine *whole, const buffer *file) {
     buffer b = head_only(file);
     attn_engine *e = NULL;
     if (attn_engine_create_partial(b.bytes, b.size, &e) != ATTN_OK) {
@@ -374,7 +363,7 @@ static void test_corrupted_part(const attn_engine *whole, const buffer *file)
     attn_engine_part_range(e, part, &offset, &bytes);
     const int32_t last = attn_engine_part_count(e) - 1;
     for (int32_t p = 0; p <= last; p++) copy_part(&b, file, e, p);
-    for (int32_t p = 0; p < last; p++)  /* every other part but the last */
+    for (int32_t p = 0; p < last; p++) /* every other part but the last */
         if (p != part) attn_engine_part_arrived(e, p);
     b.bytes[offset + bytes / 2] ^= 0x10;
     check(attn_engine_part_arrived(e, part) == 5 && !attn_engine_part_ready(e, part),
@@ -392,15 +381,15 @@ static void test_corrupted_part(const attn_engine *whole, const buffer *file)
 
 /* A value check in a part: a NaN in the MLM output bias, with the part's CRC and the head
  * checksum made right, so only the value check can tell. */
-static void test_bad_values_in_part(const buffer *file)
-{
+static void test_bad_values_in_part(const buffer *file) {
     buffer b = aligned_buffer(file->size);
     memcpy(b.bytes, file->bytes, file->size);
     const uint64_t bias = data_offset_of(&b, "cls.predictions.bias");
     const uint32_t count = get_u32(b.bytes + HEADER_PART_COUNT);
     uint32_t part = 0;
     uint8_t *entry = b.bytes + get_u64(b.bytes + HEADER_PARTS_OFFSET);
-    while (part + 1 < count && get_u64(entry + WEIGHTS_PART_ENTRY_SIZE) <= bias) part++, entry += WEIGHTS_PART_ENTRY_SIZE;
+    while (part + 1 < count && get_u64(entry + WEIGHTS_PART_ENTRY_SIZE) <= bias)
+        part++, entry += WEIGHTS_PART_ENTRY_SIZE;
     const uint64_t offset = get_u64(entry), bytes = get_u32(entry + PART_BYTES);
     check(bias >= offset && bias < offset + bytes && part > 0, "cls.predictions.bias lies in part %u", part);
     if (bias < offset || bias >= offset + bytes || part == 0) {
@@ -424,8 +413,7 @@ static void test_bad_values_in_part(const buffer *file)
     free(b.bytes);
 }
 
-static void test_bad_heads(const buffer *file)
-{
+static void test_bad_heads(const buffer *file) {
     buffer b = head_only(file);
     attn_engine *e = NULL;
     const size_t head = (size_t)head_bytes_of(file);
@@ -440,8 +428,7 @@ static void test_bad_heads(const buffer *file)
     free(b.bytes);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s WEIGHTS.bin\n", argv[0]);
         return 2;

@@ -5,10 +5,10 @@
  *
  * Linked with -Wl,--wrap=malloc: allocations of more than `fail_above` bytes fail, so a run that
  * cannot get memory can be made at will. Prints "N passed, M failed". */
-#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include "../../c/attn.h"
 #include "../../c/forward.h"
-#include "../../c/spec.h"  /* header and entry offsets */
+#include "../../c/spec.h" /* header and entry offsets */
 #include "../../c/weights.h"
 #include "test_util.h"
 
@@ -25,7 +25,7 @@ void *__wrap_malloc(size_t size) { return size > fail_above ? NULL : __real_mall
 
 typedef struct {
     int n;
-    float *attention, *hidden;  /* copies */
+    float *attention, *hidden; /* copies */
     int32_t ids[5];
     float probs[5];
 } snapshot;
@@ -73,10 +73,12 @@ static void check_importance_word(attn_session *s) {
     int32_t answer[2], top1[ENTRIES], layer_answer[2], layer_top1[HEADS + 1];
     float log_prob = 0, delta[ENTRIES], layer_log_prob = 0, layer_delta[HEADS + 1];
     check(attn_session_importance_word(s, 2, -1, answer, &log_prob, delta, top1) == ATTN_OK &&
-              answer[0] == attn_session_ids(s)[2], "importance of one word: the word that was there");
+              answer[0] == attn_session_ids(s)[2],
+          "importance of one word: the word that was there");
     int same_bits = 1;
     for (int l = 0; l < LAYERS; l++) {
-        check(attn_session_importance(s, 1, l, layer_answer, &layer_log_prob, layer_delta, layer_top1) == ATTN_OK, "layer %d", l);
+        check(attn_session_importance(s, 1, l, layer_answer, &layer_log_prob, layer_delta, layer_top1) == ATTN_OK,
+              "layer %d", l);
         same_bits &= !memcmp(layer_delta, delta + l * (HEADS + 1), sizeof layer_delta) &&
                      !memcmp(layer_top1, top1 + l * (HEADS + 1), sizeof layer_top1) && layer_log_prob == log_prob;
     }
@@ -84,9 +86,11 @@ static void check_importance_word(attn_session *s) {
     const int32_t other = attn_session_ids(s)[1];
     float given_log_prob = 0;
     check(attn_session_importance_word(s, 2, other, answer, &given_log_prob, delta, top1) == ATTN_OK &&
-              answer[0] == other && given_log_prob != log_prob, "a given answer is the one read");
+              answer[0] == other && given_log_prob != log_prob,
+          "a given answer is the one read");
     check(attn_session_importance_word(s, 0, -1, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT, "[CLS] refused");
-    check(attn_session_importance_word(s, attn_session_length(s) - 1, -1, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT,
+    check(attn_session_importance_word(s, attn_session_length(s) - 1, -1, answer, &log_prob, delta, top1) ==
+              ATTN_ERR_ARGUMENT,
           "[SEP] refused");
     check(attn_session_importance_word(s, 2, -2, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT &&
               attn_session_importance_word(s, 2, 1 << 30, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT &&
@@ -95,17 +99,23 @@ static void check_importance_word(attn_session *s) {
     /* the four targets of "A dog ran." as one batch of copies: each the target's own reading */
     int32_t batch_answer[8], batch_top1[4];
     float batch_log_prob[4], batch_delta[4];
-    int batch_same = attn_session_importance_batch(s, 0, 4, 2, 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_OK;
+    int batch_same =
+        attn_session_importance_batch(s, 0, 4, 2, 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_OK;
     for (int c = 0; batch_same && c < 4; c++) {
-        batch_same = attn_session_importance(s, c, 2, layer_answer, &layer_log_prob, layer_delta, layer_top1) == ATTN_OK &&
-                     !memcmp(&layer_delta[1], &batch_delta[c], sizeof(float)) && layer_top1[1] == batch_top1[c] &&
-                     layer_log_prob == batch_log_prob[c] && layer_answer[0] == batch_answer[2 * c];
+        batch_same =
+            attn_session_importance(s, c, 2, layer_answer, &layer_log_prob, layer_delta, layer_top1) == ATTN_OK &&
+            !memcmp(&layer_delta[1], &batch_delta[c], sizeof(float)) && layer_top1[1] == batch_top1[c] &&
+            layer_log_prob == batch_log_prob[c] && layer_answer[0] == batch_answer[2 * c];
     }
     check(batch_same, "a batch of copies: each target's reading, bit for bit");
-    check(attn_session_importance_batch(s, 3, 2, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
-              attn_session_importance_batch(s, 0, 0, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
-              attn_session_importance_batch(s, 0, 1, 0, HEADS + 1, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT &&
-              attn_session_importance_batch(s, 0, 1, -2, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) == ATTN_ERR_ARGUMENT,
+    check(attn_session_importance_batch(s, 3, 2, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) ==
+                  ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 0, 0, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) ==
+                  ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 1, 0, HEADS + 1, batch_answer, batch_log_prob, batch_delta,
+                                            batch_top1) == ATTN_ERR_ARGUMENT &&
+              attn_session_importance_batch(s, 0, 1, -2, 0, batch_answer, batch_log_prob, batch_delta, batch_top1) ==
+                  ATTN_ERR_ARGUMENT,
           "batches and entries out of range refused");
 }
 
@@ -118,10 +128,11 @@ static void test_ablation(const attn_engine *e) {
     snapshot empty = take(e, other, MASK_AT);
     check(same(&want, &empty, e), "no head removed: bit-identical");
     removed[1 * 4 + 2] = 1;
-    check(attn_session_set_ablation(other, removed) == ATTN_OK && attn_session_removed_count(other) == 1, "head 2.3 removed");
+    check(attn_session_set_ablation(other, removed) == ATTN_OK && attn_session_removed_count(other) == 1,
+          "head 2.3 removed");
     snapshot gone = take(e, other, MASK_AT);
     check(!same(&want, &gone, e), "removing a head changes the run");
-    const size_t n = (size_t)want.n, below = 2 * 4 * n * n;  /* layers 0 and 1: its own layer's attention stays */
+    const size_t n = (size_t)want.n, below = 2 * 4 * n * n; /* layers 0 and 1: its own layer's attention stays */
     check(!memcmp(want.attention, gone.attention, below * sizeof(float)), "layers up to the removed head's unchanged");
     check(attn_session_set_ablation(other, NULL) == ATTN_OK && attn_session_removed_count(other) == 0, "all back");
     snapshot back = take(e, other, MASK_AT);
@@ -135,8 +146,10 @@ static void test_ablation(const attn_engine *e) {
     check(attn_session_importance(plain, 0, 3, answer, &log_prob, delta, top1) == ATTN_OK, "importance");
     check(answer[0] == want.ids[0] && answer[1] == want.ids[0], "the answer is the run's top-1");
     check(fabsf(log_prob - logf(want.probs[0])) < 1e-4f, "its log-probability (%g, %g)", log_prob, logf(want.probs[0]));
-    check(attn_session_importance(plain, 1, 0, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT, "target out of range");
-    check(attn_session_importance(plain, 0, 4, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT, "layer out of range");
+    check(attn_session_importance(plain, 1, 0, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT,
+          "target out of range");
+    check(attn_session_importance(plain, 0, 4, answer, &log_prob, delta, top1) == ATTN_ERR_ARGUMENT,
+          "layer out of range");
     check(run(plain, "A dog ran.") == ATTN_OK && attn_session_importance_targets(plain, positions, &in_turn) == 4 &&
               in_turn == 1 && positions[0] == 1 && positions[3] == 4,
           "without [MASK]: every token but [CLS] and [SEP]");
@@ -194,7 +207,7 @@ static void test_rows_read(const buffer *file) {
     bert_model m;
     check(weights_load(file->bytes, file->size, &m) == WEIGHTS_OK, "weights for the rows read");
     uint8_t removed[BERT_MAX_LAYERS * BERT_MAX_HEADS] = {0};
-    removed[(m.layers - 1) * m.heads + 1] = 1;  /* a head of the last layer, and one below it */
+    removed[(m.layers - 1) * m.heads + 1] = 1; /* a head of the last layer, and one below it */
     removed[1] = 1;
     bert_state whole, some;
     bert_state_init(&whole, &m);

@@ -112,7 +112,10 @@ static void read_offsets(json_cursor *c, fixture_line *f) {
         long pair[2];
         int n = 0;
         read_int_array(c, pair, &n, 2);
-        if (n != 2 || f->offset_count >= 4096) { c->error = 1; return; }
+        if (n != 2 || f->offset_count >= 4096) {
+            c->error = 1;
+            return;
+        }
         f->offsets[f->offset_count][0] = pair[0];
         f->offsets[f->offset_count++][1] = pair[1];
     } while (!c->error && json_accept(c, ','));
@@ -125,7 +128,11 @@ static void read_tokens(json_cursor *c, fixture_line *f) {
     do {
         size_t n;
         char *s = json_string(c, &n);
-        if (!s || f->token_count >= 4096) { free(s); c->error = 1; return; }
+        if (!s || f->token_count >= 4096) {
+            free(s);
+            c->error = 1;
+            return;
+        }
         f->tokens[f->token_count++] = s;
     } while (!c->error && json_accept(c, ','));
     json_expect(c, ']');
@@ -160,8 +167,8 @@ static int list_matches(const tokenizer *tok, const token_list *l, const fixture
     if (l->count != f->id_count || l->truncated || l->full_count != f->id_count) return 0;
     for (int i = 0; i < l->count; i++) {
         const char *token = tokenizer_token(tok, l->ids[i]);
-        if (l->ids[i] != f->ids[i] || l->starts[i] != f->offsets[i][0] || l->ends[i] != f->offsets[i][1] ||
-            !token || strcmp(token, f->tokens[i]) != 0)
+        if (l->ids[i] != f->ids[i] || l->starts[i] != f->offsets[i][0] || l->ends[i] != f->offsets[i][1] || !token ||
+            strcmp(token, f->tokens[i]) != 0)
             return 0;
     }
     return 1;
@@ -283,8 +290,8 @@ static void test_empty_and_whitespace(const tokenizer *tok) {
         list_free(o);
     }
     owned_list *o = list_new(2);
-    check(tokenizer_encode(tok, NULL, 0, 2, 2, &o->list) == TOKENIZER_OK && o->list.count == 2,
-          "NULL text", "gives [CLS] [SEP]");
+    check(tokenizer_encode(tok, NULL, 0, 2, 2, &o->list) == TOKENIZER_OK && o->list.count == 2, "NULL text",
+          "gives [CLS] [SEP]");
     list_free(o);
 }
 
@@ -305,8 +312,7 @@ static void test_truncation(const tokenizer *tok) {
     token_list *l = &o->list;
     int32_t hello = id_of(tok, "hello");
     check(l->count == 512 && l->truncated == 1 && l->full_count == 602, "truncation counts", "512 of 602");
-    check(l->ids[511] == id_of(tok, "[SEP]") && l->starts[511] == 0 && l->ends[511] == 0, "truncation",
-          "[SEP] last");
+    check(l->ids[511] == id_of(tok, "[SEP]") && l->starts[511] == 0 && l->ends[511] == 0, "truncation", "[SEP] last");
     check(l->ids[510] == hello && l->starts[510] == 509 * 6 && l->ends[510] == 509 * 6 + 5, "truncation",
           "last kept word and its offsets");
     encode(tok, text, bytes, o, 550);
@@ -341,8 +347,8 @@ static void test_one_megabyte(const tokenizer *tok) {
     t0 = now_ms();
     encode(tok, text, bytes, o, 2048);
     elapsed = now_ms() - t0;
-    check(o->list.count == 3 && o->list.ids[1] == id_of(tok, "[UNK]") && o->list.ends[1] == 1 << 20,
-          "1 MB single word", "[UNK] over the whole word");
+    check(o->list.count == 3 && o->list.ids[1] == id_of(tok, "[UNK]") && o->list.ends[1] == 1 << 20, "1 MB single word",
+          "[UNK] over the whole word");
     printf("1 MB single word: %.3f ms\n", elapsed);
     free(text);
     text = repeat("\xF0\x9D\x85\xAD\xF0\x9D\x85\xA5", (1 << 20) / 8, &bytes); /* alternating ccc 226/216 */
@@ -366,7 +372,7 @@ static void test_invalid_utf8(const tokenizer *tok) {
     expect_pieces(tok, "\xE1\x80x", 3, "x 1 2");
     expect_pieces(tok, "\xFF\xFEx\x80", 4, "x 2 3");
     expect_pieces(tok, "x\xF0\x90\x80", 4, "x 0 1");
-    expect_pieces(tok, "do\xFFg", 4, "dog 0 4");      /* the dropped char stays inside the word */
+    expect_pieces(tok, "do\xFFg", 4, "dog 0 4"); /* the dropped char stays inside the word */
     expect_pieces(tok, "x\0y", 3, "x 0 1|##y 2 3");
 }
 
@@ -386,9 +392,9 @@ static void test_other_vocabulary(void) {
     check(tokenizer_create(vocab, strlen(vocab), NULL, &tok) == TOKENIZER_OK, "other vocabulary", "loads");
     if (!tok) return;
     check(tokenizer_special_id(tok, SPECIAL_CLS) == 3 && tokenizer_special_id(tok, SPECIAL_MASK) == 4 &&
-          tokenizer_special_id(tok, SPECIAL_UNK) == 0 && tokenizer_special_id(tok, SPECIAL_COUNT) == -1 &&
-          tokenizer_entry_id(tok, "[MASK]") == 4 && tokenizer_vocab_size(tok) == 9 && tokenizer_token(tok, 9) == NULL &&
-          tokenizer_entry_id(tok, "x") == -1,
+              tokenizer_special_id(tok, SPECIAL_UNK) == 0 && tokenizer_special_id(tok, SPECIAL_COUNT) == -1 &&
+              tokenizer_entry_id(tok, "[MASK]") == 4 && tokenizer_vocab_size(tok) == 9 &&
+              tokenizer_token(tok, 9) == NULL && tokenizer_entry_id(tok, "x") == -1,
           "other vocabulary", "ids come from the file");
     expect_pieces(tok, "HELLOS! byebye", 14, "hello 0 5|##s 5 6|! 6 7|[UNK] 8 14");
     owned_list *o = list_new(8);
@@ -404,7 +410,8 @@ static void test_other_vocabulary(void) {
  * holds the engine to the library itself on every setting). */
 static void expect_with(const tokenizer_settings *settings, const char *text, const char *expected) {
     const char *vocab = "[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\nCaf\xC3\xA9\ncaf\xC3\xA9\ncafe\n##s\n@@s\ns\n"
-                        "\xC3\x89" "cole\nEcole\n\xE7\x8C\xAB\xE7\x8C\xAB\n";
+                        "\xC3\x89"
+                        "cole\nEcole\n\xE7\x8C\xAB\xE7\x8C\xAB\n";
     tokenizer *tok = NULL;
     check(tokenizer_create(vocab, strlen(vocab), settings, &tok) == TOKENIZER_OK, "settings", "load");
     if (tok) expect_pieces(tok, text, strlen(text), expected);
@@ -415,18 +422,30 @@ static void test_settings(void) {
     const tokenizer_settings cased = {0, 0, 1, "##"}, lower_keep = {1, 0, 1, "##"}, strip_cased = {0, 1, 1, "##"};
     const tokenizer_settings at = {0, 0, 1, "@@"}, bare = {0, 0, 1, ""}, no_cjk = {0, 0, 0, "##"};
     expect_with(NULL, "CAF\xC3\x89S", "cafe 0 4|##s 4 5");
-    expect_with(&cased, "Caf\xC3\xA9s CAF\xC3\x89 \xC3\x89" "cole", "Caf\xC3\xA9 0 4|##s 4 5|[UNK] 6 10|\xC3\x89" "cole 11 16");
-    expect_with(&lower_keep, "CAF\xC3\x89S \xC3\x89" "cole", "caf\xC3\xA9 0 4|##s 4 5|[UNK] 6 11");
-    expect_with(&strip_cased, "\xC3\x89" "cole Caf\xC3\xA9", "Ecole 0 5|[UNK] 6 10");
+    expect_with(&cased,
+                "Caf\xC3\xA9s CAF\xC3\x89 \xC3\x89"
+                "cole",
+                "Caf\xC3\xA9 0 4|##s 4 5|[UNK] 6 10|\xC3\x89"
+                "cole 11 16");
+    expect_with(&lower_keep,
+                "CAF\xC3\x89S \xC3\x89"
+                "cole",
+                "caf\xC3\xA9 0 4|##s 4 5|[UNK] 6 11");
+    expect_with(&strip_cased,
+                "\xC3\x89"
+                "cole Caf\xC3\xA9",
+                "Ecole 0 5|[UNK] 6 10");
     expect_with(&at, "Caf\xC3\xA9s", "Caf\xC3\xA9 0 4|@@s 4 5");
     expect_with(&bare, "Caf\xC3\xA9s", "Caf\xC3\xA9 0 4|s 4 5");
     expect_with(&no_cjk, "\xE7\x8C\xAB\xE7\x8C\xAB", "\xE7\x8C\xAB\xE7\x8C\xAB 0 2");
     expect_with(&cased, "\xE7\x8C\xAB\xE7\x8C\xAB", "[UNK] 0 1|[UNK] 1 2");
     const tokenizer_settings long_prefix = {1, 1, 1, "############"}, bad_prefix = {1, 1, 1, "\xFF"};
     tokenizer *tok = NULL;
-    check(tokenizer_create("[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n", 30, &long_prefix, &tok) == TOKENIZER_ERR_VOCAB && !tok,
+    check(tokenizer_create("[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n", 30, &long_prefix, &tok) == TOKENIZER_ERR_VOCAB &&
+              !tok,
           "settings", "a 12-byte prefix is refused");
-    check(tokenizer_create("[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n", 30, &bad_prefix, &tok) == TOKENIZER_ERR_VOCAB && !tok,
+    check(tokenizer_create("[UNK]\n[SEP]\n[PAD]\n[CLS]\n[MASK]\n", 30, &bad_prefix, &tok) == TOKENIZER_ERR_VOCAB &&
+              !tok,
           "settings", "a prefix that is not UTF-8 is refused");
 }
 
@@ -449,8 +468,8 @@ static void test_bad_vocabularies(void) {
  * line, so these variants of the vocabulary must give the reference's ids, i.e. tokenize.jsonl
  * and the round trip unchanged. tests/tokenizer-exhaustive.test.mjs checks the same variants
  * against the reference itself. */
-static const char *const trailing_space[] = {"", " ", "\t", " \t ", "\r", "\xC2\xA0", "\xE3\x80\x80",
-                                             "\xC2\x85", "\xE2\x80\xA8", "\x0B\x0C", "\xE2\x80\x83\r"};
+static const char *const trailing_space[] = {
+    "", " ", "\t", " \t ", "\r", "\xC2\xA0", "\xE3\x80\x80", "\xC2\x85", "\xE2\x80\xA8", "\x0B\x0C", "\xE2\x80\x83\r"};
 #define TRAILING_SPACE_KINDS (sizeof trailing_space / sizeof *trailing_space)
 
 /* Rewrites each line as line + trailing_space[line % kinds] (or "" when kinds is 0) + "\r\n" (when crlf)
@@ -477,7 +496,11 @@ static char *vocab_variant(const char *vocab, size_t bytes, size_t kinds, int cr
 }
 
 static void test_vocab_variants(const char *vocab, size_t bytes, const char *fixtures, const char *roundtrip) {
-    const struct { size_t kinds; int crlf; const char *label; } variants[] = {
+    const struct {
+        size_t kinds;
+        int crlf;
+        const char *label;
+    } variants[] = {
         {0, 1, " (vocabulary with CRLF)"},
         {TRAILING_SPACE_KINDS, 0, " (vocabulary with trailing whitespace)"},
         {TRAILING_SPACE_KINDS, 1, " (vocabulary with trailing whitespace and CRLF)"},
@@ -562,7 +585,7 @@ int main(int argc, char **argv) {
     size_t vocab_bytes = file_bytes;
     bert_model model;
     if (file && weights_load((const uint8_t *)file, file_bytes, &model) == WEIGHTS_OK) {
-        vocab = model.vocab_text;   /* a weights file: use the vocabulary stored in it */
+        vocab = model.vocab_text; /* a weights file: use the vocabulary stored in it */
         vocab_bytes = model.vocab_bytes;
     }
     tokenizer *tok = NULL;

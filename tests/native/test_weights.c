@@ -9,8 +9,8 @@
  * within half a quantization step. Without one that part is skipped. Then every way a file
  * can be wrong is built from the good one and must be refused with its own status.
  * Prints "N passed, M failed". */
-#define _POSIX_C_SOURCE 200809L  /* posix_memalign */
-#include "../../c/spec.h"  /* the layout: header and entry offsets, sizes, kinds */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
+#include "../../c/spec.h"       /* the layout: header and entry offsets, sizes, kinds */
 #include "../../c/weights.h"
 #include "test_util.h"
 
@@ -22,15 +22,13 @@
 
 /* ------------------------------------------------------------------ files and bytes */
 
-static buffer aligned_copy(const uint8_t *bytes, size_t size)
-{
+static buffer aligned_copy(const uint8_t *bytes, size_t size) {
     buffer b = aligned_buffer(size);
     if (size > 0) memcpy(b.bytes, bytes, size);
     return b;
 }
 
-static void put_i16(uint8_t *p, int v)
-{
+static void put_i16(uint8_t *p, int v) {
     p[0] = (uint8_t)((unsigned)v & 0xffu);
     p[1] = (uint8_t)(((unsigned)v >> 8) & 0xffu);
 }
@@ -53,13 +51,11 @@ static const char *const MLM_DENSE = "cls.predictions.transform.dense.weight";
 static uint64_t head_bytes_of(const uint8_t *b) { return get_u64(b + HEADER_HEAD_BYTES); }
 static uint32_t part_count_of(const uint8_t *b) { return get_u32(b + HEADER_PART_COUNT); }
 
-static uint8_t *part_entry(uint8_t *b, uint32_t i)
-{
+static uint8_t *part_entry(uint8_t *b, uint32_t i) {
     return b + get_u64(b + HEADER_PARTS_OFFSET) + (uint64_t)i * WEIGHTS_PART_ENTRY_SIZE;
 }
 
-static uint8_t *entry_named(uint8_t *bytes, const char *name)
-{
+static uint8_t *entry_named(uint8_t *bytes, const char *name) {
     uint64_t table = get_u64(bytes + HEADER_TABLE_OFFSET), count = get_u32(bytes + HEADER_TENSOR_COUNT);
     for (uint64_t i = 0; i < count; i++) {
         uint8_t *e = bytes + table + i * WEIGHTS_ENTRY_SIZE;
@@ -70,43 +66,40 @@ static uint8_t *entry_named(uint8_t *bytes, const char *name)
 }
 
 /* The head checksum: CRC-32 of the first head_bytes with the field at 12..15 read as zero. */
-static void seal_head(uint8_t *b, size_t size)
-{
+static void seal_head(uint8_t *b, size_t size) {
     uint64_t head = head_bytes_of(b);
-    if (head < WEIGHTS_HEADER_SIZE || head > size) return;  /* the loader refuses before the checksum */
+    if (head < WEIGHTS_HEADER_SIZE || head > size) return; /* the loader refuses before the checksum */
     put_u32(b + HEADER_HEAD_CHECKSUM, 0);
     put_u32(b + HEADER_HEAD_CHECKSUM, weights_crc32(b, (size_t)head));
 }
 
 /* Every part's CRC recomputed where the part lies inside the file, then the head's. */
-static void seal_all(uint8_t *b, size_t size)
-{
+static void seal_all(uint8_t *b, size_t size) {
     uint64_t head = head_bytes_of(b), table = get_u64(b + HEADER_PARTS_OFFSET);
     uint32_t count = part_count_of(b);
-    if (head >= WEIGHTS_HEADER_SIZE && head <= size && table <= head && (uint64_t)count * WEIGHTS_PART_ENTRY_SIZE <= head - table)
+    if (head >= WEIGHTS_HEADER_SIZE && head <= size && table <= head &&
+        (uint64_t)count * WEIGHTS_PART_ENTRY_SIZE <= head - table)
         for (uint32_t i = 0; i < count; i++) {
             uint8_t *e = part_entry(b, i);
             uint64_t offset = get_u64(e), bytes = get_u32(e + PART_BYTES);
-            if (offset <= size && bytes <= size - offset) put_u32(e + PART_CRC, weights_crc32(b + offset, (size_t)bytes));
+            if (offset <= size && bytes <= size - offset)
+                put_u32(e + PART_CRC, weights_crc32(b + offset, (size_t)bytes));
         }
     seal_head(b, size);
 }
 
 /* ------------------------------------------------------------------ the real file loads */
 
-static int inside(const buffer *file, const void *p, size_t bytes)
-{
+static int inside(const buffer *file, const void *p, size_t bytes) {
     const uint8_t *u = p;
     return u >= file->bytes && bytes <= file->size && (size_t)(u - file->bytes) <= file->size - bytes;
 }
 
-static void check_pointer(const buffer *file, const void *p, size_t bytes, const char *what)
-{
+static void check_pointer(const buffer *file, const void *p, size_t bytes, const char *what) {
     check(inside(file, p, bytes) && ((uintptr_t)p & 15) == 0, "%s lies inside the buffer, 16-byte aligned", what);
 }
 
-static void check_qmatrix(const buffer *file, const qmatrix *m, int rows, int cols, const char *what)
-{
+static void check_qmatrix(const buffer *file, const qmatrix *m, int rows, int cols, const char *what) {
     check(m->rows == rows && m->cols == cols, "%s is %dx%d (expected %dx%d)", what, m->rows, m->cols, rows, cols);
     check((m->bits == 8 && m->qmax == 128) || (m->bits == 16 && m->qmax >= 1 && m->qmax <= 32767),
           "%s: %d bits, qmax %d", what, m->bits, m->qmax);
@@ -118,11 +111,10 @@ static void check_qmatrix(const buffer *file, const qmatrix *m, int rows, int co
 static int matrix_count(const bert_model *m) { return 4 + 6 * m->layers; }
 
 /* Every matrix of the model in file order, with its Hugging Face name. */
-static const qmatrix *matrix_at(const bert_model *m, int k, char name[96])
-{
+static const qmatrix *matrix_at(const bert_model *m, int k, char name[96]) {
     static const char *const layer_names[] = {"attention.self.query.weight", "attention.self.key.weight",
-        "attention.self.value.weight", "attention.output.dense.weight", "intermediate.dense.weight",
-        "output.dense.weight"};
+                                              "attention.self.value.weight", "attention.output.dense.weight",
+                                              "intermediate.dense.weight",   "output.dense.weight"};
     if (k == 0) return strcpy(name, WORD), &m->word_emb;
     if (k == 1) return strcpy(name, "bert.embeddings.position_embeddings.weight"), &m->pos_emb;
     if (k == 2) return strcpy(name, TYPE), &m->type_emb;
@@ -134,19 +126,16 @@ static const qmatrix *matrix_at(const bert_model *m, int k, char name[96])
     return all[which];
 }
 
-static int q_at(const qmatrix *m, size_t i)
-{
+static int q_at(const qmatrix *m, size_t i) {
     return m->bits == 8 ? ((const int8_t *)m->q)[i] : ((const int16_t *)m->q)[i];
 }
 
-static void test_real_file_loads(const buffer *file, bert_model *m)
-{
+static void test_real_file_loads(const buffer *file, bert_model *m) {
     weights_status s = weights_load(file->bytes, file->size, m);
     check(s == WEIGHTS_OK, "real file loads: %s", weights_status_message(s));
     if (s != WEIGHTS_OK) return;
-    printf("shape: vocab %d, hidden %d, layers %d, heads %d, ffn %d, positions %d, types %d, eps %g\n",
-           m->vocab_size, m->hidden, m->layers, m->heads, m->ffn, m->max_positions, m->type_vocab,
-           (double)m->ln_eps);
+    printf("shape: vocab %d, hidden %d, layers %d, heads %d, ffn %d, positions %d, types %d, eps %g\n", m->vocab_size,
+           m->hidden, m->layers, m->heads, m->ffn, m->max_positions, m->type_vocab, (double)m->ln_eps);
     check(m->layers >= 1 && m->layers <= BERT_MAX_LAYERS && m->hidden % m->heads == 0, "shape in range");
     check_qmatrix(file, &m->word_emb, m->vocab_size, m->hidden, "word_emb");
     check_qmatrix(file, &m->pos_emb, m->max_positions, m->hidden, "pos_emb");
@@ -176,16 +165,15 @@ static void test_real_file_loads(const buffer *file, bert_model *m)
            (unsigned long long)head_bytes_of(file->bytes), (unsigned)part_count_of(file->bytes));
 
     const uint64_t card_bytes = get_u32(file->bytes + HEADER_CARD_BYTES);
-    check(m->card != NULL && strlen(m->card) + (card_bytes ? 1 : 0) == card_bytes, "model card: %llu bytes with its NUL",
-          (unsigned long long)card_bytes);
+    check(m->card != NULL && strlen(m->card) + (card_bytes ? 1 : 0) == card_bytes,
+          "model card: %llu bytes with its NUL", (unsigned long long)card_bytes);
     if (card_bytes > 1)
         check(m->card[0] == '{' && m->card[strlen(m->card) - 1] == '}' && strstr(m->card, "\"name\"") != NULL,
               "model card is a JSON object with a name: %.80s", m->card);
 }
 
 /* Whether [at, at + bytes) lies inside part `index`. */
-static int inside_part(uint8_t *b, uint64_t index, uint64_t at, uint64_t bytes)
-{
+static int inside_part(uint8_t *b, uint64_t index, uint64_t at, uint64_t bytes) {
     const uint64_t begin = get_u64(part_entry(b, index)), end = begin + get_u32(part_entry(b, index) + PART_BYTES);
     return at >= begin && at + bytes <= end;
 }
@@ -193,8 +181,7 @@ static int inside_part(uint8_t *b, uint64_t index, uint64_t at, uint64_t bytes)
 /* The converter's layout: the head holds the embeddings' arrays but the word-embedding values;
  * part l holds layer l's arrays and nothing else, part `layers` the MLM head, and the next parts
  * cut the word-embedding values at whole rows, about 16 KB each. */
-static void test_parts_layout(const buffer *file, const bert_model *m)
-{
+static void test_parts_layout(const buffer *file, const bert_model *m) {
     uint8_t *b = file->bytes;
     const uint64_t head = head_bytes_of(b), count = part_count_of(b);
     const uint64_t layers = (uint64_t)m->layers, row_bytes = (uint64_t)m->hidden * (uint64_t)(m->word_emb.bits / 8);
@@ -206,7 +193,8 @@ static void test_parts_layout(const buffer *file, const bert_model *m)
     for (int k = 3; k < matrix_count(m) - 1; k++) {
         char name[96];
         const qmatrix *q = matrix_at(m, k, name);
-        const uint64_t layer = (uint64_t)(k - 3) / 6, values = (uint64_t)q->rows * (uint64_t)q->cols * (uint64_t)(q->bits / 8);
+        const uint64_t layer = (uint64_t)(k - 3) / 6,
+                       values = (uint64_t)q->rows * (uint64_t)q->cols * (uint64_t)(q->bits / 8);
         misplaced += !inside_part(b, layer, (uint64_t)((const uint8_t *)q->q - b), values) ||
                      !inside_part(b, layer, (uint64_t)((const uint8_t *)q->scale - b), (uint64_t)q->rows * 4);
     }
@@ -216,9 +204,12 @@ static void test_parts_layout(const buffer *file, const bert_model *m)
             misplaced += !inside_part(b, (uint64_t)l, (uint64_t)((const uint8_t *)vectors[i] - b), 4);
     }
     check(misplaced == 0, "part l holds layer l's matrices, scales and vectors (%d misplaced)", misplaced);
-    const uint8_t *const mlm_arrays[] = {m->mlm_transform.q, (const uint8_t *)m->mlm_transform.scale,
-        (const uint8_t *)m->mlm_transform_bias, (const uint8_t *)m->mlm_ln_gamma, (const uint8_t *)m->mlm_ln_beta,
-        (const uint8_t *)m->mlm_bias};
+    const uint8_t *const mlm_arrays[] = {m->mlm_transform.q,
+                                         (const uint8_t *)m->mlm_transform.scale,
+                                         (const uint8_t *)m->mlm_transform_bias,
+                                         (const uint8_t *)m->mlm_ln_gamma,
+                                         (const uint8_t *)m->mlm_ln_beta,
+                                         (const uint8_t *)m->mlm_bias};
     int outside = 0;
     for (size_t i = 0; i < sizeof mlm_arrays / sizeof mlm_arrays[0]; i++)
         outside += !inside_part(b, layers, (uint64_t)(mlm_arrays[i] - b), 4);
@@ -244,20 +235,22 @@ static void test_parts_layout(const buffer *file, const bert_model *m)
         in_head &= (uint64_t)((const uint8_t *)q->q - b) < head && (uint64_t)((const uint8_t *)q->scale - b) < head;
     }
     in_head &= (uint64_t)((const uint8_t *)m->word_emb.scale - b) < head;
-    in_head &= (uint64_t)((const uint8_t *)m->emb_ln_gamma - b) < head && (uint64_t)((const uint8_t *)m->emb_ln_beta - b) < head;
-    check(in_head, "the position and token-type tables, the embeddings' LayerNorm and the word-embedding scales lie in the head");
+    in_head &= (uint64_t)((const uint8_t *)m->emb_ln_gamma - b) < head &&
+               (uint64_t)((const uint8_t *)m->emb_ln_beta - b) < head;
+    check(
+        in_head,
+        "the position and token-type tables, the embeddings' LayerNorm and the word-embedding scales lie in the head");
 }
 
 /* ------------------------------------------------------------------ comparing with the checkpoint */
 
 typedef struct {
     buffer file;
-    char *header;  /* NUL-terminated JSON */
+    char *header; /* NUL-terminated JSON */
     size_t data_start;
 } safetensors;
 
-static safetensors open_safetensors(const char *path)
-{
+static safetensors open_safetensors(const char *path) {
     safetensors st = {read_file(path), NULL, 0};
     uint64_t length = st.file.size >= 8 ? get_u64(st.file.bytes) : UINT64_MAX;
     if (length > st.file.size - 8) {
@@ -271,8 +264,7 @@ static safetensors open_safetensors(const char *path)
 }
 
 /* The F32 values of a tensor (an unaligned-safe copy) and its element count, or NULL. */
-static float *safetensors_floats(const safetensors *st, const char *name, size_t *count)
-{
+static float *safetensors_floats(const safetensors *st, const char *name, size_t *count) {
     char key[128];
     snprintf(key, sizeof key, "\"%s\"", name);
     const char *at = strstr(st->header, key);
@@ -292,8 +284,7 @@ static float *safetensors_floats(const safetensors *st, const char *name, size_t
 
 /* A row lies on the per-row int8 grid when every value is an integer multiple of
  * max|row|/127, up to float32 rounding. */
-static int row_on_int8_grid(const float *w, size_t cols)
-{
+static int row_on_int8_grid(const float *w, size_t cols) {
     double amax = 0;
     for (size_t c = 0; c < cols; c++) amax = fabs(w[c]) > amax ? fabs(w[c]) : amax;
     const double step = amax / 127;
@@ -303,13 +294,12 @@ static int row_on_int8_grid(const float *w, size_t cols)
 }
 
 typedef struct {
-    int exact, int8_rounded, int16_rounded;   /* matrices of each kind */
+    int exact, int8_rounded, int16_rounded; /* matrices of each kind */
     double worst_exact_ulps, worst_int8_steps, worst_int16_steps;
 } comparison;
 
 /* w ≈ float32(q·s): exact for an int8 matrix on the checkpoint's grid, else within s/2. */
-static void compare_matrix(const safetensors *st, const char *name, const qmatrix *m, comparison *c)
-{
+static void compare_matrix(const safetensors *st, const char *name, const qmatrix *m, comparison *c) {
     size_t count = 0;
     float *w = safetensors_floats(st, name, &count);
     const size_t rows = (size_t)m->rows, cols = (size_t)m->cols;
@@ -330,15 +320,16 @@ static void compare_matrix(const safetensors *st, const char *name, const qmatri
         int row_max = 0;
         for (size_t i = begin; i < begin + cols; i++) {
             const int q = q_at(m, i);
-            const float value = (float)q * scale;  /* what the engine computes with */
+            const float value = (float)q * scale; /* what the engine computes with */
             const double error = fabs((double)value - (double)w[i]);
-            const double bound = exact ? 0x1p-22 * fabs((double)w[i]) : 0.5 * scale * (1 + 1e-6) + 0x1p-24 * fabs((double)w[i]);
+            const double bound =
+                exact ? 0x1p-22 * fabs((double)w[i]) : 0.5 * scale * (1 + 1e-6) + 0x1p-24 * fabs((double)w[i]);
             const double measure = exact ? (w[i] != 0 ? error / (0x1p-24 * fabs((double)w[i])) : error) : error / scale;
             bad += abs(q) > qmax || error > bound;
             worst = measure > worst ? measure : worst;
             row_max = abs(q) > row_max ? abs(q) : row_max;
         }
-        rows_not_full += row_max != qmax && row_max != 0;  /* the row's largest |w| maps to qmax */
+        rows_not_full += row_max != qmax && row_max != 0; /* the row's largest |w| maps to qmax */
     }
     if (exact) {
         check(bad == 0, "%s: on the int8 grid, stored exactly (%d off, worst %.2f half-ulps)", name, bad, worst);
@@ -355,8 +346,7 @@ static void compare_matrix(const safetensors *st, const char *name, const qmatri
     free(w);
 }
 
-static void compare_vector(const safetensors *st, const char *name, const float *v, int length)
-{
+static void compare_vector(const safetensors *st, const char *name, const float *v, int length) {
     size_t count = 0;
     float *w = safetensors_floats(st, name, &count);
     check(w != NULL && count == (size_t)length && memcmp(w, v, count * sizeof(float)) == 0,
@@ -364,14 +354,14 @@ static void compare_vector(const safetensors *st, const char *name, const float 
     free(w);
 }
 
-static void compare_layer_vectors(const safetensors *st, const bert_layer *l, int i, int hidden, int ffn)
-{
-    static const char *const names[] = {"attention.self.query.bias", "attention.self.key.bias",
-        "attention.self.value.bias", "attention.output.dense.bias", "attention.output.LayerNorm.weight",
-        "attention.output.LayerNorm.bias", "intermediate.dense.bias", "output.dense.bias",
-        "output.LayerNorm.weight", "output.LayerNorm.bias"};
-    const float *vectors[] = {l->query_bias, l->key_bias, l->value_bias, l->attn_out_bias, l->attn_ln_gamma,
-        l->attn_ln_beta, l->ffn_in_bias, l->ffn_out_bias, l->ffn_ln_gamma, l->ffn_ln_beta};
+static void compare_layer_vectors(const safetensors *st, const bert_layer *l, int i, int hidden, int ffn) {
+    static const char *const names[] = {"attention.self.query.bias",         "attention.self.key.bias",
+                                        "attention.self.value.bias",         "attention.output.dense.bias",
+                                        "attention.output.LayerNorm.weight", "attention.output.LayerNorm.bias",
+                                        "intermediate.dense.bias",           "output.dense.bias",
+                                        "output.LayerNorm.weight",           "output.LayerNorm.bias"};
+    const float *vectors[] = {l->query_bias,   l->key_bias,    l->value_bias,   l->attn_out_bias, l->attn_ln_gamma,
+                              l->attn_ln_beta, l->ffn_in_bias, l->ffn_out_bias, l->ffn_ln_gamma,  l->ffn_ln_beta};
     char name[96];
     for (int k = 0; k < 10; k++) {
         snprintf(name, sizeof name, "bert.encoder.layer.%d.%s", i, names[k]);
@@ -379,8 +369,7 @@ static void compare_layer_vectors(const safetensors *st, const bert_layer *l, in
     }
 }
 
-static void test_matches_checkpoint(const bert_model *m, const char *dir)
-{
+static void test_matches_checkpoint(const bert_model *m, const char *dir) {
     char path[4096];
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
     safetensors st = open_safetensors(path);
@@ -412,27 +401,24 @@ static void test_matches_checkpoint(const bert_model *m, const char *dir)
 
 /* ------------------------------------------------------------------ refusals: the envelope */
 
-static weights_status load_status(const uint8_t *bytes, size_t size)
-{
+static weights_status load_status(const uint8_t *bytes, size_t size) {
     bert_model m;
     return weights_load(bytes, size, &m);
 }
 
 /* Loads an exact-size copy, so the sanitizer sees any read past `size`. */
-static weights_status load_exact_copy(const uint8_t *bytes, size_t size)
-{
+static weights_status load_exact_copy(const uint8_t *bytes, size_t size) {
     buffer b = aligned_copy(bytes, size);
     weights_status s = load_status(b.bytes, b.size);
     free(b.bytes);
     return s;
 }
 
-static void test_truncation(const buffer *file)
-{
+static void test_truncation(const buffer *file) {
     const size_t parts_end = (size_t)(get_u64(file->bytes + HEADER_PARTS_OFFSET) +
                                       (uint64_t)part_count_of(file->bytes) * WEIGHTS_PART_ENTRY_SIZE);
     int wrong = 0;
-    for (size_t k = 0; k <= parts_end; k++) {  /* every cut through header, vocabulary, card and tables */
+    for (size_t k = 0; k <= parts_end; k++) { /* every cut through header, vocabulary, card and tables */
         weights_status s = k < 2048 ? load_exact_copy(file->bytes, k) : load_status(file->bytes, k);
         wrong += s != (k < WEIGHTS_HEADER_SIZE ? WEIGHTS_ERR_TOO_SMALL : WEIGHTS_ERR_TRUNCATED);
     }
@@ -459,15 +445,15 @@ static void test_truncation(const buffer *file)
         }
         free(cut.bytes);
     }
-    check(wrong == 0, "cut files claiming their own size, re-checksummed: TENSOR (parts past the end) (%d wrong)", wrong);
+    check(wrong == 0, "cut files claiming their own size, re-checksummed: TENSOR (parts past the end) (%d wrong)",
+          wrong);
 }
 
 /* What a flip of one byte (xor 0x5a) at `position` must give. */
-static weights_status expected_for_flip(const buffer *file, size_t position)
-{
+static weights_status expected_for_flip(const buffer *file, size_t position) {
     if (position < 8) return WEIGHTS_ERR_MAGIC;
-    if (position < 12) return WEIGHTS_ERR_VERSION;  /* 2 ^ 0x5a is not 1 */
-    if (position >= HEADER_FILE_SIZE && position < HEADER_FILE_SIZE + 8) return WEIGHTS_OK;  /* TRUNCATED or TRAILING */
+    if (position < 12) return WEIGHTS_ERR_VERSION;                                          /* 2 ^ 0x5a is not 1 */
+    if (position >= HEADER_FILE_SIZE && position < HEADER_FILE_SIZE + 8) return WEIGHTS_OK; /* TRUNCATED or TRAILING */
     if (position >= HEADER_HEAD_BYTES && position < HEADER_HEAD_BYTES + 8) {
         uint8_t field[8];
         memcpy(field, file->bytes + HEADER_HEAD_BYTES, 8);
@@ -475,15 +461,16 @@ static weights_status expected_for_flip(const buffer *file, size_t position)
         const uint64_t head = get_u64(field);
         if (head < WEIGHTS_HEADER_SIZE || head > file->size) return WEIGHTS_ERR_VERSION;
     }
-    return WEIGHTS_ERR_CHECKSUM;  /* the head's CRC, or for a byte after the head its part's */
+    return WEIGHTS_ERR_CHECKSUM; /* the head's CRC, or for a byte after the head its part's */
 }
 
-static void test_flipped_bytes(const buffer *file, buffer *work)
-{
+static void test_flipped_bytes(const buffer *file, buffer *work) {
     int wrong = 0, tried = 0;
     const size_t head = (size_t)head_bytes_of(file->bytes);
     /* Every header byte; then samples, each costing a CRC pass. */
-    for (size_t p = 0; p < work->size; p = p < WEIGHTS_HEADER_SIZE ? p + 1 : p < head ? p + head / 23 + 5 : p + work->size / 29 + 7) {
+    for (size_t p = 0; p < work->size; p = p < WEIGHTS_HEADER_SIZE ? p + 1
+                                           : p < head              ? p + head / 23 + 5
+                                                                   : p + work->size / 29 + 7) {
         work->bytes[p] ^= 0x5a;
         weights_status s = load_status(work->bytes, work->size), want = expected_for_flip(file, p);
         work->bytes[p] ^= 0x5a;
@@ -494,16 +481,16 @@ static void test_flipped_bytes(const buffer *file, buffer *work)
         }
     }
     check(wrong == 0, "%d single-byte flips refused with the specific error (%d wrong)", tried, wrong);
-    const size_t positions[] = {head - 1, head, work->size - 1};  /* head's last byte, MLM part, last word part */
+    const size_t positions[] = {head - 1, head, work->size - 1}; /* head's last byte, MLM part, last word part */
     for (size_t i = 0; i < 3; i++) {
         work->bytes[positions[i]] ^= 1;
-        check(load_status(work->bytes, work->size) == WEIGHTS_ERR_CHECKSUM, "bit flipped at %zu: CHECKSUM", positions[i]);
+        check(load_status(work->bytes, work->size) == WEIGHTS_ERR_CHECKSUM, "bit flipped at %zu: CHECKSUM",
+              positions[i]);
         work->bytes[positions[i]] ^= 1;
     }
 }
 
-static void test_envelope(const buffer *file, buffer *work)
-{
+static void test_envelope(const buffer *file, buffer *work) {
     work->bytes[0] = 'X';
     check(load_status(work->bytes, work->size) == WEIGHTS_ERR_MAGIC, "bad magic: MAGIC");
     work->bytes[0] = file->bytes[0];
@@ -511,7 +498,8 @@ static void test_envelope(const buffer *file, buffer *work)
     const uint32_t versions[] = {0, 4, 0x01000000u, 0x02000000u};
     for (int i = 0; i < 4; i++) {
         put_u32(work->bytes + HEADER_VERSION, versions[i]);
-        check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version %u: VERSION", (unsigned)versions[i]);
+        check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version %u: VERSION",
+              (unsigned)versions[i]);
         seal_head(work->bytes, work->size);
         check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version %u, re-checksummed: VERSION",
               (unsigned)versions[i]);
@@ -520,7 +508,8 @@ static void test_envelope(const buffer *file, buffer *work)
     /* Version 3 says its header is 144 bytes, with the tokenizer's settings: a 128-byte one is refused. */
     put_u32(work->bytes + HEADER_VERSION, 3);
     seal_head(work->bytes, work->size);
-    check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION, "version 3 with a 128-byte header, re-checksummed: VERSION");
+    check(load_status(work->bytes, work->size) == WEIGHTS_ERR_VERSION,
+          "version 3 with a 128-byte header, re-checksummed: VERSION");
     memcpy(work->bytes, file->bytes, WEIGHTS_HEADER_SIZE);
     seal_head(work->bytes, work->size);
 
@@ -532,7 +521,8 @@ static void test_envelope(const buffer *file, buffer *work)
     check(strstr(weights_status_message(WEIGHTS_ERR_OLD_FORMAT), "version 1") != NULL,
           "the OLD_FORMAT message names format version 1");
     buffer header_only = aligned_copy(work->bytes, WEIGHTS_HEADER_SIZE);
-    check(load_status(header_only.bytes, header_only.size) == WEIGHTS_ERR_OLD_FORMAT, "a bare version-1 header: OLD_FORMAT");
+    check(load_status(header_only.bytes, header_only.size) == WEIGHTS_ERR_OLD_FORMAT,
+          "a bare version-1 header: OLD_FORMAT");
     free(header_only.bytes);
     memcpy(work->bytes, file->bytes, WEIGHTS_HEADER_SIZE);
 
@@ -569,8 +559,7 @@ typedef enum { SEAL_HEAD, SEAL_ALL, SEAL_NONE } sealing;
 
 /* Applies an edit to a fresh copy, recomputes the checksums asked for, and expects `want`. */
 static void expect_edit(const buffer *file, buffer *work, edit_fn *edit, sealing seal, weights_status want,
-                        const char *what)
-{
+                        const char *what) {
     memcpy(work->bytes, file->bytes, file->size);
     edit(work->bytes);
     if (seal == SEAL_HEAD) seal_head(work->bytes, work->size);
@@ -582,7 +571,11 @@ static void expect_edit(const buffer *file, buffer *work, edit_fn *edit, sealing
 #define FIELD_EDIT(fn, at, put, value) \
     static void fn(uint8_t *b) { put(b + (at), (value)); }
 #define ENTRY_EDIT(fn, tensor, at, put, value) \
-    static void fn(uint8_t *b) { uint8_t *e = entry_named(b, tensor); (void)e; put(e + (at), (value)); }
+    static void fn(uint8_t *b) {               \
+        uint8_t *e = entry_named(b, tensor);   \
+        (void)e;                               \
+        put(e + (at), (value));                \
+    }
 
 FIELD_EDIT(header_size_256, HEADER_HEADER_SIZE, put_u32, 256)
 FIELD_EDIT(entry_size_64, HEADER_ENTRY_SIZE, put_u32, 64)
@@ -628,18 +621,16 @@ FIELD_EDIT(table_offset_past_head, HEADER_TABLE_OFFSET, put_u64, get_u64(b + HEA
 FIELD_EDIT(table_offset_wraps, HEADER_TABLE_OFFSET, put_u64, UINT64_MAX - 127)
 FIELD_EDIT(table_offset_misplaced, HEADER_TABLE_OFFSET, put_u64, get_u64(b + HEADER_TABLE_OFFSET) + 128)
 
-static uint8_t *vocab_byte(uint8_t *b, const char *what)
-{
+static uint8_t *vocab_byte(uint8_t *b, const char *what) {
     uint8_t *text = b + get_u64(b + HEADER_VOCAB_OFFSET);
-    return (uint8_t *)strstr((char *)text, what);  /* the vocab has no NUL; the card or table after it does */
+    return (uint8_t *)strstr((char *)text, what); /* the vocab has no NUL; the card or table after it does */
 }
 
 static void vocab_newline_removed(uint8_t *b) { *vocab_byte(b, "\n") = 'x'; }
 static void vocab_newline_added(uint8_t *b) { *vocab_byte(b, "]") = '\n'; }
 static void vocab_nul(uint8_t *b) { *vocab_byte(b, "]") = '\0'; }
 
-static void test_header_edits(const buffer *file, buffer *work)
-{
+static void test_header_edits(const buffer *file, buffer *work) {
     static const struct {
         edit_fn *edit;
         weights_status want;
@@ -692,7 +683,7 @@ static void test_header_edits(const buffer *file, buffer *work)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_edit(file, work, cases[i].edit, SEAL_HEAD, cases[i].want, cases[i].what);
-    const uint32_t layers = get_u32(file->bytes + HEADER_LAYERS);  /* 0 or 13 layers is a shape error */
+    const uint32_t layers = get_u32(file->bytes + HEADER_LAYERS); /* 0 or 13 layers is a shape error */
     expect_edit(file, work, layers_minus_1, SEAL_HEAD, layers > 1 ? WEIGHTS_ERR_TENSOR : WEIGHTS_ERR_SHAPE,
                 "one layer fewer than the table holds");
     expect_edit(file, work, layers_plus_1, SEAL_HEAD, layers < BERT_MAX_LAYERS ? WEIGHTS_ERR_TENSOR : WEIGHTS_ERR_SHAPE,
@@ -707,23 +698,24 @@ static void card_without_nul(uint8_t *b) { card_of(b)[get_u32(b + HEADER_CARD_BY
 static void card_nul_inside(uint8_t *b) { card_of(b)[1] = '\0'; }
 static void card_one_byte_short(uint8_t *b) { put_u32(b + HEADER_CARD_BYTES, get_u32(b + HEADER_CARD_BYTES) - 1); }
 static void card_offset_without_bytes(uint8_t *b) { put_u32(b + HEADER_CARD_BYTES, 0); }
-static void card_past_head(uint8_t *b) { put_u32(b + HEADER_CARD_OFFSET, (uint32_t)get_u64(b + HEADER_HEAD_BYTES) - 4); }
+static void card_past_head(uint8_t *b) {
+    put_u32(b + HEADER_CARD_OFFSET, (uint32_t)get_u64(b + HEADER_HEAD_BYTES) - 4);
+}
 static void card_in_header(uint8_t *b) { put_u32(b + HEADER_CARD_OFFSET, 100); }
-static void card_removed(uint8_t *b)
-{
+static void card_removed(uint8_t *b) {
     put_u32(b + HEADER_CARD_BYTES, 0);
     put_u32(b + HEADER_CARD_OFFSET, 0);
 }
 
-static void test_card_edits(const buffer *file, buffer *work)
-{
+static void test_card_edits(const buffer *file, buffer *work) {
     if (get_u32(file->bytes + HEADER_CARD_BYTES) < 3) {
         printf("skipped: model card edits (the file has no card)\n");
         return;
     }
     expect_edit(file, work, card_without_nul, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "card without its closing NUL");
     expect_edit(file, work, card_nul_inside, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "card with a NUL inside");
-    expect_edit(file, work, card_one_byte_short, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "card_bytes one short (no NUL at its end)");
+    expect_edit(file, work, card_one_byte_short, SEAL_HEAD, WEIGHTS_ERR_TENSOR,
+                "card_bytes one short (no NUL at its end)");
     expect_edit(file, work, card_offset_without_bytes, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "card offset set, card_bytes 0");
     expect_edit(file, work, card_past_head, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "card runs past the head");
     expect_edit(file, work, card_in_header, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "card inside the header");
@@ -742,35 +734,39 @@ static void part_count_huge(uint8_t *b) { put_u32(b + HEADER_PART_COUNT, UINT32_
 static void parts_offset_past_head(uint8_t *b) { put_u64(b + HEADER_PARTS_OFFSET, get_u64(b + HEADER_HEAD_BYTES) - 8); }
 static void parts_offset_wraps(uint8_t *b) { put_u64(b + HEADER_PARTS_OFFSET, UINT64_MAX - 15); }
 static void parts_offset_in_header(uint8_t *b) { put_u64(b + HEADER_PARTS_OFFSET, 64); }
-static void first_part_late(uint8_t *b)  /* a gap between the head and the first part */
+static void first_part_late(uint8_t *b) /* a gap between the head and the first part */
 {
     uint8_t *e = part_entry(b, 0);
     put_u64(e, get_u64(e) + 16);
     put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) - 16);
 }
-static void gap_between_parts(uint8_t *b)
-{
+static void gap_between_parts(uint8_t *b) {
     uint8_t *e = part_entry(b, 2);
     put_u64(e, get_u64(e) + 16);
     put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) - 16);
 }
-static void parts_overlap(uint8_t *b)
-{
+static void parts_overlap(uint8_t *b) {
     uint8_t *e = part_entry(b, 2);
     put_u64(e, get_u64(e) - 16);
     put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) + 16);
 }
-static void part_empty(uint8_t *b)  /* part 1 of length 0, part 2 takes its bytes */
+static void part_empty(uint8_t *b) /* part 1 of length 0, part 2 takes its bytes */
 {
     uint8_t *one = part_entry(b, 1), *two = part_entry(b, 2);
     put_u64(two, get_u64(one));
     put_u32(two + PART_BYTES, get_u32(two + PART_BYTES) + get_u32(one + PART_BYTES));
     put_u32(one + PART_BYTES, 0);
 }
-static void last_part_past_end(uint8_t *b) { uint8_t *e = part_entry(b, part_count_of(b) - 1); put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) + 16); }
-static void last_part_short(uint8_t *b) { uint8_t *e = part_entry(b, part_count_of(b) - 1); put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) - 16); }
+static void last_part_past_end(uint8_t *b) {
+    uint8_t *e = part_entry(b, part_count_of(b) - 1);
+    put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) + 16);
+}
+static void last_part_short(uint8_t *b) {
+    uint8_t *e = part_entry(b, part_count_of(b) - 1);
+    put_u32(e + PART_BYTES, get_u32(e + PART_BYTES) - 16);
+}
 static void part_offset_huge(uint8_t *b) { put_u64(part_entry(b, 1), UINT64_MAX - 15); }
-static void parts_swapped(uint8_t *b)  /* the table out of file order */
+static void parts_swapped(uint8_t *b) /* the table out of file order */
 {
     uint8_t t[WEIGHTS_PART_ENTRY_SIZE];
     memcpy(t, part_entry(b, 1), WEIGHTS_PART_ENTRY_SIZE);
@@ -778,8 +774,7 @@ static void parts_swapped(uint8_t *b)  /* the table out of file order */
     memcpy(part_entry(b, 2), t, WEIGHTS_PART_ENTRY_SIZE);
 }
 /* Parts 1 and 2 joined into one (the table one entry shorter): how the tail is cut is free. */
-static void parts_joined(uint8_t *b)
-{
+static void parts_joined(uint8_t *b) {
     uint8_t *one = part_entry(b, 1);
     const uint32_t count = part_count_of(b);
     put_u32(one + 8, get_u32(one + PART_BYTES) + get_u32(part_entry(b, 2) + PART_BYTES));
@@ -788,24 +783,30 @@ static void parts_joined(uint8_t *b)
     put_u32(b + HEADER_PART_COUNT, count - 1);
 }
 static void part_crc_changed(uint8_t *b) { part_entry(b, 1)[12] ^= 1; }
-static void mlm_part_byte_flipped(uint8_t *b) { b[get_u64(part_entry(b, 0)) + get_u32(part_entry(b, 0) + PART_BYTES) / 2] ^= 0x10; }
+static void mlm_part_byte_flipped(uint8_t *b) {
+    b[get_u64(part_entry(b, 0)) + get_u32(part_entry(b, 0) + PART_BYTES) / 2] ^= 0x10;
+}
 static void word_part_byte_flipped(uint8_t *b) { b[get_u64(part_entry(b, 2)) + 5] ^= 0x01; }
 static void last_part_byte_flipped(uint8_t *b) { b[get_u64(b + HEADER_FILE_SIZE) - 1] ^= 0x80; }
 
-static void test_part_edits(const buffer *file, buffer *work)
-{
+static void test_part_edits(const buffer *file, buffer *work) {
     if (part_count_of(file->bytes) < 4) {
         printf("skipped: part table edits (fewer than 4 parts)\n");
         return;
     }
     expect_edit(file, work, mlm_part_byte_flipped, SEAL_NONE, WEIGHTS_ERR_CHECKSUM, "a byte flipped in the MLM part");
-    expect_edit(file, work, word_part_byte_flipped, SEAL_NONE, WEIGHTS_ERR_CHECKSUM, "a byte flipped in a word-embedding part");
-    expect_edit(file, work, last_part_byte_flipped, SEAL_NONE, WEIGHTS_ERR_CHECKSUM, "the last byte of the last part flipped");
-    expect_edit(file, work, mlm_part_byte_flipped, SEAL_HEAD, WEIGHTS_ERR_CHECKSUM, "MLM part flipped, head re-checksummed");
+    expect_edit(file, work, word_part_byte_flipped, SEAL_NONE, WEIGHTS_ERR_CHECKSUM,
+                "a byte flipped in a word-embedding part");
+    expect_edit(file, work, last_part_byte_flipped, SEAL_NONE, WEIGHTS_ERR_CHECKSUM,
+                "the last byte of the last part flipped");
+    expect_edit(file, work, mlm_part_byte_flipped, SEAL_HEAD, WEIGHTS_ERR_CHECKSUM,
+                "MLM part flipped, head re-checksummed");
     expect_edit(file, work, part_crc_changed, SEAL_NONE, WEIGHTS_ERR_CHECKSUM, "a part CRC changed (head CRC fails)");
-    expect_edit(file, work, part_crc_changed, SEAL_HEAD, WEIGHTS_ERR_CHECKSUM, "a part CRC changed, head re-checksummed");
+    expect_edit(file, work, part_crc_changed, SEAL_HEAD, WEIGHTS_ERR_CHECKSUM,
+                "a part CRC changed, head re-checksummed");
     expect_edit(file, work, part_count_plus_1, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "part_count one more");
-    expect_edit(file, work, part_count_minus_1, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "part_count one less (the tail uncovered)");
+    expect_edit(file, work, part_count_minus_1, SEAL_HEAD, WEIGHTS_ERR_TENSOR,
+                "part_count one less (the tail uncovered)");
     expect_edit(file, work, part_count_0, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "part_count 0");
     expect_edit(file, work, part_count_huge, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "part_count 2^32 - 1");
     expect_edit(file, work, parts_offset_past_head, SEAL_HEAD, WEIGHTS_ERR_TENSOR, "part table runs past the head");
@@ -856,8 +857,7 @@ ENTRY_EDIT(reserved_last_set, LN, WEIGHTS_ENTRY_SIZE - 4, put_u32, 0x01000000u)
 ENTRY_EDIT(name_changed, QUERY, 0, put_u32, get_u32(e) ^ 0x20)
 ENTRY_EDIT(name_garbage_after_nul, QUERY, 62, put_i16, 0x4141)
 /* A float of a tensor's array (its values, or a matrix's scales) set to `bits`. */
-static void set_float(uint8_t *b, const char *name, int field, uint64_t index, uint32_t bits)
-{
+static void set_float(uint8_t *b, const char *name, int field, uint64_t index, uint32_t bits) {
     put_u32(b + get_u64(entry_named(b, name) + field) + 4 * index, bits);
 }
 static void scale_nan(uint8_t *b) { set_float(b, QUERY, ENTRY_SCALE_OFFSET, 0, 0x7fc00000u); }
@@ -865,7 +865,7 @@ static void scale_inf(uint8_t *b) { set_float(b, KEY, ENTRY_SCALE_OFFSET, 1, 0xf
 static void vector_inf(uint8_t *b) { set_float(b, LN, ENTRY_DATA_OFFSET, 0, 0x7f800000u); }
 static void mlm_bias_nan(uint8_t *b) { set_float(b, "cls.predictions.bias", ENTRY_DATA_OFFSET, 2, 0xffc00001u); }
 
-static void entries_swapped(uint8_t *b)  /* query and its bias trade places in the table */
+static void entries_swapped(uint8_t *b) /* query and its bias trade places in the table */
 {
     uint8_t *q = entry_named(b, QUERY), t[WEIGHTS_ENTRY_SIZE];
     memcpy(t, q, WEIGHTS_ENTRY_SIZE);
@@ -881,15 +881,13 @@ static void int8_qmax_0(uint8_t *b) { qmax_for(b, QUERY, 0); }
 /* Two scales per row of the type embeddings, the second ones in the 8 bytes of padding after
  * their scales: a layout consistent in itself (a file of the former `--group` option) that only
  * the one-scale-per-row rule refuses. */
-static void type_scales_per_half_row(uint8_t *b)
-{
+static void type_scales_per_half_row(uint8_t *b) {
     uint8_t *e = entry_named(b, TYPE);
     put_u32(e + ENTRY_GROUP, get_u32(e + ENTRY_COLS) / 2);
     put_u64(e + ENTRY_SCALE_BYTES, 2 * get_u64(e + ENTRY_SCALE_BYTES));
 }
 
-static void test_entry_edits(const buffer *file, buffer *work)
-{
+static void test_entry_edits(const buffer *file, buffer *work) {
     static const struct {
         edit_fn *edit;
         const char *what;
@@ -941,25 +939,36 @@ static void test_entry_edits(const buffer *file, buffer *work)
 
 /* ------------------------------------------------------------------ overlapping arrays */
 
-static void move_to(uint8_t *b, const char *name, int field, uint64_t offset) { put_u64(entry_named(b, name) + field, offset); }
+static void move_to(uint8_t *b, const char *name, int field, uint64_t offset) {
+    put_u64(entry_named(b, name) + field, offset);
+}
 static uint64_t offset_of(uint8_t *b, const char *name, int field) { return get_u64(entry_named(b, name) + field); }
 
-static void matrices_share_bytes(uint8_t *b) { move_to(b, KEY, ENTRY_DATA_OFFSET, offset_of(b, QUERY, ENTRY_DATA_OFFSET)); }
-static void scales_share_bytes(uint8_t *b) { move_to(b, KEY, ENTRY_SCALE_OFFSET, offset_of(b, QUERY, ENTRY_SCALE_OFFSET)); }
-static void data_on_own_scales(uint8_t *b) { move_to(b, QUERY, ENTRY_SCALE_OFFSET, offset_of(b, QUERY, ENTRY_DATA_OFFSET)); }
-static void data_half_over_next(uint8_t *b)  /* starts inside the query's data, ends inside its scales */
+static void matrices_share_bytes(uint8_t *b) {
+    move_to(b, KEY, ENTRY_DATA_OFFSET, offset_of(b, QUERY, ENTRY_DATA_OFFSET));
+}
+static void scales_share_bytes(uint8_t *b) {
+    move_to(b, KEY, ENTRY_SCALE_OFFSET, offset_of(b, QUERY, ENTRY_SCALE_OFFSET));
+}
+static void data_on_own_scales(uint8_t *b) {
+    move_to(b, QUERY, ENTRY_SCALE_OFFSET, offset_of(b, QUERY, ENTRY_DATA_OFFSET));
+}
+static void data_half_over_next(uint8_t *b) /* starts inside the query's data, ends inside its scales */
 {
     move_to(b, KEY, ENTRY_DATA_OFFSET, offset_of(b, QUERY, ENTRY_SCALE_OFFSET) - 16);
 }
-static void vectors_share_bytes(uint8_t *b) { move_to(b, LN_BIAS, ENTRY_DATA_OFFSET, offset_of(b, LN, ENTRY_DATA_OFFSET)); }
+static void vectors_share_bytes(uint8_t *b) {
+    move_to(b, LN_BIAS, ENTRY_DATA_OFFSET, offset_of(b, LN, ENTRY_DATA_OFFSET));
+}
 static void data_on_vocab(uint8_t *b) { move_to(b, QUERY, ENTRY_DATA_OFFSET, get_u64(b + HEADER_VOCAB_OFFSET)); }
 static void data_on_table(uint8_t *b) { move_to(b, TYPE, ENTRY_DATA_OFFSET, get_u64(b + HEADER_TABLE_OFFSET)); }
 static void data_on_part_table(uint8_t *b) { move_to(b, TYPE, ENTRY_DATA_OFFSET, get_u64(b + HEADER_PARTS_OFFSET)); }
 static void data_on_card(uint8_t *b) { move_to(b, TYPE, ENTRY_DATA_OFFSET, align16(get_u32(b + HEADER_CARD_OFFSET))); }
-static void data_on_word_values(uint8_t *b) { move_to(b, QUERY, ENTRY_DATA_OFFSET, offset_of(b, WORD, ENTRY_DATA_OFFSET)); }
+static void data_on_word_values(uint8_t *b) {
+    move_to(b, QUERY, ENTRY_DATA_OFFSET, offset_of(b, WORD, ENTRY_DATA_OFFSET));
+}
 
-static void test_overlaps(const buffer *file, buffer *work)
-{
+static void test_overlaps(const buffer *file, buffer *work) {
     static const struct {
         edit_fn *edit;
         const char *what;
@@ -984,8 +993,7 @@ static void test_overlaps(const buffer *file, buffer *work)
 
 /* A copy of the file whose `name` matrix (int8, in the head) is stored as int16 with the same
  * values and scales: the int16 array is appended to the head, the parts move up. */
-static buffer widen_to_int16(const buffer *file, const char *name)
-{
+static buffer widen_to_int16(const buffer *file, const char *name) {
     const uint8_t *src = file->bytes;
     const uint64_t head = head_bytes_of(src);
     const uint8_t *old_entry = entry_named(file->bytes, name);
@@ -998,7 +1006,8 @@ static buffer widen_to_int16(const buffer *file, const char *name)
     const uint64_t table = get_u64(b + HEADER_TABLE_OFFSET), tensors = get_u32(b + HEADER_TENSOR_COUNT);
     for (uint64_t i = 0; i < tensors; i++) {
         uint8_t *e = b + table + i * WEIGHTS_ENTRY_SIZE;
-        if (get_u64(e + ENTRY_DATA_OFFSET) >= head) put_u64(e + ENTRY_DATA_OFFSET, get_u64(e + ENTRY_DATA_OFFSET) + delta);
+        if (get_u64(e + ENTRY_DATA_OFFSET) >= head)
+            put_u64(e + ENTRY_DATA_OFFSET, get_u64(e + ENTRY_DATA_OFFSET) + delta);
         if (get_u64(e + ENTRY_SCALE_BYTES) > 0 && get_u64(e + ENTRY_SCALE_OFFSET) >= head)
             put_u64(e + ENTRY_SCALE_OFFSET, get_u64(e + ENTRY_SCALE_OFFSET) + delta);
     }
@@ -1026,26 +1035,26 @@ static int type_qmax(uint8_t *b) { return (int)get_u32(entry_named(b, TYPE) + EN
 static void int16_over_qmax(uint8_t *b) { put_i16(type_values(b) + 6, type_qmax(b) + 1); }
 static void int16_under_minus_qmax(uint8_t *b) { put_i16(type_values(b) + 2, -type_qmax(b) - 1); }
 static void int16_at_minus_qmax(uint8_t *b) { put_i16(type_values(b) + 2, -type_qmax(b)); }
-static void int16_full_range(uint8_t *b)
-{
+static void int16_full_range(uint8_t *b) {
     qmax_for(b, TYPE, 32767);
     put_i16(type_values(b), 32767);
     put_i16(type_values(b) + 2, -32767);
 }
-static void int16_minus_32768(uint8_t *b)
-{
+static void int16_minus_32768(uint8_t *b) {
     qmax_for(b, TYPE, 32767);
     put_i16(type_values(b) + 4, -32768);
 }
 static void int16_qmax_lowered(uint8_t *b) { qmax_for(b, TYPE, (uint32_t)type_qmax(b) - 1); }
 static void int16_qmax_0(uint8_t *b) { qmax_for(b, TYPE, 0); }
 static void int16_qmax_32768(uint8_t *b) { qmax_for(b, TYPE, 32768); }
-static void int16_bytes_as_int8(uint8_t *b) { uint8_t *e = entry_named(b, TYPE); put_u64(e + ENTRY_DATA_BYTES, get_u64(e + ENTRY_DATA_BYTES) / 2); }
+static void int16_bytes_as_int8(uint8_t *b) {
+    uint8_t *e = entry_named(b, TYPE);
+    put_u64(e + ENTRY_DATA_BYTES, get_u64(e + ENTRY_DATA_BYTES) / 2);
+}
 static void int16_marked_int8(uint8_t *b) { put_u32(entry_named(b, TYPE) + ENTRY_KIND, WEIGHTS_KIND_INT8); }
 static void int16_marked_two_plane(uint8_t *b) { put_u32(entry_named(b, TYPE) + ENTRY_KIND, KIND_TWO_PLANE); }
 
-static void test_int16(const buffer *file, buffer *work)
-{
+static void test_int16(const buffer *file, buffer *work) {
     const int converted_int16 = get_u32(entry_named(file->bytes, TYPE) + ENTRY_KIND) == WEIGHTS_KIND_INT16;
     buffer wide = converted_int16 ? aligned_copy(file->bytes, file->size) : widen_to_int16(file, TYPE);
     bert_model narrow_model, wide_model;
@@ -1103,8 +1112,7 @@ static void test_int16(const buffer *file, buffer *work)
 
 /* ------------------------------------------------------------------ messages */
 
-static void test_messages(void)
-{
+static void test_messages(void) {
     const int last = WEIGHTS_ERR_OLD_FORMAT > WEIGHTS_ERR_TRAILING ? WEIGHTS_ERR_OLD_FORMAT : WEIGHTS_ERR_TRAILING;
     for (int s = WEIGHTS_OK; s <= last; s++) {
         const char *m = weights_status_message((weights_status)s);
@@ -1116,8 +1124,7 @@ static void test_messages(void)
     check(weights_crc32((const uint8_t *)"123456789", 9) == 0xcbf43926u, "CRC-32 check value");
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc < 2 || argc > 3) {
         fprintf(stderr, "usage: %s WEIGHTS.bin [CHECKPOINT_DIR]\n", argv[0]);
         return 2;
@@ -1126,7 +1133,8 @@ int main(int argc, char **argv)
     bert_model model;
     test_messages();
     if (file.size >= WEIGHTS_HEADER_SIZE && get_u32(file.bytes + HEADER_VERSION) != 2) {
-        printf("FAIL: %s is format version %u; this test reads version 2\n", argv[1], (unsigned)get_u32(file.bytes + HEADER_VERSION));
+        printf("FAIL: %s is format version %u; this test reads version 2\n", argv[1],
+               (unsigned)get_u32(file.bytes + HEADER_VERSION));
         return 1;
     }
     test_real_file_loads(&file, &model);

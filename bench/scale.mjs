@@ -26,6 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, writeCheckpoint, WORDS } from '../tests/lib/checkpoints.mjs';
+import { mainThreadTasks } from '../tests/lib/trace-tasks.mjs';
 import { convert } from '../weights/convert.mjs';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, serve } from './browser.mjs';
@@ -162,19 +163,6 @@ async function chromiumForward(browser, address, { weights, onnx, lengths, round
   const result = await page.evaluate((o) => window.scaleForward(o), { weights, onnx, inputs: lengths.map(timingIds), rounds });
   await context.close();
   return result;
-}
-
-/** The main thread's tasks (ms, longest first) in a Chromium trace: the renderer main thread with the most task time. */
-function mainThreadTasks(events) {
-  const names = new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
-  const threads = new Map();
-  for (const e of events) {
-    const key = `${e.pid}:${e.tid}`;
-    if (e.ph !== 'X' || e.name !== 'ThreadControllerImpl::RunTask' || names.get(key) !== 'CrRendererMain') continue;
-    threads.set(key, [...(threads.get(key) ?? []), e.dur / 1000]);
-  }
-  const total = (tasks) => tasks.reduce((a, b) => a + b, 0);
-  return ([...threads.values()].sort((a, b) => total(b) - total(a))[0] ?? []).sort((a, b) => b - a);
 }
 
 /**

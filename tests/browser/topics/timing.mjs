@@ -4,6 +4,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { FILE, HTTP, ROOT, andRedraw, check, engine, explorer, gotoHash, newPage, noRanges, pageState, selectView, typeSentence, url, waitDrawn, waitRunDrawn } from '../lib/session.mjs';
 import { LONG_TEXT } from './layout.mjs';
+import { mainThreadTasks } from '../../lib/trace-tasks.mjs';
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -103,16 +104,7 @@ export async function longTypingTimes() {
   await cdp.send('Tracing.end');
   await done;
   await page.context().close();
-  // the page's main thread: the renderer main thread with the most task time
-  const names = new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
-  const threads = new Map();
-  for (const e of events) {
-    const key = `${e.pid}:${e.tid}`;
-    if (e.ph !== 'X' || e.name !== 'ThreadControllerImpl::RunTask' || names.get(key) !== 'CrRendererMain') continue;
-    threads.set(key, [...(threads.get(key) ?? []), e.dur / 1000]);
-  }
-  const tasks = [...threads.values()].sort((a, b) => b.reduce((x, y) => x + y, 0) - a.reduce((x, y) => x + y, 0))[0] ?? [];
-  return { n, keyTimes, tasks: tasks.sort((a, b) => b - a) };
+  return { n, keyTimes, tasks: mainThreadTasks(events) };
 }
 
 export async function testTiming() {

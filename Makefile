@@ -76,9 +76,9 @@ spec-check:
 lint: format-check
 	node_modules/.bin/eslint --max-warnings 0 .
 
-# The C sources in .clang-format's style, but the generated ones (c/spec.h, c/unicode_tables.c).
+# The C sources in .clang-format's style, but the generated ones (c/spec.h, c/unicode_tables.c and .h).
 CLANG_FORMAT ?= clang-format-14
-FORMATTED := $(filter-out c/spec.h c/unicode_tables.c,$(wildcard c/*.c c/*.h tests/native/*.c tests/fuzz/*.c bench/*.c))
+FORMATTED := $(filter-out c/spec.h c/unicode_tables.c c/unicode_tables.h,$(wildcard c/*.c c/*.h tests/native/*.c tests/fuzz/*.c bench/*.c))
 
 format:
 	$(CLANG_FORMAT) -i $(FORMATTED)

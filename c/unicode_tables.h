@@ -8,32 +8,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct {
-    uint32_t first, last;
-} unicode_range; /* inclusive, sorted */
-typedef struct {
-    uint32_t first, last;
-    uint8_t value;
-} unicode_class_range;
-typedef struct {
-    uint32_t code;
-    uint16_t start, length;
-} unicode_mapping; /* into *_pool */
+typedef struct { uint32_t first, last; } unicode_range;                 /* inclusive, sorted */
+typedef struct { uint32_t first, last; uint8_t value; } unicode_class_range;
+typedef struct { uint32_t code; uint16_t start, length; } unicode_mapping; /* into *_pool */
 
-extern const unicode_range unicode_other[]; /* Cc, Cf, Co */
+extern const unicode_range unicode_other[];              /* Cc, Cf, Co */
 extern const size_t unicode_other_count;
-extern const unicode_range unicode_nonspacing_mark[]; /* Mn */
+extern const unicode_range unicode_nonspacing_mark[];    /* Mn */
 extern const size_t unicode_nonspacing_mark_count;
-extern const unicode_range unicode_punctuation[]; /* Pc Pd Ps Pe Pi Pf Po */
+extern const unicode_range unicode_punctuation[];        /* Pc Pd Ps Pe Pi Pf Po */
 extern const size_t unicode_punctuation_count;
-extern const unicode_range unicode_white_space[]; /* White_Space property */
+extern const unicode_range unicode_white_space[];        /* White_Space property */
 extern const size_t unicode_white_space_count;
 extern const unicode_class_range unicode_combining_class[]; /* non-zero only */
 extern const size_t unicode_combining_class_count;
-extern const unicode_mapping unicode_decomposition[]; /* full canonical, excluding Hangul */
+extern const unicode_mapping unicode_decomposition[];    /* full canonical, excluding Hangul */
 extern const uint32_t unicode_decomposition_pool[];
 extern const size_t unicode_decomposition_count;
-extern const unicode_mapping unicode_lowercase[]; /* full lowercase mapping */
+extern const unicode_mapping unicode_lowercase[];        /* full lowercase mapping */
 extern const uint32_t unicode_lowercase_pool[];
 extern const size_t unicode_lowercase_count;
 

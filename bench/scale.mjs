@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../web/src/engine.mjs';
 import { compactConfig, randomTensors, writeCheckpoint, WORDS } from '../tests/lib/checkpoints.mjs';
-import { mainThreadTasks } from '../tests/lib/trace-tasks.mjs';
+import { traceMainThreadTasks } from '../tests/lib/trace-tasks.mjs';
 import { convert } from '../weights/convert.mjs';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, serve } from './browser.mjs';
@@ -182,9 +182,7 @@ async function pageTyping(browser, address, weights, text) {
   await page.locator('attention-explorer textarea').first().focus();
   await page.keyboard.press('Control+End');
   const cdp = await context.newCDPSession(page);
-  const events = [];
-  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
-  await cdp.send('Tracing.start', { categories: 'toplevel,devtools.timeline', transferMode: 'ReportEvents' });
+  const endTrace = await traceMainThreadTasks(cdp);
   await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
   const keyMs = [];
   for (const key of ' ran') {
@@ -194,15 +192,13 @@ async function pageTyping(browser, address, weights, text) {
     await page.waitForFunction(complete, null, { timeout: 600000 });
     await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
   }
-  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
-  await cdp.send('Tracing.end');
-  await done;
+  const tasks = await endTrace();
   const { n, heapBytes } = await page.evaluate(() => {
     const e = document.querySelector('attention-explorer');
     return { n: e.session.n, heapBytes: e.session.engine?.heapBytes?.() ?? null };
   });
   await context.close();
-  return { n, firstRowMs, keyMs, longestTaskMs: mainThreadTasks(events)[0] ?? null, heapBytes };
+  return { n, firstRowMs, keyMs, longestTaskMs: tasks[0] ?? null, heapBytes };
 }
 
 /** The Chromium part: forward times against ORT-web (when o.ort) and the page at 128 tokens, on the base checkpoint and on bert-mini. */

@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { FILE, HTTP, ROOT, andRedraw, check, engine, explorer, gotoHash, newPage, noRanges, pageState, selectView, typeSentence, url, waitDrawn, waitRunDrawn } from '../lib/session.mjs';
 import { LONG_TEXT } from './layout.mjs';
-import { mainThreadTasks } from '../../lib/trace-tasks.mjs';
+import { traceMainThreadTasks } from '../../lib/trace-tasks.mjs';
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -85,9 +85,7 @@ export async function longTypingTimes() {
   await box.focus();
   await page.keyboard.press('Control+End');
   const cdp = await page.context().newCDPSession(page);
-  const events = [];
-  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
-  await cdp.send('Tracing.start', { categories: 'toplevel,devtools.timeline', transferMode: 'ReportEvents' });
+  const endTrace = await traceMainThreadTasks(cdp);
   for (const key of ' and the dog ran off') { await page.keyboard.type(key); await page.waitForTimeout(60); }
   await waitRunDrawn(page);
   await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
@@ -100,11 +98,9 @@ export async function longTypingTimes() {
     await page.evaluate(() => performance.clearMeasures('attn-keystroke'));
   }
   const n = (await pageState(page)).n;
-  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
-  await cdp.send('Tracing.end');
-  await done;
+  const tasks = await endTrace();
   await page.context().close();
-  return { n, keyTimes, tasks: mainThreadTasks(events) };
+  return { n, keyTimes, tasks };
 }
 
 export async function testTiming() {

@@ -129,9 +129,13 @@ web: wasm
 weights:
 	node weights/convert.mjs $(CHECKPOINT) $(WEIGHTS)
 
+# The fast loop (≤ 5 min on 2 cores): the native and Node checks side by side (each one's output
+# kept whole), then the browser's core set in BROWSER_SHARDS processes, a browser each.
 test: deps
 	$(MAKE) spec-check mutate-check lint
-	$(MAKE) test-native test-node test-browser
+	$(MAKE) -j$(JOBS) wasm web build/test_kernels.wasm $(NATIVE_TEST_BINARIES)
+	$(MAKE) -j2 --output-sync=target test-native test-node
+	$(MAKE) test-browser
 
 # What test-all runs, built first and in parallel (the checks themselves then run one by one).
 TEST_BINARIES = $(addprefix build/san/,test_tokenizer test_weights test_kernels test_parts test_session attn) build/attn \
@@ -146,7 +150,8 @@ deps:
 	@tools/install-deps.sh
 
 # Native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
-test-native: build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn build/scalar/test_kernels
+NATIVE_TEST_BINARIES := build/san/test_tokenizer build/san/test_weights build/san/test_kernels build/san/test_parts build/san/test_session build/san/attn build/attn build/scalar/test_kernels
+test-native: $(NATIVE_TEST_BINARIES)
 	$(LIMIT) 300 build/san/test_tokenizer $(WEIGHTS) tests/fixtures/tokenize.jsonl tests/fixtures/vocab_roundtrip.json
 	@test -d $(CHECKPOINT) || { echo "test-native: $(CHECKPOINT) is missing"; exit 1; }
 	$(LIMIT) 300 build/san/test_weights $(WEIGHTS) $(CHECKPOINT)
@@ -199,8 +204,14 @@ test-checkpoints: wasm
 # The browser suite (tests/browser/run.mjs's table, topic modules in tests/browser/topics/) on
 # node:test, one file a browser; BROWSER_TEST_FLAGS=--test-name-pattern=testFrench runs one test.
 BROWSER_TEST_FLAGS ?= --test-reporter=spec
+BROWSER_SHARDS ?= 2
+BROWSER_SHARD_TARGETS := $(addprefix test-browser-shard-,$(shell seq 1 $(BROWSER_SHARDS)))
 test-browser: web
-	ATTN_BROWSER_SET=core node --test $(BROWSER_TEST_FLAGS) tests/browser/chromium.test.mjs
+	$(MAKE) -j$(BROWSER_SHARDS) --output-sync=target $(BROWSER_SHARD_TARGETS)
+
+# One of the core set's BROWSER_SHARDS parts (suite.mjs, ATTN_BROWSER_SHARD).
+test-browser-shard-%: web
+	ATTN_BROWSER_SET=core ATTN_BROWSER_SHARD=$*/$(BROWSER_SHARDS) node --test $(BROWSER_TEST_FLAGS) tests/browser/chromium.test.mjs
 
 test-browser-all: web
 	ATTN_BROWSER_SET=all node --test $(BROWSER_TEST_FLAGS) tests/browser/chromium.test.mjs

@@ -18,6 +18,7 @@ export function browserSuite(browserName) {
   const only = (process.env.ATTN_BROWSER_ONLY || '').toLowerCase().split(',').filter(Boolean);
   const asked = (name) => !only.length || only.some((word) => name.toLowerCase().includes(word));
   const inSet = (name) => asked(name) && (browserName === 'firefox' ? FIREFOX.has(name) : set === 'all' || !FULL_ONLY.has(name));
+  const inShard = shardFilter(process.env.ATTN_BROWSER_SHARD);
   before(async () => console.log(await session.openSession(browserName)));
   after(async () => {
     for (const line of session.float64?.summary() ?? []) console.log(line);
@@ -25,13 +26,23 @@ export function browserSuite(browserName) {
     console.log(`${browserName}: ${passed} checks passed, ${failed} failed`);
     await session.closeSession();
   });
-  for (const [name, body] of Object.entries(TESTS)) {
-    if (!inSet(name)) continue;
+  for (const [name, body] of Object.entries(TESTS).filter(([name]) => inSet(name)).filter(inShard)) {
     test(name, { timeout: (LONG_TESTS[name] ?? TEST_LIMIT_S) * 1000 }, () => runChecked(name, () => body(session.ctx)));
   }
   test('network: every request to file:// or the local server', () => runChecked('network', () => {
     for (const [name, ok, detail] of session.sessionChecks()) session.check(name, ok, detail);
   }));
+}
+
+/**
+ * ATTN_BROWSER_SHARD=k/n: every n-th test of the set from the k-th on, so that n processes, each
+ * with its own browser, share the set (`make test` runs two at once); unset, the whole set.
+ */
+function shardFilter(shard) {
+  if (!shard) return () => true;
+  const [k, n] = shard.split('/').map(Number);
+  if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(k) && k >= 1 && k <= n)) throw new Error(`ATTN_BROWSER_SHARD=${shard}: k/n with 1 ≤ k ≤ n`);
+  return (_, index) => index % n === k - 1;
 }
 
 /** Runs a test's body; fails it, naming every failed check, when any failed. */

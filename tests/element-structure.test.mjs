@@ -1,13 +1,16 @@
 // The element's structure, checked on its sources and its run scheduler: views share code
 // through views/common.mjs (never by importing one another), the element names no view (a view
-// declares what it needs), the scheduler owns the sessions (sentence B's included), and the
-// special tokens are named by c/spec.mjs (no "[MASK]" written out in the code).
+// declares what it needs), the element composes its parts (no methods spread onto its
+// prototype), the heads switched off are the element's control (no view declares them), the
+// scheduler owns the sessions (sentence B's included), and the special tokens are named by
+// c/spec.mjs (no "[MASK]" written out in the code).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VIEWS, fitStateToShape } from '../web/src/views/index.mjs';
+import { ELEMENT_CONTROLS, controlNames, initialState, writeHash } from '../web/src/view-state.mjs';
 import { RunScheduler } from '../web/src/explorer/scheduler.mjs';
 import { SPECIAL, SPECIAL_TOKENS } from '../c/spec.mjs';
 
@@ -18,9 +21,8 @@ const filesIn = (dir, ext) => readdirSync(path.join(ROOT, dir)).filter((f) => f.
 const code = (file) => read(file).replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 
 const SHARED_VIEW_MODULES = new Set(['./common.mjs', './controls.mjs']);
-// The heads switched off hold for every view (each shows the model without them): the element
-// reads them, though head importance's module declares the key with its `off=` parameter.
-const ELEMENT_WIDE_KEYS = new Set(['off']);
+const ELEMENT_FILES = ['web/src/explorer.mjs', ...filesIn('web/src/explorer', '.mjs')];
+const VIEW_FILES = filesIn('web/src/views', '.mjs');
 
 test('a view imports views/common.mjs and the shared controls, never another view', () => {
   const views = filesIn('web/src/views', '.mjs').filter((f) => !/\/(index|common|controls)\.mjs$/.test(f));
@@ -33,16 +35,37 @@ test('a view imports views/common.mjs and the shared controls, never another vie
 });
 
 test('the element and its parts name no view and no view\'s own state', () => {
-  const files = ['web/src/explorer.mjs', ...filesIn('web/src/explorer', '.mjs')];
   const ids = VIEWS.map((v) => v.id);
-  const keys = VIEWS.flatMap((v) => [v, ...(v.controls ?? [])]).flatMap((source) => Object.keys(source.state ?? {}))
-    .filter((key) => !ELEMENT_WIDE_KEYS.has(key));
+  const keys = VIEWS.flatMap((v) => [v, ...(v.controls ?? [])]).flatMap((source) => Object.keys(source.state ?? {}));
   assert.ok(ids.includes('matrix') && keys.includes('rolloutLayer'));
-  for (const file of files) {
+  for (const file of ELEMENT_FILES) {
     const text = code(file);
     for (const id of ids) assert.ok(!text.includes(`'${id}'`) && !text.includes(`"${id}"`), `${file} names the view ${id}`);
     for (const key of keys) assert.ok(!new RegExp(`\\.${key}\\b|\\b${key}:`).test(text), `${file} reads the view state ${key}`);
   }
+});
+
+test('the element composes its parts: no methods are spread onto a prototype', () => {
+  const spread = /Object\.assign\(\s*[\w$.]*\.prototype\b/;
+  const files = [...ELEMENT_FILES, ...filesIn('web/src', '.mjs')];
+  assert.ok(files.includes('web/src/explorer.mjs') && files.includes('web/src/explorer/settings.mjs'));
+  for (const file of files) assert.ok(!spread.test(code(file)), `${file} spreads methods onto a prototype`);
+});
+
+test('the heads switched off are the element\'s control: declared once, by no view, read and written like the others', () => {
+  const declaresOff = (source) => 'off' in (source.state ?? {}) || (source.params ?? []).some((p) => p.name === 'off');
+  for (const view of VIEWS) {
+    for (const source of [view, ...(view.controls ?? [])]) assert.ok(!declaresOff(source), `the view ${view.id} declares off`);
+  }
+  for (const file of VIEW_FILES) {
+    assert.ok(!/\bstate:\s*\{[^}]*\boff\s*:|Param\(\s*['"]off['"]/.test(code(file)), `${file} declares off`);
+  }
+  assert.equal(ELEMENT_CONTROLS.filter(declaresOff).length, 1);
+  assert.ok(controlNames(VIEWS).includes('off'));
+  const state = initialState(VIEWS);
+  assert.deepEqual(state.off, []);
+  const hash = new URLSearchParams(writeHash({ ...state, off: [[0, 1], [2, 3]] }, VIEWS).slice(1));
+  assert.equal(hash.get('off'), '1.2,3.4');
 });
 
 test('state that follows the model\'s shape: set once a model is known, kept when chosen, reset for a new model', () => {

@@ -1,25 +1,27 @@
-// <attention-explorer>: the custom element. It composes a model loader (explorer/models.mjs:
-// the engine shown, the page's or a converted one, and the watch on its weights), a run
-// scheduler (explorer/scheduler.mjs: the engine sessions, sentence B's included, and their
-// runs), the controls and the current view; the page's engine (and the one copy of the weights)
-// is shared by every explorer through loader.mjs. The element's own methods live in explorer/:
-// loading (what is said while loading and on errors), settings (attributes, hash, selection),
-// the token strip and the DOM; this file is the element's life cycle and the drawing of a view.
-// A view declares what it needs (views/index.mjs): nothing here names one.
+// <attention-explorer>: the custom element. It composes parts that own their state, each given
+// what it needs of the element through a small host interface: a model loader
+// (explorer/models.mjs: the engine shown, the page's or a converted one, and the watch on its
+// weights), a run scheduler (explorer/scheduler.mjs: the engine sessions, sentence B's included,
+// and their runs), the settings (explorer/settings.mjs: attributes, hash, selection, heads
+// switched off, the token kept across edits), the load messages (explorer/loading.mjs: what is
+// said while loading and on errors), the token strip (explorer/token-strip.mjs) and the control
+// panel (explorer/dom.mjs, with the shadow DOM). The page's engine (and the one copy of the
+// weights) is shared by every explorer through loader.mjs. This file is the element's life cycle
+// and the drawing of a view. A view declares what it needs (views/index.mjs): nothing here names one.
 
 import { html, replaceChildrenOf } from './dom.mjs';
 import { STATUS } from './engine.mjs';
-import { readControls, readHashControls, controlNames, initialState, cleanSentence } from './view-state.mjs';
-import { VIEWS, viewById, layersShown } from './views/index.mjs';
+import { readControls, readHashControls, controlNames, initialState, cleanSentence, isHeadOff } from './view-state.mjs';
+import { VIEWS, viewById, layersShown, fitStateToShape } from './views/index.mjs';
 import { headName, fileSafe } from './format.mjs';
 import { messageFigure } from './figures.mjs';
 import { saveSvg, savePng } from './export.mjs';
 import { translator, languageFor } from './i18n/index.mjs';
-import { loading } from './explorer/loading.mjs';
-import { settings } from './explorer/settings.mjs';
+import { LoadMessages } from './explorer/loading.mjs';
+import { Settings } from './explorer/settings.mjs';
 import { RunScheduler, nextFrame } from './explorer/scheduler.mjs';
-import { tokenStrip } from './explorer/token-strip.mjs';
-import { buildDom, controls } from './explorer/dom.mjs';
+import { TokenStrip } from './explorer/token-strip.mjs';
+import { buildDom, ControlPanel } from './explorer/dom.mjs';
 import { ModelLoader } from './explorer/models.mjs';
 import { languageWatcher } from './explorer/language.mjs';
 
@@ -40,10 +42,12 @@ export class AttentionExplorer extends HTMLElement {
     super();
     this.uid = `ae${++explorerCount}`;
     this.state = initialState(VIEWS);
-    this.tokenSpec = null;       // a token asked for by an attribute or the hash, resolved after the run
-    this.tokenIdentity = null;   // the chosen token's text and occurrence, kept across edits
-    this.loader = new ModelLoader(this, (weights) => this.onWeightsArrived(weights));
+    this.loader = new ModelLoader(this, (weights) => this.messages.weightsArrived(weights));
     this.runs = new RunScheduler(this.runHost());
+    this.settings = new Settings(this.settingsHost());
+    this.messages = new LoadMessages(this.loadHost());
+    this.tokens = new TokenStrip(this.tokenHost());
+    this.controlPanel = new ControlPanel(this.controlHost());
     this.inputStart = null;
     this.figureWidth = 0;
     this.t = english;
@@ -68,6 +72,24 @@ export class AttentionExplorer extends HTMLElement {
 
   runNow() { this.runs.runNow(); }
 
+  /** The pickers, the model card and the views' controls, built again for the model's shape. */
+  buildShapeControls() { this.controlPanel.buildShape(); }
+
+  /**
+   * A host interface for one of the element's parts: `methods`, with the state, the model,
+   * sentence A's run, the DOM parts and the language read as they are when the part reads them.
+   */
+  hostWith(methods) {
+    const explorer = this;
+    return Object.defineProperties(methods, Object.getOwnPropertyDescriptors({
+      get state() { return explorer.state; },
+      get engine() { return explorer.engine; },
+      get run() { return explorer.run; },
+      get parts() { return explorer.parts; },
+      get t() { return explorer.t; },
+    }));
+  }
+
   /** What the run scheduler reads of this element and tells it (RunScheduler's `host`). */
   runHost() {
     const explorer = this;
@@ -75,22 +97,74 @@ export class AttentionExplorer extends HTMLElement {
       get state() { return explorer.state; },
       get engine() { return explorer.engine; },
       connected: () => this.isConnected,
-      began: () => { this.chooseToken(); this.updateTokens(); },
+      began: () => { this.settings.chooseToken(); this.tokens.update(); },
       draw: () => {
         const drawing = performance.now();
         this.renderView();
-        this.updateHash();
+        this.settings.updateHash();
         performance.measure('attn-draw', { start: drawing, end: performance.now() });
       },
-      finished: () => this.updateMaskPredictions(),
-      failed: (error) => this.runFailed(error),
-      compareFailed: (error) => this.showViewError(error),
-      needsWeights: (text) => this.waitForWeights(text),
-      weightsFailed: (error) => this.showFirstError(error),
+      finished: () => this.tokens.updateMaskPredictions(),
+      failed: (error) => this.messages.runFailed(error),
+      compareFailed: (error) => this.messages.showViewError(error),
+      needsWeights: (text) => this.messages.waitForWeights(text),
+      weightsFailed: (error) => this.messages.showFirstError(error),
       waiting: () => this.renderView(),
       busy: (on) => { this.parts.busy.hidden = !on; },
-      compareBegan: () => this.syncViewControls(),
+      compareBegan: () => this.controlPanel.syncView(),
     };
+  }
+
+  /** What the settings read of this element and ask of it (Settings' `host`). */
+  settingsHost() {
+    const explorer = this;
+    return this.hostWith({
+      get tEnglish() { return explorer.tEnglish; },
+      attribute: (name) => this.getAttribute(name),
+      keepsHash: () => this.hasAttribute('hash'),
+      prefersDark: () => Boolean(this.themeQuery?.matches),
+      find: (selector) => this.shadowRoot.querySelector(selector),
+      syncControls: () => this.controlPanel.sync(),
+      draw: () => this.renderView(),
+      runNow: () => this.runNow(),
+      request: () => this.runs.request(),
+      forgetCompare: () => this.runs.forgetCompare(),
+      typedAt: (time) => { this.inputStart = time; },
+    });
+  }
+
+  /** What the load messages read of this element and ask of it (LoadMessages' `host`). */
+  loadHost() {
+    return this.hostWith({
+      connected: () => this.isConnected,
+      runNow: () => this.runNow(),
+      draw: () => this.renderView(),
+      replacedFigure: () => { this.currentFigure = null; this.markDrawn(); },
+      waitingLayer: () => this.runs.waitingLayer,
+      viewDrawnWhileWaiting: () => Boolean(this.runs.job?.drawn),
+      predictionsShown: () => this.tokens.predictionsShown(),
+      updatePredictions: () => this.tokens.updateMaskPredictions(),
+      forgetRun: () => { this.runs.forgetRuns(); this.tokens.clear(); },
+    });
+  }
+
+  /** What the token strip reads of this element (TokenStrip's `host`). */
+  tokenHost() {
+    const explorer = this;
+    return this.hostWith({
+      get session() { return explorer.session; },
+      waitingLayer: () => this.runs.waitingLayer,
+    });
+  }
+
+  /** What the control panel reads of this element and asks of it (ControlPanel's `host`). */
+  controlHost() {
+    return this.hostWith({
+      partId: (name) => this.partId(name),
+      viewInterface: () => this.viewInterface(),
+      select: (changes, focus) => this.settings.setSelection(changes, focus),
+      markSelectedToken: () => this.tokens.markSelected(),
+    });
   }
 
   connectedCallback() {
@@ -102,8 +176,8 @@ export class AttentionExplorer extends HTMLElement {
     if (this.hasAttribute('hash')) {
       this.pendingControls.push({ source: 'URL', raw: readHashControls(location.hash, names) });
       this.onHashChange = () => {
-        this.applyControls(readHashControls(location.hash, names), 'URL');
-        this.refresh();
+        this.settings.apply(readHashControls(location.hash, names), 'URL');
+        this.settings.refresh();
       };
       window.addEventListener('hashchange', this.onHashChange);
     }
@@ -129,11 +203,61 @@ export class AttentionExplorer extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (name === 'lang') { this.onLanguageChange(); return; }
     if (!this.parts || !this.engine || old === value) return;
-    if (name === 'theme') { this.checkTheme(); this.renderView(); return; }
+    if (name === 'theme') { this.settings.checkTheme(); this.renderView(); return; }
     if (name === 'controls') { this.controlsChecked = false; this.renderView(); return; }
     if (value === null) return;
-    this.applyControls({ [name]: value }, 'attribute');
-    this.refresh();
+    this.settings.apply({ [name]: value }, 'attribute');
+    this.settings.refresh();
+  }
+
+  /** Loads the page's engine (or finds it loaded), then opens a session on it. */
+  async start() {
+    if (this.engine) { this.loader.watch(); this.openSession(); return; }
+    const assetBase = this.getAttribute('assets') || this.constructor.assetBase;
+    try {
+      await this.loader.load({
+        assetBase, wasm: this.getAttribute('wasm'), weights: this.getAttribute('weights'),
+      }, (progress) => this.messages.showProgress(progress));
+    } catch (error) {
+      this.messages.showError(error);
+      this.rejectReady(error);
+      return;
+    }
+    if (!this.isConnected) return;
+    this.loader.watch();
+    this.openSession();
+    this.resolveReady(this);
+  }
+
+  /**
+   * Shows another model: `bytes`, a weights file (the page's converter makes one). Explorers
+   * given the same bytes share one engine. Rejects with the engine's EngineError when it
+   * refuses the file.
+   */
+  async useWeights(bytes, label) {
+    await this.ready;
+    this.loader.use(bytes, () => this.runs.close());
+    const { layers, heads } = this.engine.shape;
+    Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1) });
+    fitStateToShape(this.state, this.engine.shape, true);
+    this.tokens.forget();
+    this.controlPanel.forget();
+    this.dataset.model = label;
+    this.openSession();
+  }
+
+  /** A session on the engine: the controls its shape sizes, the settings given until now, a run. */
+  openSession() {
+    this.runs.open(this.engine);
+    if (!this.controlPanel.built) this.controlPanel.buildShape();
+    for (const { raw, source } of this.pendingControls || []) this.settings.apply(raw, source);
+    this.pendingControls = [];
+    fitStateToShape(this.state, this.engine.shape);
+    this.settings.checkTheme();
+    this.parts.status.hidden = true;
+    this.parts.main.hidden = false;
+    this.controlPanel.sync();
+    this.runNow();
   }
 
   /** The language changed (this element's or an ancestor's lang): everything is drawn again in it. */
@@ -145,15 +269,14 @@ export class AttentionExplorer extends HTMLElement {
     buildDom(this);
     this.resizeObserver?.disconnect();
     this.resizeObserver?.observe(this.parts.panel);
-    if (this.lastError) { this.showError(this.lastError); return; }
-    if (!this.engine) { if (this.lastProgress) this.showProgress(this.lastProgress); return; }
-    this.tokenKey = null;
-    this.buildShapeControls();
-    this.showProblems();
+    if (this.messages.sayAgain()) return;
+    this.tokens.forget();
+    this.controlPanel.buildShape();
+    this.settings.showProblems();
     this.parts.status.hidden = true;
     this.parts.main.hidden = false;
-    this.syncControls();
-    if (this.run) { this.updateTokens(); this.renderView(); }
+    this.controlPanel.sync();
+    if (this.run) { this.tokens.update(); this.renderView(); }
   }
 
   /** What a view's controls and wire get: the state to read and a few ways to change it. */
@@ -165,11 +288,11 @@ export class AttentionExplorer extends HTMLElement {
       get tokens() { return explorer.run?.tokens ?? []; },
       get t() { return explorer.t; },
       id: (name) => explorer.partId(name),
-      select: (changes, focus) => explorer.setSelection(changes, focus),
-      type: (changes, event) => explorer.typed(changes, event),
+      select: (changes, focus) => explorer.settings.setSelection(changes, focus),
+      type: (changes, event) => explorer.settings.typed(changes, event),
       runNow: (changes) => { Object.assign(explorer.state, changes); explorer.runs.forgetCompare(); explorer.runNow(); },
-      toggleHead: (layer, head, focus) => explorer.toggleHead(layer, head, focus),
-      isOff: (layer, head) => (explorer.state.off ?? []).some(([l, h]) => l === layer && h === head),
+      toggleHead: (layer, head, focus) => explorer.settings.toggleHead(layer, head, focus),
+      isOff: (layer, head) => isHeadOff(explorer.state, layer, head),
       get readout() { return explorer.parts.hoverReadout; },
       get notes() { return explorer.parts.notes; },
     };
@@ -186,7 +309,7 @@ export class AttentionExplorer extends HTMLElement {
 
   renderView() {
     if (!this.run || !this.session) return;
-    const theme = this.theme();
+    const theme = this.settings.theme();
     const t = this.t;
     this.parts.root.classList.toggle('theme-dark', theme === 'dark');
     this.parts.root.classList.toggle('theme-light', theme !== 'dark');
@@ -205,8 +328,8 @@ export class AttentionExplorer extends HTMLElement {
     } catch (error) {
       const notLoaded = error.code === STATUS.NOT_LOADED;
       if (notLoaded && this.runs.redrawWhenRun()) return;  // drawn when the run has it
-      if (notLoaded && this.engine.loading) this.waitForWeights(view.compareText?.(state) ?? state.sentence);
-      else this.showViewError(error);
+      if (notLoaded && this.engine.loading) this.messages.waitForWeights(view.compareText?.(state) ?? state.sentence);
+      else this.messages.showViewError(error);
       return;
     }
     this.currentFigure = result.figure;
@@ -264,7 +387,7 @@ export class AttentionExplorer extends HTMLElement {
     const mode = CONTROL_MODES.includes(word) ? word : 'full';
     if (!this.controlsChecked) {
       this.controlsChecked = true;
-      if (given !== null && mode !== word) this.reportProblems([{ name: 'controls', given, source: 'attribute', used: ['problem.usedControls', {}] }]);
+      if (given !== null && mode !== word) this.settings.reportProblems([{ name: 'controls', given, source: 'attribute', used: ['problem.usedControls', {}] }]);
     }
     this.controlsMode = mode;
     for (const m of CONTROL_MODES) this.parts.root.classList.toggle(`controls-${m}`, m === mode);
@@ -312,7 +435,7 @@ export class AttentionExplorer extends HTMLElement {
       const box = figure.getBoundingClientRect();
       const scale = box.height / Number(figure.getAttribute('height') || box.height);
       const index = Math.floor(((event.clientY - box.top) / scale - top) / rowHeight);
-      if (index >= 0 && index < this.run.n && index !== this.state.token) this.setSelection({ token: index });
+      if (index >= 0 && index < this.run.n && index !== this.state.token) this.settings.setSelection({ token: index });
     });
     figure.style.cursor = 'pointer';
   }
@@ -387,7 +510,7 @@ export class AttentionExplorer extends HTMLElement {
   selectView(view, focusTab = false) {
     this.state.view = view;
     if (viewById(view)?.compareText) this.runs.forgetCompare();
-    this.setSelection({}, focusTab ? 'tab' : null);
+    this.settings.setSelection({}, focusTab ? 'tab' : null);
   }
 
   async exportFigure(format) {
@@ -405,5 +528,4 @@ export class AttentionExplorer extends HTMLElement {
   }
 }
 
-Object.assign(AttentionExplorer.prototype, loading, settings, tokenStrip, controls);
 AttentionExplorer.assetBase = null;

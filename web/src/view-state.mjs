@@ -57,13 +57,27 @@ export function layerParam(name, key, used) {
   };
 }
 
-/** Every parameter of these views (and of the controls they show), each once, in view order. */
+/**
+ * The element's own controls, which no view declares: the heads switched off (`off=2.1,3.4`)
+ * hold for every view, each showing the model without them. Declared as a view's controls are
+ * ({name, state, params}), and read and written with theirs.
+ */
+export const ELEMENT_CONTROLS = Object.freeze([{
+  name: 'removed-heads',
+  state: { off: [] },
+  params: [headListParam('off', 'off', (s) => ['problem.usedOff', { count: s.off.length, heads: writeHeadList(s.off) ?? '' }])],
+}]);
+
+/** What declares state and parameters: each view, then the controls it shows, then the element's own controls. */
+export function controlSources(views) {
+  return [...views.flatMap((view) => [view, ...(view.controls ?? [])]), ...ELEMENT_CONTROLS];
+}
+
+/** Every parameter of these views (and of the controls they show) and of the element, each once, in view order. */
 export function paramsOf(views) {
   const seen = new Map();
-  for (const view of views) {
-    for (const source of [view, ...(view.controls ?? [])]) {
-      for (const param of source.params ?? []) if (!seen.has(param.name)) seen.set(param.name, param);
-    }
+  for (const source of controlSources(views)) {
+    for (const param of source.params ?? []) if (!seen.has(param.name)) seen.set(param.name, param);
   }
   return [...seen.values()];
 }
@@ -73,11 +87,16 @@ export function controlNames(views) {
   return [...BASE_CONTROL_NAMES, ...paramsOf(views).map((p) => p.name)];
 }
 
-/** The initial state: the shared state, then each view's and each control's own keys. */
+/** The initial state: the shared state, then each view's, each control's and the element's own keys. */
 export function initialState(views) {
   const state = { ...BASE_STATE, sentence: DEFAULT_SENTENCE, view: views[0].id };
-  for (const view of views) for (const source of [view, ...(view.controls ?? [])]) Object.assign(state, structuredClone(source.state ?? {}));
+  for (const source of controlSources(views)) Object.assign(state, structuredClone(source.state ?? {}));
   return state;
+}
+
+/** Whether head (layer, head) (from 0) is switched off in `state`. */
+export function isHeadOff(state, layer, head) {
+  return state.off.some(([l, h]) => l === layer && h === head);
 }
 
 export function cleanSentence(text) {

@@ -1,6 +1,7 @@
 // The explorer's shadow DOM: status and error lines, the sentence box, the token strip, the
 // layer and head pickers, the tabs (one per view), the panel with each view's controls, the
-// notice of unusable settings and the model card. Built again when the language changes.
+// notice of unusable settings and the model card. Built again when the language changes. The
+// pickers, tabs and controls are kept in step with the state by a ControlPanel.
 
 import { html, sharedStyleSheet } from '../dom.mjs';
 import { EXPLORER_CSS } from '../styles.mjs';
@@ -25,7 +26,7 @@ function statusParts(parts, t) {
 function sentenceParts(parts, explorer, id, t) {
   parts.sentence = html('textarea', { id: id('sentence'), rows: 2, spellcheck: 'false', maxlength: MAX_SENTENCE_CHARS, autocomplete: 'off' });
   parts.sentence.value = explorer.state.sentence;
-  parts.sentence.addEventListener('input', (event) => explorer.typed({ sentence: cleanSentence(parts.sentence.value) }, event));
+  parts.sentence.addEventListener('input', (event) => explorer.settings.typed({ sentence: cleanSentence(parts.sentence.value) }, event));
   parts.tokenCount = html('span', {});
   parts.busy = html('span', { class: 'busy', hidden: true, text: t('tokens.busy') });
   parts.truncation = html('p', { class: 'notice', role: 'status', hidden: true });
@@ -34,13 +35,13 @@ function sentenceParts(parts, explorer, id, t) {
   });
   parts.tokens.addEventListener('click', (event) => {
     const chip = event.target.closest('.token');
-    if (chip) explorer.setSelection({ token: Number(chip.dataset.token) }, 'token');
+    if (chip) explorer.settings.setSelection({ token: Number(chip.dataset.token) }, 'token');
   });
   parts.tokens.addEventListener('keydown', (event) => {
     const next = listMove(event.key, explorer.state.token, explorer.run?.n ?? 0);
     if (next === null) return;
     event.preventDefault();
-    explorer.setSelection({ token: next }, 'token');
+    explorer.settings.setSelection({ token: next }, 'token');
   });
   parts.maskPredictions = html('div', { class: 'mask-predictions', 'aria-live': 'polite', hidden: true });
 }
@@ -64,7 +65,6 @@ function tabParts(parts, explorer, id, t) {
 
 function panelParts(parts, explorer, t) {
   parts.viewControls = html('div', { class: 'view-controls' });
-  parts.viewControlParts = new Map();
   parts.problems = html('ul', {});
   parts.problemBox = html('div', { class: 'problems', role: 'status', hidden: true }, [
     html('strong', { text: t('problem.heading') }), parts.problems,
@@ -72,7 +72,7 @@ function panelParts(parts, explorer, t) {
   parts.modelCard = html('div', { class: 'model-card-box' });
   parts.tokenStepperShort = html('span', { class: 'stepper-short', 'aria-hidden': 'true' });
   parts.tokenStepperText = html('span', { class: 'stepper-text', 'aria-live': 'polite' });
-  const step = (by) => explorer.setSelection({ token: Math.max(0, Math.min((explorer.run?.n ?? 1) - 1, explorer.state.token + by)) });
+  const step = (by) => explorer.settings.setSelection({ token: Math.max(0, Math.min((explorer.run?.n ?? 1) - 1, explorer.state.token + by)) });
   parts.tokenPrevious = html('button', { type: 'button', class: 'stepper-previous', 'aria-label': t('stepper.previous'), text: '\u2039', onclick: () => step(-1) });
   parts.tokenNext = html('button', { type: 'button', class: 'stepper-next', 'aria-label': t('stepper.next'), text: '\u203a', onclick: () => step(1) });
   parts.tokenStepper = html('div', { class: 'token-stepper', role: 'group', 'aria-label': t('stepper.aria'), hidden: true }, [parts.tokenPrevious, parts.tokenStepperShort, parts.tokenStepperText, parts.tokenNext]);
@@ -86,7 +86,7 @@ function panelParts(parts, explorer, t) {
   parts.ablationText = html('span', { class: 'ablation-text' });
   parts.ablation = html('div', { class: 'ablation', role: 'status', hidden: true }, [
     parts.ablationText,
-    html('button', { type: 'button', class: 'ablation-reset', text: t('ablation.reset'), onclick: () => explorer.setRemovedHeads([], '.tab[aria-selected="true"]') }),
+    html('button', { type: 'button', class: 'ablation-reset', text: t('ablation.reset'), onclick: () => explorer.settings.setRemovedHeads([], '.tab[aria-selected="true"]') }),
   ]);
   parts.figureBox = html('div', { class: 'figure-box' });
   parts.compactReading = html('p', { class: 'compact-reading', hidden: true });
@@ -140,47 +140,77 @@ export function buildDom(explorer) {
   root.replaceChildren(parts.root);
 }
 
-export const controls = {
-  syncControls() {
-    const { layer, head, view } = this.state;
-    checkSegmented(this.parts.layerPicker, layer);
-    checkSegmented(this.parts.headPicker, head);
-    for (const tab of this.parts.tabs.children) {
-      const on = tab.dataset.view === view;
+/**
+ * The pickers, the tabs and the views' controls, kept in step with the state. The layer and head
+ * pickers and the controls are built once the model's shape is known (again for another model or
+ * language).
+ */
+export class ControlPanel {
+  /**
+   * `host`, what the panel reads of the element and asks of it:
+   *   parts, t, state, engine, run   the DOM parts, the language, the state, the model, sentence A's run
+   *   partId(name)                   the id of one of the element's parts
+   *   viewInterface()                what a view's controls get (`ui`, views/index.mjs)
+   *   select(changes, focus)         the selection changed (a picker was used)
+   *   markSelectedToken()            the strip selects the chosen token
+   */
+  constructor(host) {
+    this.host = host;
+    this.built = false;            // the shape's pickers and the controls are built
+    this.viewControls = new Map(); // each control of the views: {element, sync(state)}
+  }
+
+  /** The shape's pickers and the controls are built again when the session opens (another model). */
+  forget() {
+    this.built = false;
+  }
+
+  sync() {
+    const { parts, state, run } = this.host;
+    checkSegmented(parts.layerPicker, state.layer);
+    checkSegmented(parts.headPicker, state.head);
+    for (const tab of parts.tabs.children) {
+      const on = tab.dataset.view === state.view;
       tab.setAttribute('aria-selected', String(on));
       tab.tabIndex = on ? 0 : -1;
     }
-    this.parts.panel.setAttribute('aria-labelledby', this.partId(`tab-${view}`));
-    this.syncViewControls();
-    if (this.run) this.markSelectedToken();
-  },
+    parts.panel.setAttribute('aria-labelledby', this.host.partId(`tab-${state.view}`));
+    this.syncView();
+    if (run) this.host.markSelectedToken();
+  }
 
   /** The current view's controls are shown, each in step with the state. */
-  syncViewControls() {
-    const shown = viewById(this.state.view)?.controls ?? [];
-    for (const [control, built] of this.parts.viewControlParts) {
+  syncView() {
+    const { parts, state } = this.host;
+    const shown = viewById(state.view)?.controls ?? [];
+    for (const [control, built] of this.viewControls) {
       built.element.hidden = !shown.includes(control);
-      built.sync(this.state);
+      built.sync(state);
     }
-    this.parts.viewControls.hidden = shown.length === 0;
-  },
+    parts.viewControls.hidden = shown.length === 0;
+  }
 
   /** The pickers and controls whose size is the model's: built once the engine (and its shape) is known. */
-  buildShapeControls() {
-    const { layers, heads } = this.engine.shape;
-    const parts = this.parts;
-    const t = this.t;
-    parts.layerPicker.replaceWith(parts.layerPicker = segmented(t('picker.layer'), layers, 'layer-picker', (i) => this.setSelection({ layer: i }, 'layer'),
+  buildShape() {
+    const { parts, t, engine } = this.host;
+    const { layers, heads } = engine.shape;
+    const select = (changes, focus) => this.host.select(changes, focus);
+    parts.layerPicker.replaceWith(parts.layerPicker = segmented(t('picker.layer'), layers, 'layer-picker', (i) => select({ layer: i }, 'layer'),
       (i) => t('picker.layerButton', { layer: i + 1 })));
-    parts.headPicker.replaceWith(parts.headPicker = segmented(t('picker.head'), heads, 'head-picker', (i) => this.setSelection({ head: i }, 'head'),
+    parts.headPicker.replaceWith(parts.headPicker = segmented(t('picker.head'), heads, 'head-picker', (i) => select({ head: i }, 'head'),
       (i) => t('picker.headButton', { head: i + 1 })));
-    const ui = this.viewInterface();
-    parts.viewControlParts = new Map();
+    this.buildViewControls();
+    parts.modelCard.replaceChildren(modelCardPanel(engine, t));
+    this.built = true;
+  }
+
+  /** Each control the views show, built once however many views show it. */
+  buildViewControls() {
+    const ui = this.host.viewInterface();
+    this.viewControls = new Map();
     for (const view of VIEWS) {
-      for (const control of view.controls ?? []) if (!parts.viewControlParts.has(control)) parts.viewControlParts.set(control, control.build(ui));
+      for (const control of view.controls ?? []) if (!this.viewControls.has(control)) this.viewControls.set(control, control.build(ui));
     }
-    parts.viewControls.replaceChildren(...[...parts.viewControlParts.values()].map((built) => built.element));
-    parts.modelCard.replaceChildren(modelCardPanel(this.engine, t));
-    this.controlsBuilt = true;
-  },
-};
+    this.host.parts.viewControls.replaceChildren(...[...this.viewControls.values()].map((built) => built.element));
+  }
+}

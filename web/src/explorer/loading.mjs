@@ -1,9 +1,10 @@
-// Loading: the shared engine and its weights, a converted model, the progress line and the
-// messages of what could not be loaded. Methods of <attention-explorer> (see explorer.mjs).
+// What is said while loading and on errors: the progress line, what could not be loaded or run,
+// the weights a run waits for and those that arrive. A part of <attention-explorer>
+// (explorer.mjs).
 
 import { html, replaceChildrenOf } from '../dom.mjs';
 import { STATUS } from '../engine.mjs';
-import { viewById, layersShown, fitStateToShape } from '../views/index.mjs';
+import { viewById, layersShown } from '../views/index.mjs';
 
 /** The status table's name of an engine code ('CHECKSUM' for 5), or null. */
 export function statusName(code) {
@@ -35,109 +36,88 @@ export function errorDetail(t, error, engine) {
   return String(error.message || error);
 }
 
-export const loading = {
-  async start() {
-    if (this.engine) { this.loader.watch(); this.openSession(); return; }
-    const assetBase = this.getAttribute('assets') || this.constructor.assetBase;
-    try {
-      await this.loader.load({
-        assetBase, wasm: this.getAttribute('wasm'), weights: this.getAttribute('weights'),
-      }, (progress) => this.showProgress(progress));
-    } catch (error) {
-      this.showError(error);
-      this.rejectReady(error);
-      return;
-    }
-    if (!this.isConnected) return;
-    this.loader.watch();
-    this.openSession();
-    this.resolveReady(this);
-  },
-
+export class LoadMessages {
   /**
-   * Shows another model: `bytes`, a weights file (the page's converter makes one). Explorers
-   * given the same bytes share one engine. Rejects with the engine's EngineError when it
-   * refuses the file.
+   * `host`, what the messages read of the element and ask of it:
+   *   parts, t, state, engine, run  the DOM parts, the language, the state, the model, sentence A's run
+   *   connected()                   whether the element is still on the page
+   *   runNow()                      a run of the state's text
+   *   draw()                        the view is drawn again
+   *   replacedFigure()              a message stands in place of the figure (nothing to export)
+   *   waitingLayer()                the layer whose weights the run under way waits for, or null
+   *   viewDrawnWhileWaiting()       whether the view is drawn while the run waits for a layer
+   *   predictionsShown(), updatePredictions()  the [MASK] predictions of the token strip
+   *   forgetRun()                   no run is on show any more (the scheduler's and the strip's)
    */
-  async useWeights(bytes, label) {
-    await this.ready;
-    this.loader.use(bytes, () => this.runs.close());
-    const { layers, heads } = this.engine.shape;
-    Object.assign(this.state, { layer: Math.min(this.state.layer, layers - 1), head: Math.min(this.state.head, heads - 1) });
-    fitStateToShape(this.state, this.engine.shape, true);
-    this.tokenKey = null;
-    this.controlsBuilt = false;
-    this.dataset.model = label;
-    this.openSession();
-  },
+  constructor(host) {
+    this.host = host;
+    this.lastProgress = null;  // said again in another language
+    this.lastError = null;     // said again in another language, in place of the explorer
+  }
+
+  /** The language changed: what was said in place of the explorer is said again; whether it was. */
+  sayAgain() {
+    if (this.lastError) { this.showError(this.lastError); return true; }
+    if (this.host.engine) return false;
+    if (this.lastProgress) this.showProgress(this.lastProgress);
+    return true;
+  }
 
   /** A part of the weights arrived (or was refused): what waited for it is drawn again. A part
    * fetched while idle that the network failed to bring is fetched again when a run needs it;
    * a part the engine refused (its bytes are corrupted) is said at once. */
-  onWeightsArrived({ missing, error, background }) {
+  weightsArrived({ missing, error, background }) {
+    const { host } = this;
     if (error) { if (!background || Number.isInteger(error.code)) this.showFirstError(error); return; }
-    if (!this.run || !this.isConnected) return;
-    if (this.runs.waitingLayer !== null) { if (!this.runs.job.drawn) this.renderView(); return; }  // its progress
-    if (!this.parts.maskPredictions.hidden) this.updateMaskPredictions();
-    if (viewById(this.state.view)?.redrawsAsWeightsArrive && (missing === 0 || missing % 8 === 0)) this.renderView();
-  },
+    if (!host.run || !host.connected()) return;
+    if (host.waitingLayer() !== null) { if (!host.viewDrawnWhileWaiting()) host.draw(); return; }  // its progress
+    if (host.predictionsShown()) host.updatePredictions();
+    if (viewById(host.state.view)?.redrawsAsWeightsArrive && (missing === 0 || missing % 8 === 0)) host.draw();
+  }
 
   /** A run that needs rows of the weights not yet arrived: they are fetched first, and the layers
    * the view shows with them; the run begins once the rows are in, and computes each layer as its
    * weights arrive (a view waiting for one says so). */
-  waitForWeights(text = this.state.sentence) {
-    const sentence = this.state.sentence;
-    const loading = this.engine.loading;
-    loading.ensureLayers(layersShown(this.state, this.engine.shape)).catch(() => {});  // the run says what fails
+  waitForWeights(text = this.host.state.sentence) {
+    const { host } = this;
+    const { sentence } = host.state;
+    const loading = host.engine.loading;
+    loading.ensureLayers(layersShown(host.state, host.engine.shape)).catch(() => {});  // the run says what fails
     loading.ensureText(text).then(() => {
-      if (this.state.sentence === sentence && this.isConnected) this.runNow();
+      if (host.state.sentence === sentence && host.connected()) host.runNow();
     }, (error) => this.showFirstError(error));
-  },
+  }
 
   /** The first part of the weights refused or missing is the one named; later ones follow from it.
    * A drawn explorer keeps its figure: a part the network did not bring is said in place of the
    * view that needs it, with a control that fetches it again. */
   showFirstError(error) {
-    const drawn = this.run && !this.parts.main.hidden;
+    const { run, parts } = this.host;
+    const drawn = run && !parts.main.hidden;
     if (drawn && !Number.isInteger(error.code)) this.showMissingWeights(error);
-    else if (this.parts.error.hidden) this.showError(error, { keepFigure: drawn });
-  },
+    else if (parts.error.hidden) this.showError(error, { keepFigure: drawn });
+  }
 
   showMissingWeights(error) {
-    const t = this.t;
+    const { host } = this;
+    const { t, engine } = host;
     const retry = () => {
-      this.engine.loading.ensure(this.engine.loading.failedParts(), 'high')
-        .then(() => { if (this.isConnected) this.runNow(); }, (again) => this.showMissingWeights(again));
+      engine.loading.ensure(engine.loading.failedParts(), 'high')
+        .then(() => { if (host.connected()) host.runNow(); }, (again) => this.showMissingWeights(again));
     };
-    this.currentFigure = null;
-    replaceChildrenOf(this.parts.figureBox, html('div', { class: 'error weights-missing', role: 'alert' }, [
+    this.showInPlaceOfFigure(html('div', { class: 'error weights-missing', role: 'alert' }, [
       html('strong', { text: t('error.weightsMissing') }),
-      html('span', { class: 'error-message', text: errorDetail(t, error, this.engine) }),
+      html('span', { class: 'error-message', text: errorDetail(t, error, engine) }),
       html('button', { type: 'button', class: 'small-button retry-weights', text: t('error.retry'), onclick: retry }),
     ]));
-    this.parts.notes.replaceChildren();
-    this.markDrawn();
-  },
-
-  openSession() {
-    this.runs.open(this.engine);
-    if (!this.controlsBuilt) this.buildShapeControls();
-    for (const { raw, source } of this.pendingControls || []) this.applyControls(raw, source);
-    this.pendingControls = [];
-    fitStateToShape(this.state, this.engine.shape);
-    this.checkTheme();
-    this.parts.status.hidden = true;
-    this.parts.main.hidden = false;
-    this.syncControls();
-    this.runNow();
-  },
+  }
 
   /** The progress line: what is loading (by part), and how much of it has arrived. */
   showProgress(progress) {
     this.lastProgress = progress;
     const { part, message, loaded, total } = progress;
-    const { statusText: line, progress: bar, progressBar } = this.parts;
-    const t = this.t;
+    const { statusText: line, progress: bar, progressBar } = this.host.parts;
+    const { t } = this.host;
     const what = /^decoding/.test(message) ? `progress.decoding.${part}` : /^starting/.test(message) ? 'progress.starting' : `progress.loading.${part}`;
     const known = total > 1;
     line.textContent = known
@@ -146,24 +126,24 @@ export const loading = {
     bar.classList.toggle('indeterminate', !known && total === 0);
     progressBar.style.width = known ? `${Math.min(100, (100 * loaded) / total).toFixed(1)}%` : total === 1 ? '100%' : '';
     bar.setAttribute('aria-valuenow', known ? String(Math.round((100 * loaded) / total)) : '');
-  },
+  }
 
   showError(error, { keepFigure = false } = {}) {
     if (!keepFigure) this.lastError = error;  // redrawn in another language in place of the explorer
-    const t = this.t;
-    this.parts.status.hidden = true;
-    this.parts.main.hidden = !keepFigure;
+    const { t, parts, engine } = this.host;
+    parts.status.hidden = true;
+    parts.main.hidden = !keepFigure;
     const headline = t({ weights: 'error.headlineWeights', wasm: 'error.headlineWasm' }[error.part] ?? 'error.headlineEngine');
     const coded = Number.isInteger(error.code) && error.part;
-    replaceChildrenOf(this.parts.error, [
+    replaceChildrenOf(parts.error, [
       html('strong', { text: t('error.cannotStart', { headline }) }),
-      html('span', { class: 'error-message', text: errorDetail(t, error, this.engine) }),
+      html('span', { class: 'error-message', text: errorDetail(t, error, engine) }),
       coded ? html('span', { text: t('error.code', { code: error.code }) }) : null,
     ]);
-    this.parts.error.dataset.part = error.part || 'unknown';
-    if (coded) this.parts.error.dataset.code = String(error.code);
-    this.parts.error.hidden = false;
-  },
+    parts.error.dataset.part = error.part || 'unknown';
+    if (coded) parts.error.dataset.code = String(error.code);
+    parts.error.hidden = false;
+  }
 
   /**
    * A run that failed (out of memory, numbers that are not finite): the session holds no run any
@@ -171,26 +151,27 @@ export const loading = {
    * strip is emptied and the view says why, until a run succeeds.
    */
   runFailed(error) {
-    this.runs.forgetRuns();
-    this.tokenKey = null;
-    this.parts.tokens.replaceChildren();
-    this.parts.tokenCount.textContent = '';
-    this.parts.maskPredictions.hidden = true;
+    this.host.forgetRun();
     this.showViewError(error);
-  },
+  }
 
   /** A view that could not be drawn says so in place of its figure; the rest keeps working. */
   showViewError(error) {
-    this.currentFigure = null;
-    const t = this.t;
+    const { t } = this.host;
     const detail = Number.isInteger(error.code) ? statusText(t, error.code) : String(error.message || error);
     // Out of memory: the explorers of a page share the engine's memory, and the reader can act on it.
     const hint = Number.isInteger(error.code) && statusName(error.code) === 'NO_MEMORY' ? t('error.noMemoryHint') : null;
-    replaceChildrenOf(this.parts.figureBox, html('p', { class: 'error', role: 'alert' }, [
+    this.showInPlaceOfFigure(html('p', { class: 'error', role: 'alert' }, [
       html('strong', { text: t('error.viewNotDrawn') }), ' ', html('span', { text: detail }),
       hint ? html('span', { class: 'error-hint', text: ` ${hint}` }) : null,
     ]));
-    this.parts.notes.replaceChildren();
-    this.markDrawn();
-  },
-};
+  }
+
+  /** `message` in the figure's box, with no notes. */
+  showInPlaceOfFigure(message) {
+    const { parts } = this.host;
+    replaceChildrenOf(parts.figureBox, message);
+    parts.notes.replaceChildren();
+    this.host.replacedFigure();
+  }
+}

@@ -1,33 +1,59 @@
 // The token strip under the sentence: one chip per token (the chosen one selected), the count
-// and truncation lines, and the [MASK] predictions. Methods of <attention-explorer>.
+// and truncation lines, and the [MASK] predictions. A part of <attention-explorer> (explorer.mjs).
 
 import { html, replaceChildrenOf } from '../dom.mjs';
 import { isSpecialToken, maskPositions } from '../format.mjs';
 import { predictionCaveat, weightsWaitText } from '../views/common.mjs';
 
-export const tokenStrip = {
-  updateTokens() {
-    const run = this.run;
-    const t = this.t;
+export class TokenStrip {
+  /**
+   * `host`, what the strip reads of the element:
+   *   parts, t             the element's DOM parts and its language
+   *   state                the sentence and the chosen token
+   *   run, session, engine sentence A's run, its session, the engine (for the predictions)
+   *   waitingLayer()       the layer whose weights the run under way waits for, or null
+   */
+  constructor(host) {
+    this.host = host;
+    this.key = null;  // the language, ids and offsets of the chips drawn
+  }
+
+  /** The strip, its count and truncation lines and the predictions, for sentence A's run. */
+  update() {
+    const { run, t, parts } = this.host;
     const key = `${t.lang}:${run.ids.join(',')}:${run.offsets.join(',')}`;
-    if (key !== this.tokenKey) {
-      this.tokenKey = key;
+    if (key !== this.key) {
+      this.key = key;
       this.updateChips(run);
     }
-    this.markSelectedToken();
+    this.markSelected();
     const { truncated, fullLength, n } = run;
     const pieces = run.tokens.filter((token) => token.startsWith('##')).length;
-    this.parts.tokenCount.textContent = t('tokens.count', { count: n }) + (pieces ? t('tokens.pieces', { count: pieces }) : '');
-    this.parts.truncation.hidden = !truncated;
-    this.parts.truncation.textContent = truncated ? t('tokens.truncated', { n, full: fullLength }) : '';
+    parts.tokenCount.textContent = t('tokens.count', { count: n }) + (pieces ? t('tokens.pieces', { count: pieces }) : '');
+    parts.truncation.hidden = !truncated;
+    parts.truncation.textContent = truncated ? t('tokens.truncated', { n, full: fullLength }) : '';
     this.updateMaskPredictions();
-  },
+  }
+
+  /** The chips are made again at the next update (the language or the model changed). */
+  forget() {
+    this.key = null;
+  }
+
+  /** No run is on show (it failed): the strip, its count and the predictions are emptied. */
+  clear() {
+    const { parts } = this.host;
+    this.key = null;
+    parts.tokens.replaceChildren();
+    parts.tokenCount.textContent = '';
+    parts.maskPredictions.hidden = true;
+  }
 
   /** One chip per token: a chip whose token and offsets are unchanged is kept as it is (typing in
    * a long text changes a few chips, and the strip is not laid out again from scratch). */
   updateChips(run) {
-    const strip = this.parts.tokens;
-    const codePoints = [...this.state.sentence];
+    const strip = this.host.parts.tokens;
+    const codePoints = [...this.host.state.sentence];
     const chips = strip.children;
     for (let i = 0; i < run.n; i++) {
       const [start, end] = run.offsets[i];
@@ -38,10 +64,10 @@ export const tokenStrip = {
       if (chips[i]) chips[i].replaceWith(chip); else strip.append(chip);
     }
     while (chips.length > run.n) strip.lastElementChild.remove();
-  },
+  }
 
   tokenChip(token, index, [start, end], codePoints) {
-    const t = this.t;
+    const { t } = this.host;
     const special = isSpecialToken(token);
     const piece = token.startsWith('##');
     const source = end > start ? codePoints.slice(start, end).join('') : '';
@@ -54,46 +80,52 @@ export const tokenStrip = {
       html('span', { class: 'index', text: String(index) }),
       html('span', { class: 'piece' }, piece ? [html('span', { class: 'piece-mark', text: '##' }), token.slice(2)] : token),
     ]);
-  },
+  }
 
-  markSelectedToken() {
-    const chips = this.parts.tokens.children;
-    const previous = this.parts.tokens.querySelector('[aria-selected="true"]');
+  /** The chosen token's chip is selected (and the one the strip's keyboard focus goes to). */
+  markSelected() {
+    const { parts, state } = this.host;
+    const previous = parts.tokens.querySelector('[aria-selected="true"]');
     if (previous) { previous.setAttribute('aria-selected', 'false'); previous.tabIndex = -1; }
-    const chip = chips[this.state.token];
+    const chip = parts.tokens.children[state.token];
     if (chip) {
       chip.setAttribute('aria-selected', 'true');
       chip.tabIndex = 0;
-      this.parts.tokens.setAttribute('aria-activedescendant', '');
+      parts.tokens.setAttribute('aria-activedescendant', '');
     }
-  },
+  }
+
+  /** Whether the [MASK] predictions are on show. */
+  predictionsShown() {
+    return !this.host.parts.maskPredictions.hidden;
+  }
 
   updateMaskPredictions() {
-    const t = this.t;
-    const masks = maskPositions(this.run.tokens);
-    const box = this.parts.maskPredictions;
+    const { t, run, session, engine } = this.host;
+    const masks = maskPositions(run.tokens);
+    const box = this.host.parts.maskPredictions;
     box.hidden = masks.length === 0;
     if (!masks.length) { box.replaceChildren(); return; }
-    if (!this.session.complete()) {  // a run under way: its predictions come when it ends
-      if (!this.runs.waitingLayer) box.hidden = true;
-      else replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsWaitText(t, this.engine) }));
+    if (!session.complete()) {  // a run under way: its predictions come when it ends
+      if (!this.host.waitingLayer()) box.hidden = true;
+      else replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsWaitText(t, engine) }));
       return;
     }
-    if (!this.engine.hasMlm()) { replaceChildrenOf(box, html('p', { class: 'mask-caveat', text: t('mlm.noHead') })); return; }
-    if (this.engine.loading && this.engine.partsMissing() > 0) {
-      replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsWaitText(t, this.engine) }));
-      this.engine.loading.ensureAll().catch(() => {});  // a refusal is shown by onWeightsArrived
+    if (!engine.hasMlm()) { replaceChildrenOf(box, html('p', { class: 'mask-caveat', text: t('mlm.noHead') })); return; }
+    if (engine.loading && engine.partsMissing() > 0) {
+      replaceChildrenOf(box, html('p', { class: 'mask-waiting', role: 'status', text: weightsWaitText(t, engine) }));
+      engine.loading.ensureAll().catch(() => {});  // a refusal is shown when the weights arrive (loading.mjs)
       return;
     }
     replaceChildrenOf(box, [
       masks.slice(0, 4).map((position) => {
-        const predictions = this.session.mlm(position, 5);
+        const predictions = session.mlm(position, 5);
         return html('p', { class: 'mask-line', dataset: { position: String(position) } }, [
           html('b', { text: t('mlm.lineHead', { position }) }),
           predictions.map((p, k) => [k ? ' \u00b7 ' : '', html('span', { dataset: { probability: String(p.probability) }, text: `${t.quote(p.token)} ${t.percent(p.probability)}` })]),
         ]);
       }),
-      html('p', { class: 'mask-caveat', text: predictionCaveat(t, this.engine.modelCard()) }),
+      html('p', { class: 'mask-caveat', text: predictionCaveat(t, engine.modelCard()) }),
     ]);
-  },
-};
+  }
+}

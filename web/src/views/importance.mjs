@@ -10,7 +10,7 @@ import { figureHeader, figureRoot, FIGURE_PAD, colourLegend, fitText, seriesColo
 import { diverging, inkOn } from '../palette.mjs';
 import { messageFigure } from '../figures.mjs';
 import { headName, isBoundaryToken, isMaskToken, tokenPhrase, largest, total } from '../format.mjs';
-import { headListParam, enumParam } from '../view-state.mjs';
+import { enumParam } from '../view-state.mjs';
 import { html } from '../dom.mjs';
 import { toggle } from '../widgets.mjs';
 import { capitalise, note, weightsWaitText } from './common.mjs';
@@ -288,8 +288,6 @@ export const importanceView = {
   layersShown: (state, shape) => shape.layers,
   aliases: ['importance'],
   labelKey: 'view.importance',
-  state: { off: [] },
-  params: [headListParam('off', 'off', (s) => ['problem.usedOff', { count: s.off.length, heads: s.off.map(([l, h]) => `${l + 1}.${h + 1}`).join(',') }])],
   controls: [overControl, answerControl],
   focus: '.imp-cell[tabindex="0"]',
   render(ctx) {

@@ -36,6 +36,7 @@ import { layerView } from './layer.mjs';
 import { scalingView } from './scaling.mjs';
 import { importanceView } from './importance.mjs';
 import { addMessages } from '../i18n/index.mjs';
+import { controlSources } from '../view-state.mjs';
 
 export const VIEWS = [rowView, gridView, headView, rolloutView, matrixView, entropyView, contributionsView, mlmView, compareView, layerView, scalingView, importanceView];
 
@@ -67,11 +68,9 @@ export function layersShown(state, shape) {
  * those still null, or all of them for a newly shown model.
  */
 export function fitStateToShape(state, shape, newModel = false) {
-  for (const view of VIEWS) {
-    for (const source of [view, ...(view.controls ?? [])]) {
-      const fitted = source.shapeState?.(shape) ?? {};
-      for (const [key, value] of Object.entries(fitted)) if (newModel || state[key] === null) state[key] = value;
-    }
+  for (const source of controlSources(VIEWS)) {
+    const fitted = source.shapeState?.(shape) ?? {};
+    for (const [key, value] of Object.entries(fitted)) if (newModel || state[key] === null) state[key] = value;
   }
 }
 

@@ -21,7 +21,9 @@
 // The element, the hash, the keyboard handling and the tests iterate this list: adding a view
 // is adding its module and its line here (or registerView from a page's script).
 // `ui`, the interface a view's controls and wire get: {state, shape, tokens, t, id(name),
-// select(changes, focus), type(changes, event), runNow(changes), readout, notes}.
+// select(changes, focus), type(changes, event), runNow(changes), toggleHead(layer, head, focus),
+// isOff(layer, head), readout, notes}. The heads switched off (`off`) are the element's own
+// control (view-state.mjs ELEMENT_CONTROLS): every view shows the model without them.
 
 import { rowView } from './row.mjs';
 import { gridView } from './grid.mjs';

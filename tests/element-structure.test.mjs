@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { VIEWS, fitStateToShape } from '../web/src/views/index.mjs';
 import { ELEMENT_CONTROLS, controlNames, initialState, writeHash } from '../web/src/view-state.mjs';
 import { RunScheduler } from '../web/src/explorer/scheduler.mjs';
+import { Settings } from '../web/src/explorer/settings.mjs';
 import { SPECIAL, SPECIAL_TOKENS } from '../c/spec.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -157,4 +158,47 @@ test('the scheduler makes no second session for a view that does not compare', a
   assert.equal(scheduler.compareSession, null);
   assert.equal(scheduler.hasLayers(row, 2), true);
   assert.equal(scheduler.hasLayers(row, 3), false);
+});
+
+// ---------------------------------------------------------------- the settings, through their host
+
+/** Settings on a fake host: `calls` lists what they asked of the element. */
+function settingsOn(state) {
+  const calls = [];
+  const host = {
+    state, run: null, engine: { shape: { layers: 4, heads: 4 } }, parts: {}, t: null, tEnglish: null,
+    attribute: () => null, keepsHash: () => false, prefersDark: () => false, find: () => null,
+    syncControls: () => calls.push('sync'), draw: () => calls.push('draw'), runNow: () => calls.push('run'),
+    request: () => calls.push('request'), forgetCompare: () => calls.push('forget B'), typedAt: (time) => calls.push(`typed at ${time}`),
+  };
+  return { settings: new Settings(host), host, calls };
+}
+
+test('the settings keep the chosen token across edits (same text, same occurrence), else show the first word', () => {
+  const { settings, host } = settingsOn({ ...initialState(VIEWS), token: 4 });
+  host.run = { tokens: ['[CLS]', 'it', 'is', 'what', 'it', 'is', '[SEP]'] };
+  settings.chooseToken();
+  assert.equal(host.state.token, 4);  // the second "it", kept as such
+  host.run = { tokens: ['[CLS]', 'so', 'it', 'is', 'what', 'it', 'is', '[SEP]'] };
+  settings.chooseToken();
+  assert.equal(host.state.token, 5);
+  host.run = { tokens: ['[CLS]', 'it', 'was', '[SEP]'] };
+  settings.chooseToken();
+  assert.equal(host.state.token, 1);  // no second "it" now: the first word, and the second "it" remembered
+  host.run = { tokens: ['[CLS]', 'it', 'was', 'it', '[SEP]'] };
+  settings.chooseToken();
+  assert.equal(host.state.token, 3);
+});
+
+test('the settings switch a head off and on again in the element\'s state, and rerun without sentence B\'s run', () => {
+  const { settings, host, calls } = settingsOn(initialState(VIEWS));
+  settings.toggleHead(2, 1);
+  settings.toggleHead(0, 3);
+  assert.deepEqual(host.state.off, [[0, 3], [2, 1]]);
+  settings.toggleHead(2, 1);
+  assert.deepEqual(host.state.off, [[0, 3]]);
+  assert.deepEqual(calls, ['forget B', 'run', 'forget B', 'run', 'forget B', 'run']);
+  settings.typed({ sentence: 'a b' }, { timeStamp: 12 });
+  assert.equal(host.state.sentence, 'a b');
+  assert.deepEqual(calls.slice(-2), ['typed at 12', 'request']);
 });

@@ -25,6 +25,7 @@
 // isOff(layer, head), readout, notes}. The heads switched off (`off`) are the element's own
 // control (view-state.mjs ELEMENT_CONTROLS): every view shows the model without them.
 
+import { controlSources } from '../view-state.mjs';
 import { rowView } from './row.mjs';
 import { gridView } from './grid.mjs';
 import { headView } from './head-view.mjs';
@@ -38,7 +39,6 @@ import { layerView } from './layer.mjs';
 import { scalingView } from './scaling.mjs';
 import { importanceView } from './importance.mjs';
 import { addMessages } from '../i18n/index.mjs';
-import { controlSources } from '../view-state.mjs';
 
 export const VIEWS = [rowView, gridView, headView, rolloutView, matrixView, entropyView, contributionsView, mlmView, compareView, layerView, scalingView, importanceView];
 

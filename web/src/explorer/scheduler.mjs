@@ -36,7 +36,7 @@ export function nextFrame(fn) {
 export class RunScheduler {
   /**
    * `host`, what the scheduler reads of the element and tells it:
-   *   state, engine        read when a run begins
+   *   state, engine        read when a run begins (the sentence, the view, the heads switched off)
    *   connected()          whether the element is still on the page
    *   began()              sentence A's run began: its tokens are known
    *   draw()               the view can be drawn: the runs have the layers it shows
@@ -256,7 +256,7 @@ export class RunScheduler {
   /** The session removes the heads the state switches off (before its next run). */
   syncRemovedHeads(session) {
     const { layers, heads } = this.host.engine.shape;
-    const wanted = (this.host.state.off ?? []).filter(([l, h]) => l < layers && h < heads);
+    const wanted = this.host.state.off.filter(([l, h]) => l < layers && h < heads);
     if (wanted.join(';') === session.removedHeads().join(';')) return;
     session.setRemovedHeads(wanted);
   }

@@ -38,6 +38,7 @@ export async function testUnneededPart(ctx) {
   check(`setup: the sentence needs parts ${[...neededParts].join(', ')}, not part ${unneeded}`, !neededParts.has(unneeded));
 }
 
+/** One 503 for a part the sentence does not need: retried, never shown. */
 export async function testOneFailedPart(ctx) {
   const { check, openPage, behaviour, reset } = ctx, unneeded = unneededPart(ctx);
   reset();
@@ -52,6 +53,7 @@ export async function testOneFailedPart(ctx) {
   await page.context().close();
 }
 
+/** A part that keeps failing: nothing shown until a view needs it; then a notice in place, and its retry control. */
 export async function testPartThatKeepsFailing(ctx) {
   const { check, openPage, behaviour, reset } = ctx, unneeded = unneededPart(ctx);
   reset();
@@ -110,6 +112,7 @@ export async function testServerIgnoringRangesForParts({ check, openPage, behavi
   }
 }
 
+/** Explorers added and removed after the engine has loaded: each one freed (DOM, listeners, JS and wasm heaps). */
 export async function testAddAndRemoveAfterLoad({ check, openPage, reset }) {
   reset();
   const page = await openPage(`<attention-explorer sentence="${SENTENCE}"></attention-explorer>`);

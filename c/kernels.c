@@ -402,3 +402,18 @@ void softmax(float *x, int count) {
     for (i = 0; i + 4 <= count; i += 4) f4_store(x + i, f4_mul(f4_load(x + i), inv));
     for (; i < count; i++) x[i] *= f4_lane(inv, 0);
 }
+
+void log_softmax(float *x, int count) {
+    int i;
+    const float max = max_value(x, count);
+    double sum = 0;
+    const f4 vmax = f4_splat(max);
+    for (i = 0; i + 4 <= count; i += 4) {
+        const f4 e = f4_exp(f4_sub(f4_load(x + i), vmax));
+        sum += ((double)f4_lane(e, 0) + f4_lane(e, 1)) + ((double)f4_lane(e, 2) + f4_lane(e, 3));
+    }
+    for (; i < count; i++) sum += exp_scalar(x[i] - max);
+    const f4 log_sum = f4_splat((float)(max + log(sum)));
+    for (i = 0; i + 4 <= count; i += 4) f4_store(x + i, f4_sub(f4_load(x + i), log_sum));
+    for (; i < count; i++) x[i] -= f4_lane(log_sum, 0);
+}

@@ -45,7 +45,7 @@ help:
 	@echo "make test-node-all tests/parity.mjs and every node --test file and test (ATTN_TEST_ALL=1)"
 	@echo "make test-checkpoints  $(FLOAT_CHECKPOINT) through the precision search, held to the parity bar"
 	@echo "make test-browser  the browser core set in Chromium (node --test tests/browser/chromium.test.mjs)"
-	@echo "make test-browser-all  the full browser suite, throttled page loads included"
+	@echo "make test-browser-all  the full browser suite, throttled page loads included, then the fault cases (faults.test.mjs)"
 	@echo "make test-fuzz-regressions  the fuzz corpora and every crash ever found, replayed (ASan+UBSan)"
 	@echo "make test-valgrind the CLI under valgrind: errors or leaks fail"
 	@echo "make test-firefox  the browser suite's Firefox set in firefox-esr (part of test-all)"
@@ -202,7 +202,8 @@ test-checkpoints: wasm
 	$(LIMIT) 300 node tests/parity.mjs --weights build/bert-mini-mlm.auto.bin --attention tests/fixtures/pairs
 
 # The browser suite (tests/browser/run.mjs's table, topic modules in tests/browser/topics/) on
-# node:test, one file a browser; BROWSER_TEST_FLAGS=--test-name-pattern=testFrench runs one test.
+# node:test, one file a browser, and the fault and notebook files (faults.test.mjs,
+# notebook.test.mjs); BROWSER_TEST_FLAGS=--test-name-pattern=testFrench runs one test.
 BROWSER_TEST_FLAGS ?= --test-reporter=spec
 BROWSER_SHARDS ?= 2
 BROWSER_SHARD_TARGETS := $(addprefix test-browser-shard-,$(shell seq 1 $(BROWSER_SHARDS)))
@@ -215,16 +216,16 @@ test-browser-shard-%: web
 
 test-browser-all: web
 	ATTN_BROWSER_SET=all node --test $(BROWSER_TEST_FLAGS) tests/browser/chromium.test.mjs
-	$(LIMIT) 600 node tests/browser/faults.mjs
+	$(LIMIT) 600 node --test $(BROWSER_TEST_FLAGS) tests/browser/faults.test.mjs
 
 # The browser suite's Firefox set (run.mjs's FIREFOX) in Debian's firefox-esr, driven over WebDriver BiDi.
 test-firefox: web
 	node --test $(BROWSER_TEST_FLAGS) tests/browser/firefox.test.mjs
 
 # The notebook helper (web/notebook/) in a kernel of Debian's Jupyter, its HTML export and the
-# one-file page opened alone from file:// in Chromium.
+# one-file page opened alone from file:// in Chromium (tests/browser/topics/notebook.mjs).
 test-notebook: web
-	$(LIMIT) 1200 node tests/browser/notebook.mjs
+	$(LIMIT) 1200 node --test $(BROWSER_TEST_FLAGS) tests/browser/notebook.test.mjs
 
 # ---------------------------------------------------------------- bench (bench/README.md)
 # Our wasm engine vs onnxruntime-web (f32 and int8, 1 thread) on ../shared/peers/, in headless

@@ -39,7 +39,7 @@ window.benchBlock = async (options) => {
   const engine = await loadEngine({ assetBase: new URL('/web/dist/', location.href).href, wasm: options.wasm, weights: options.weights });
   const { ort, sessions, note } = await loadOrt(options.ort);
   const notes = [`peer: ${note}`,
-    `timer: crossOriginIsolated ${crossOriginIsolated} (performance.now() resolution ${crossOriginIsolated ? '5 µs' : '100 µs'})`];
+    `timer: crossOriginIsolated ${self.crossOriginIsolated} (performance.now() resolution ${self.crossOriginIsolated ? '5 µs' : '100 µs'})`];
   const peak = options.peak ? await loadPeak(await bytes(options.peak)) : null;
   const sets = await Promise.all(FIXTURE_SETS.map((s) => loadFixture(s.prefix, s.model)));
   const forced = options.fixtures ? await loadFixture(options.fixtures, options.fixtures) : null;

@@ -407,13 +407,6 @@ int bert_mlm_top_k(const bert_state *s, int position, int k, int32_t *ids, float
 int bert_mlm_log_probs(const bert_model *m, const float *hidden, int count, float *log_probs) {
     const int status = mlm_logits(m, hidden, count, log_probs);
     if (status != BERT_OK) return status;
-    const size_t vocab = (size_t)m->vocab_size;
-    for (float *row = log_probs; row < log_probs + (size_t)count * vocab; row += vocab) {
-        const float max = max_value(row, m->vocab_size);
-        double sum = 0;
-        for (size_t v = 0; v < vocab; v++) sum += exp((double)row[v] - max);
-        const float log_sum = (float)(max + log(sum));
-        for (size_t v = 0; v < vocab; v++) row[v] -= log_sum;
-    }
+    for (int r = 0; r < count; r++) log_softmax(log_probs + (size_t)r * (size_t)m->vocab_size, m->vocab_size);
     return BERT_OK;
 }

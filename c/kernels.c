@@ -384,21 +384,37 @@ int first_max_index(const float *x, int count) {
     return 0;
 }
 
-void softmax(float *x, int count) {
+/* Σ e^(x − max) over count values, accumulated in double; with `out`, each e^(x − max) is stored
+ * there (out may be x). */
+static double exp_sum(const float *x, int count, float max, float *out) {
     int i;
-    const float max = max_value(x, count);
     double sum = 0;
     const f4 vmax = f4_splat(max);
     for (i = 0; i + 4 <= count; i += 4) {
         const f4 e = f4_exp(f4_sub(f4_load(x + i), vmax));
-        f4_store(x + i, e);
+        if (out) f4_store(out + i, e);
         sum += ((double)f4_lane(e, 0) + f4_lane(e, 1)) + ((double)f4_lane(e, 2) + f4_lane(e, 3));
     }
     for (; i < count; i++) {
-        x[i] = exp_scalar(x[i] - max);
-        sum += x[i];
+        const float e = exp_scalar(x[i] - max);
+        if (out) out[i] = e;
+        sum += e;
     }
+    return sum;
+}
+
+void softmax(float *x, int count) {
+    int i;
+    const double sum = exp_sum(x, count, max_value(x, count), x);
     const f4 inv = f4_splat((float)(1.0 / sum));
     for (i = 0; i + 4 <= count; i += 4) f4_store(x + i, f4_mul(f4_load(x + i), inv));
     for (; i < count; i++) x[i] *= f4_lane(inv, 0);
+}
+
+void log_softmax(float *x, int count) {
+    int i;
+    const float max = max_value(x, count);
+    const f4 log_sum = f4_splat((float)(max + log(exp_sum(x, count, max, NULL))));
+    for (i = 0; i + 4 <= count; i += 4) f4_store(x + i, f4_sub(f4_load(x + i), log_sum));
+    for (; i < count; i++) x[i] -= f4_lane(log_sum, 0);
 }

@@ -50,4 +50,8 @@ int first_max_index(const float *x, int count);
  * within float rounding. exp is a polynomial accurate to ~2 ulp. */
 void softmax(float *x, int count);
 
+/* In place: log-softmax, x − (max + log Σ e^(x − max)), with softmax's exp and double sum (the
+ * masked-word head's log-probabilities over the whole vocabulary). */
+void log_softmax(float *x, int count);
+
 #endif

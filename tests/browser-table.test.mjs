@@ -1,27 +1,36 @@
-// The browser suite's table (tests/browser/run.mjs): every test a topic module exports is in it,
-// every name its sets and limits give is a test of it, and Firefox runs no test that needs what
-// only Chromium has. Runs no browser.
+// The browser tests' tables (tests/browser/run.mjs's, and those of faults.test.mjs and
+// notebook.test.mjs, in their topic modules): every test a topic module exports is in one of them,
+// every name run.mjs's sets and limits give is a test of its table, and Firefox runs no test that
+// needs what only Chromium has. Runs no browser.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FIREFOX, FULL_ONLY, LONG_TESTS, TESTS } from './browser/run.mjs';
+import { FAULT_TESTS } from './browser/topics/faults.mjs';
+import { NOTEBOOK_TESTS } from './browser/topics/notebook.mjs';
 
 const BROWSER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'browser');
 const TOPICS = path.join(BROWSER, 'topics');
 
-test('every test a topic module exports is in the table, once', async () => {
-  const registered = new Set(Object.values(TESTS));
+const TABLES = { 'run.mjs': TESTS, 'topics/faults.mjs': FAULT_TESTS, 'topics/notebook.mjs': NOTEBOOK_TESTS };
+
+test('every test a topic module exports is in a table, once', async () => {
+  const tables = Object.values(TABLES);
+  const registered = new Set(tables.flatMap((table) => Object.values(table)));
   const topics = fs.readdirSync(TOPICS).filter((name) => name.endsWith('.mjs'));
   assert.ok(topics.length >= 5, `${topics.length} topic modules`);
   for (const file of topics) {
     const module = await import(path.join(TOPICS, file));
     for (const [name, value] of Object.entries(module)) {
-      if (/^test[A-Z]/.test(name) && typeof value === 'function') assert.ok(registered.has(value), `${file}: ${name} is not in run.mjs's table`);
+      if (/^test[A-Z]/.test(name) && typeof value === 'function') assert.ok(registered.has(value), `${file}: ${name} is in no table`);
     }
   }
-  assert.equal(registered.size, Object.keys(TESTS).length, 'a test body registered under two names');
+  const names = tables.flatMap((table) => Object.keys(table));
+  assert.equal(registered.size, names.length, 'a test body registered under two names');
+  assert.equal(new Set(names).size, names.length, 'two tests of the same name');
+  for (const [label, table] of Object.entries(TABLES)) assert.ok(Object.keys(table).length >= 5, `${label}: ${Object.keys(table).length} tests`);
 });
 
 test('the sets and limits name tests of the table', () => {

@@ -3,7 +3,7 @@
 // same explorers, each asset carried once and before the explorers, every text escaped, and each
 // input that cannot be used refused with a message naming it (a weights file missing, too large,
 // not a converted .bin; a layer, head, token, controls or attribute out of range). Drawing the
-// pages is tests/browser/notebook.mjs's and the browser suite's testOneFile (tests/browser/topics/loading.mjs).
+// pages is tests/browser/notebook.test.mjs's and the browser suite's testOneFile (tests/browser/topics/loading.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, execFileSync } from 'node:child_process';

@@ -5,6 +5,9 @@
 // HTTP, ROOT, browserName, …). A new test: a function in a topic module and one line here.
 //
 // The runner is node:test: tests/browser/chromium.test.mjs and firefox.test.mjs (suite.mjs).
+// The fault cases and the notebook checks have tables of their own (FAULT_TESTS in
+// topics/faults.mjs, NOTEBOOK_TESTS in topics/notebook.mjs), run by faults.test.mjs and
+// notebook.test.mjs on node:test too (make test-browser-all, make test-notebook).
 // Run directly, this file runs them for you:
 //   node tests/browser/run.mjs                 the full Chromium suite (make test-browser-all)
 //   node tests/browser/run.mjs --core          the set `make test` runs
@@ -26,6 +29,7 @@ import { convertPanelTest } from './convert.mjs';
 import { testFrenchRefusals } from './convert-french.mjs';
 import { noWorkerConversionTest } from './no-worker.mjs';
 import { threeExplorersTest } from './scale-memory.mjs';
+import { TEST_LIMIT_S } from './lib/checks.mjs';
 
 /** name → async (ctx) => void. Order is the run's order. */
 export const TESTS = {
@@ -53,8 +57,8 @@ export const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImpo
 export const FIREFOX = new Set(['testFileIndex', 'testHttpIndex', 'testViewValues', 'testCopyTheFiles', 'testEmbedFile', 'testEmbedHttp',
   'testOneFile', 'testLayoutColumns', 'testLayoutFrench', 'testIndexScreenshots']);
 
-/** Seconds a test may run before it counts as hung: 240, or these. */
-export const TEST_LIMIT_S = Number(process.env.ATTN_BROWSER_TEST_LIMIT_S) || 240;
+/** Seconds a test may run before it counts as hung: TEST_LIMIT_S (lib/checks.mjs, 240), or these. */
+export { TEST_LIMIT_S };
 export const LONG_TESTS = { testTiming: 900, testLayout: 900, testLayoutColumns: 600, testLayoutFrench: 600, testScreenshots: 600,
   testCorruptWeightsMatrix: 600, testCorruptParts: 600, testViewValues: 600, testThreeExplorers512: 900 };
 

@@ -3,8 +3,8 @@
 // FIREFOX set), one browser launch for the file. A test fails when one of its checks fails,
 // and names them; each has its own time limit. `node --test --test-name-pattern=testFrench
 // tests/browser/chromium.test.mjs` runs one.
-import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { runChecked } from './lib/checks.mjs';
 import * as session from './lib/session.mjs';
 import { FIREFOX, FULL_ONLY, LONG_TESTS, TESTS, TEST_LIMIT_S } from './run.mjs';
 
@@ -27,9 +27,9 @@ export function browserSuite(browserName) {
     await session.closeSession();
   });
   for (const [name, body] of Object.entries(TESTS).filter(([name]) => inSet(name)).filter(inShard)) {
-    test(name, { timeout: (LONG_TESTS[name] ?? TEST_LIMIT_S) * 1000 }, () => runChecked(name, () => body(session.ctx)));
+    test(name, { timeout: (LONG_TESTS[name] ?? TEST_LIMIT_S) * 1000 }, () => runChecked(session.checks, name, () => body(session.ctx)));
   }
-  test('network: every request to file:// or the local server', () => runChecked('network', () => {
+  test('network: every request to file:// or the local server', () => runChecked(session.checks, 'network', () => {
     for (const [name, ok, detail] of session.sessionChecks()) session.check(name, ok, detail);
   }));
 }
@@ -43,20 +43,4 @@ function shardFilter(shard) {
   const [k, n] = shard.split('/').map(Number);
   if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(k) && k >= 1 && k <= n)) throw new Error(`ATTN_BROWSER_SHARD=${shard}: k/n with 1 ≤ k ≤ n`);
   return (_, index) => index % n === k - 1;
-}
-
-/** Runs a test's body; fails it, naming every failed check, when any failed. */
-async function runChecked(name, body) {
-  session.takeFailures();
-  const started = performance.now();
-  let thrown = null;
-  try {
-    await body();
-  } catch (error) {
-    thrown = error;
-  }
-  const failures = session.takeFailures();
-  console.log(`test time: ${name} ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  if (thrown) throw new Error(`${name} did not run to the end${failures.length ? ` (failed checks: ${failures.join(' | ')})` : ''}`, { cause: thrown });
-  assert.equal(failures.length, 0, `${name}: ${failures.length} failed checks:\n${failures.join('\n')}`);
 }

@@ -4,16 +4,16 @@
 // c/spec.mjs (the C side's indices come from the same file, through c/spec.h): status codes,
 // the shape, row statistics, head roles, the walkthrough's parts, the weights header.
 import {
-  BOUNDARY, FORMAT_VERSION, HEADER, HEADER_SIZE, MAGIC, UNCASED_FORMAT_VERSION, ROLE_BITS as ROLES, SPECIAL, STATUS as SPEC_STATUS, readField,
+  BOUNDARY, FORMAT_VERSION, HEADER, HEADER_SIZE, MAGIC, UNCASED_FORMAT_VERSION, ROLE_BITS, SPECIAL, STATUS, readField,
 } from '../../c/spec.mjs';
 
-/** Status codes of c/attn.h by name (1 … 19 are the weights file's own checks). */
-export const STATUS = SPEC_STATUS;
+/** Status codes of c/attn.h by name (1 … 19 are the weights file's own checks): the spec's, for EngineError.code. */
+export { STATUS };
 
 const SHAPE_FIELDS = BOUNDARY.shape.fields;
 const ROW_STATS_FIELDS = BOUNDARY.rowStats.fields;
-/** Bits of attn_session_head_roles's result, bit 0 first. */
-const ROLE_BITS = ROLES.map((r) => r.name);
+/** The role names of attn_session_head_roles's bits, bit 0 first. */
+const ROLE_NAMES = ROLE_BITS.map((r) => r.name);
 const MASS_FIELDS = BOUNDARY.mass.fields;
 const WALKTHROUGH_PARTS = BOUNDARY.walkthrough.fields;
 const COUNTS = BOUNDARY.counts.fields;
@@ -523,7 +523,7 @@ export class Session {
       roles = this.x.attn_session_head_roles(this.pointer, layer, head, p);
       if (roles < 0) check(this.engine, -roles);
     }, (p) => named(MASS_FIELDS, this.heap.f32(p, MASS_FIELDS.length)));
-    return { roles: ROLE_BITS.filter((_, bit) => roles & (1 << bit)), mass };
+    return { roles: ROLE_NAMES.filter((_, bit) => roles & (1 << bit)), mass };
   }
 
   contributions(layer, head, row) {

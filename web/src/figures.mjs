@@ -8,7 +8,7 @@ import { translator } from './i18n/index.mjs';
 
 const english = translator('en');
 
-/** The roles a head can have (engine.mjs ROLE_BITS); their badges are `badge.<role>` and `badgeShort.<role>`. */
+/** The roles a head can have (c/spec.mjs ROLE_BITS); their badges are `badge.<role>` and `badgeShort.<role>`. */
 export const ROLES = ['previous', 'next', 'cls-sink', 'sep-sink', 'punct-sink', 'broad'];
 export const roleBadge = (t, role) => t(`badge.${role}`);
 const POSITIONAL_ROLES = ['previous', 'next'];

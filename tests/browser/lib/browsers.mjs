@@ -9,7 +9,7 @@ import net from 'node:net';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run'];
@@ -44,8 +44,11 @@ async function watchPage(page, isLocal, network, addInitScript) {
   });
 }
 
+/** Chromium with the suite's arguments, as Playwright's browser, for the runners that make their own pages. */
+export const startChromium = () => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+
 async function launchChromium(isLocal, network) {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await startChromium();
   async function newPage(options = {}) {
     const context = await browser.newContext({ viewport: VIEWPORT, acceptDownloads: true, ...options });
     const page = await context.newPage();

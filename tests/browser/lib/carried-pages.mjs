@@ -1,5 +1,5 @@
 // Pages that carry the explorer's assets themselves (web/notebook/: a notebook's HTML export, a
-// one-file page), read the same way in Chromium (tests/browser/notebook.mjs) and Firefox
+// one-file page), read the same way in Chromium (tests/browser/topics/notebook.mjs) and Firefox
 // (the browser suite's testOneFile): what each explorer drew in its Row view, against the float64
 // reference of the model it was given.
 import { ATTENTION_BAR, maxDelta } from '../float64-reference.mjs';

@@ -3,7 +3,7 @@
 // openSession() sets the exported bindings, which topic modules import (ES module bindings are
 // live); `ctx` holds the same values for tests written as `async function testX(ctx)`.
 //
-// check(name, ok, detail) records one check of the running test: the runner (suite.test.mjs)
+// check(name, ok, detail) records one check of the running test: the runner (suite.mjs)
 // fails the test when any of its checks failed, naming them all.
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { createEngine } from '../../../web/src/engine.mjs';
 import { float64Reference } from '../float64-reference.mjs';
 import { viewValueChecks } from '../view-values.mjs';
 import { launchBrowser } from './browsers.mjs';
+import { checkTally } from './checks.mjs';
 import { explorerOf } from './puppeteer-locators.mjs';
 import { runDrawnInPage, twoFramesInPage } from './page-waits.mjs';
 import { startServer } from './static-server.mjs';
@@ -32,25 +33,10 @@ export let HTTP, browserName, browser, network, float64, engine, nodeSession, vi
 let launched, server;
 
 // ---- checks ------------------------------------------------------------------------------
-const tally = { passed: 0, failed: 0, failures: [] };
-
-/** Records one check; returns `ok`. A failure is printed at once and fails the running test. */
-export function check(name, ok, detail = '') {
-  if (ok) { tally.passed++; return ok; }
-  tally.failed++;
-  const line = `${name}${detail ? ': ' + detail : ''}`;
-  tally.failures.push(line);
-  console.log(`FAIL ${line}`);
-  return ok;
-}
-
-/** The failed checks since the last call (the running test's), and the counts so far. */
-export function takeFailures() {
-  const failures = tally.failures;
-  tally.failures = [];
-  return failures;
-}
-export const checkCounts = () => ({ passed: tally.passed, failed: tally.failed });
+/** The session's checks (lib/checks.mjs): a failure is printed at once and fails the running test. */
+export const checks = checkTally();
+export const { check, takeFailures } = checks;
+export const checkCounts = checks.counts;
 
 // ---- the session -------------------------------------------------------------------------
 export async function openSession(name) {

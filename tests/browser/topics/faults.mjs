@@ -1,104 +1,21 @@
-#!/usr/bin/env node
 // What a server, the network or the page's own life can do to a drawn explorer, in real
-// Chromium: a failed request for a weights part the sentence does not need (retried, never
-// shown), a part that keeps failing (only the view that needs it says so, with a control that
-// fetches it again), a server that answers part requests with the whole file (read once), and
-// explorers added and removed after the engine has loaded (each one freed), and runs that find
-// no memory (nothing of the previous text stays on show as if it were the new one's).
-// Ends with "N passed, N failed"; exits 1 on any failure.
-
-import http from 'node:http';
-import { readFile, mkdir, mkdtemp, writeFile, rm } from 'node:fs/promises';
+// Chromium (tests/browser/faults.test.mjs, whose scripted server answers the weights' range
+// requests as each test sets: `behaviour`): a failed request for a weights part the sentence
+// does not need (retried, never shown), a part that keeps failing (only the view that needs it
+// says so, with a control that fetches it again), a server that answers part requests with the
+// whole file (read once), explorers added and removed after the engine has loaded (each one
+// freed), and runs that find no memory (nothing of the previous text stays on show as if it
+// were the new one's). Each test is an `async function testX(ctx)`; ctx: check, openPage(body),
+// behaviour, reset(), weights, parts, ROOT.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { createEngine } from '../../web/src/engine.mjs';
-import { partsOf, partOfToken } from '../lib/corrupt-weights.mjs';
-import { withinLimit } from './lib/check-log.mjs';
+import { createEngine } from '../../../web/src/engine.mjs';
+import { partOfToken } from '../../lib/corrupt-weights.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--no-first-run'];
-const WEIGHTS_PATH = '/web/dist/bert-mini.int8.bin';
-const weights = readFileSync(path.join(ROOT, WEIGHTS_PATH));
-const parts = partsOf(weights);
+export const WEIGHTS_PATH = '/web/dist/bert-mini.int8.bin';
 const SENTENCE = 'The cat sat on the mat.';
-
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log(`ok   ${name}`); }
-  else { failed++; console.log(`FAIL ${name}${detail ? ': ' + detail : ''}`); }
-  return ok;
-}
-
-// ---- a server whose answers to the weights' range requests each test sets --------------
-const behaviour = { failing: new Map(), wholeFrom: Infinity, requests: [], bytesSent: 0 };
-const partAt = (start) => parts.findIndex((p) => start >= p.offset && start < p.offset + p.bytes);
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm' };
-
-function answer(response, status, headers, body) {
-  response.writeHead(status, headers);
-  response.end(body);
-  behaviour.bytesSent += body.length;
-}
-
-const server = http.createServer(async (request, response) => {
-  try {
-    const pathname = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
-    const file = path.join(ROOT, path.normalize(pathname));
-    if (!file.startsWith(ROOT + path.sep)) throw new Error('outside');
-    const data = await readFile(file);
-    const type = TYPES[path.extname(file)] || 'application/octet-stream';
-    const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range || '');
-    if (pathname === WEIGHTS_PATH && range) {
-      const start = Number(range[1]), end = Math.min(Number(range[2]) + 1, data.length);
-      const part = partAt(start), last = partAt(end - 1);
-      behaviour.requests.push({ start, part, last });
-      const hit = [...behaviour.failing.keys()].find((p) => p >= part && p <= last && behaviour.failing.get(p) > 0);
-      if (hit !== undefined) {
-        behaviour.failing.set(hit, behaviour.failing.get(hit) - 1);
-        answer(response, 503, { 'content-type': 'text/plain' }, Buffer.from('busy'));
-        return;
-      }
-      if (end <= behaviour.wholeFrom) {
-        answer(response, 206, { 'content-type': type, 'content-range': `bytes ${start}-${end - 1}/${data.length}`,
-          'content-length': end - start }, data.subarray(start, end));
-        return;
-      }
-    }
-    answer(response, 200, { 'content-type': type, 'content-length': data.length }, data);
-  } catch {
-    answer(response, 404, { 'content-type': 'text/plain' }, Buffer.from('not found'));
-  }
-});
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const HTTP = `http://127.0.0.1:${server.address().port}`;
-
-function reset() {
-  behaviour.failing.clear();
-  behaviour.wholeFrom = Infinity;
-  behaviour.requests = [];
-  behaviour.bytesSent = 0;
-}
-
-// ---- pages ------------------------------------------------------------------------------
-await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
-const scratch = await mkdtemp(path.join(ROOT, 'test-output', 'faults-'));
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-
-async function openPage(body) {
-  const name = `page-${Math.random().toString(36).slice(2)}.html`;
-  await writeFile(path.join(scratch, name), `<!doctype html><meta charset="utf-8"><title>faults</title>
-<script src="/web/dist/attention-explorer.js" defer></script>\n${body}\n`);
-  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('pageerror', (error) => page.problems.push(error.message));
-  await page.goto(`${HTTP}/test-output/${path.basename(scratch)}/${name}`);
-  return page;
-}
+/** The part the sentence does not need: the last one. */
+const unneededPart = (ctx) => ctx.parts.length - 1;
 
 const drawn = (page, count = 1) => page.waitForFunction((n) => [...document.querySelectorAll('attention-explorer')]
   .every((e) => Number(e.dataset.drawn || 0) >= n), count, { timeout: 30000 });
@@ -112,12 +29,18 @@ const shown = (page) => page.locator('attention-explorer').first().evaluate((e) 
     missing: e.engine?.partsMissing?.() ?? null };
 });
 
-const nodeEngine = await createEngine({ wasm: readFileSync(path.join(ROOT, 'web/dist/attn.wasm')), weights });
-const neededParts = new Set(nodeEngine.tokenize(SENTENCE).ids.map((id) => partOfToken(weights, id)).filter((p) => p >= 0));
-const unneeded = parts.length - 1;
-check(`setup: the sentence needs parts ${[...neededParts].join(', ')}, not part ${unneeded}`, !neededParts.has(unneeded));
+/** The test sentence's parts, read by the engine in Node: the fault cases fail a part it does not need. */
+export async function testUnneededPart(ctx) {
+  const { check, weights, ROOT } = ctx;
+  const nodeEngine = await createEngine({ wasm: readFileSync(path.join(ROOT, 'web/dist/attn.wasm')), weights });
+  const neededParts = new Set(nodeEngine.tokenize(SENTENCE).ids.map((id) => partOfToken(weights, id)).filter((p) => p >= 0));
+  const unneeded = unneededPart(ctx);
+  check(`setup: the sentence needs parts ${[...neededParts].join(', ')}, not part ${unneeded}`, !neededParts.has(unneeded));
+}
 
-async function testOneFailedPart() {
+/** One 503 for a part the sentence does not need: retried, never shown. */
+export async function testOneFailedPart(ctx) {
+  const { check, openPage, behaviour, reset } = ctx, unneeded = unneededPart(ctx);
   reset();
   behaviour.failing.set(unneeded, 1);
   const page = await openPage(`<attention-explorer sentence="${SENTENCE}"></attention-explorer>`);
@@ -130,7 +53,9 @@ async function testOneFailedPart() {
   await page.context().close();
 }
 
-async function testPartThatKeepsFailing() {
+/** A part that keeps failing: nothing shown until a view needs it; then a notice in place, and its retry control. */
+export async function testPartThatKeepsFailing(ctx) {
+  const { check, openPage, behaviour, reset } = ctx, unneeded = unneededPart(ctx);
   reset();
   behaviour.failing.set(unneeded, Infinity);
   const page = await openPage(`<attention-explorer sentence="${SENTENCE}"></attention-explorer>`);
@@ -167,7 +92,7 @@ async function testPartThatKeepsFailing() {
 const PAGE_FILES = ['web/dist/attention-explorer.js', 'web/dist/attn.wasm'];
 const PAGE_SLACK_BYTES = 50000;
 
-async function testServerIgnoringRangesForParts() {
+export async function testServerIgnoringRangesForParts({ check, openPage, behaviour, reset, weights, ROOT }) {
   const headBytes = Number(weights.readBigUInt64LE(96));
   const pageFilesBytes = PAGE_FILES.reduce((sum, f) => sum + statSync(path.join(ROOT, f)).size, 0);
   for (const [label, attribute] of [['the default weights', ''], ['weights given by the page', ` weights="${WEIGHTS_PATH}"`]]) {
@@ -187,7 +112,8 @@ async function testServerIgnoringRangesForParts() {
   }
 }
 
-async function testAddAndRemoveAfterLoad() {
+/** Explorers added and removed after the engine has loaded: each one freed (DOM, listeners, JS and wasm heaps). */
+export async function testAddAndRemoveAfterLoad({ check, openPage, reset }) {
   reset();
   const page = await openPage(`<attention-explorer sentence="${SENTENCE}"></attention-explorer>`);
   await drawn(page);
@@ -226,7 +152,7 @@ async function testAddAndRemoveAfterLoad() {
 }
 
 /** Out of memory in a run: the engine's NO_MEMORY for sentence B as it begins, then for sentence A on its way. */
-async function testRunWithoutMemory() {
+export async function testRunWithoutMemory({ check, openPage, reset }) {
   reset();
   const page = await openPage(`<attention-explorer sentence="${SENTENCE}" view="compare"></attention-explorer>`);
   await drawn(page);
@@ -262,18 +188,6 @@ async function testRunWithoutMemory() {
   await page.context().close();
 }
 
-try {
-  for (const test of [testRunWithoutMemory, testOneFailedPart, testPartThatKeepsFailing, testServerIgnoringRangesForParts, testAddAndRemoveAfterLoad]) {
-    try {
-      await withinLimit(test.name, test);
-    } catch (error) {
-      check(`${test.name} ran to the end`, false, error.stack || error.message);
-    }
-  }
-} finally {
-  await browser.close();
-  server.close();
-  await rm(scratch, { recursive: true, force: true });
-}
-console.log(`faults: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+/** name → async (ctx) => void, in the run's order. */
+export const FAULT_TESTS = { testUnneededPart, testRunWithoutMemory, testOneFailedPart, testPartThatKeepsFailing,
+  testServerIgnoringRangesForParts, testAddAndRemoveAfterLoad };

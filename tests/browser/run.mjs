@@ -43,7 +43,7 @@ export const TESTS = {
   testMatrixTouch: input.testMatrixTouch, testCopyTheFiles: loading.testCopyTheFiles, testOneFile: loading.testOneFile,
   testModelCard: views.testModelCard, testCasedFrench: french.testCasedFrench, ...pick(views, 'testAddedView testRegisteredView'),
   testConvertPanel: convertPanelTest, testNoWorker: noWorkerConversionTest, testThreeExplorers512: threeExplorersTest, testFrenchRefusals,
-  testLayoutColumns: layout.testLayoutColumns, ...pick(heads, 'testAblation testImportance testEntropyHidden'),
+  testLayoutColumns: layout.testLayoutColumns, ...pick(heads, 'testAblation testImportance testImportanceInWorkers testEntropyHidden'),
   ...pick(layout, 'testCompactControls testCompactHeight testModelCardLayout testIndexScreenshots'), ...pick(french, 'testFrenchCard testLanguageAddress'),
   testCompareHeaders: views.testCompareHeaders, testImportanceTime: timing.testImportanceTime, testTiming: timing.testTiming,
 };

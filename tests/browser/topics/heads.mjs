@@ -5,7 +5,7 @@ import { COLOUR_NATS } from '../../../web/src/views/importance.mjs';
 import { referenceForward } from '../../../weights/reference.mjs';
 import { importanceReference } from '../../lib/importance-reference.mjs';
 import { ANALYSIS_BARS, ATTENTION_BAR } from '../float64-reference.mjs';
-import { FILE, andRedraw, check, explorer, float64, gotoHash, newPage, pageState, selectView, url, waitDrawn } from '../lib/session.mjs';
+import { FILE, HTTP, andRedraw, check, explorer, float64, gotoHash, newPage, pageState, selectView, url, waitDrawn } from '../lib/session.mjs';
 
 /** The float64 row (layer, head, token) of `ids` with `removedHeads` removed (weights/reference.mjs). */
 export function ablatedRow(ids, removedHeads, layer, head, token) {
@@ -224,5 +224,38 @@ export async function testEntropyHidden() {
   const shown = await explorer(page).locator('svg[data-table="mean"]').evaluate((svg) => Number(svg.dataset.max));
   check('entropy: the switch shows [CLS] and [SEP] again, the maximum back to ln 7', Math.abs(shown - Math.log(7)) < 1e-12 && !(await pageState(page)).hideSpecial);
   check('entropy special=hide: no page errors', page.problems.length === 0, page.problems.join('; '));
+  await page.context().close();
+}
+
+/**
+ * The mean importance over every word runs in the page's workers, off the page's thread: the
+ * numbers the view keeps are bit for bit those the page's own session computes step by step, with
+ * heads switched off and without, from file:// and over http.
+ */
+export async function testImportanceInWorkers() {
+  const page = await newPage();
+  for (const [base, off] of [[FILE, ''], [FILE, '2.3'], [HTTP, '1.1']]) {
+    const sentence = 'The little dog ran to the park because the sun was out.';
+    await page.goto(url(base, 'index.html') + '#' + new URLSearchParams({ sentence, view: 'head-importance', over: 'all', token: '3', ...(off ? { off } : {}) }));
+    await waitDrawn(page);
+    await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
+    const seen = await explorer(page).evaluate((e) => {
+      const kept = e.session.importance();
+      const own = e.engine.createSession();
+      own.setRemovedHeads(e.session.removedHeads());
+      own.runTypedIds(Array.from(e.run.ids), e.session.typeIds());
+      const steps = own.importanceSteps();
+      let step = steps.next();
+      while (!step.done) step = steps.next();
+      own.destroy();
+      const bits = (result) => JSON.stringify(result.targets.map((t) => [t.position, t.answer.id, t.top1.id, t.logProb, [...t.heads], [...t.layers], [...t.headTop1], [...t.layerTop1]]));
+      const means = (result) => JSON.stringify([result.mean.heads, result.mean.layers, result.changed.heads, result.changed.layers].map((a) => [...a]));
+      return { workers: kept.workers ?? 0, same: bits(kept) === bits(step.value), mean: means(kept) === means(step.value), targets: kept.targets.length };
+    });
+    const where = `${base === FILE ? 'file://' : 'http'}${off ? `, ${off} off` : ''}`;
+    check(`importance over every word (${where}): computed in ${seen.workers} worker(s), its ${seen.targets} targets and mean bit for bit the page thread's`,
+      seen.workers >= 1 && seen.same && seen.mean && seen.targets > 5, JSON.stringify(seen));
+  }
+  check('importance in workers: no page errors', page.problems.length === 0, page.problems.join('; '));
   await page.context().close();
 }

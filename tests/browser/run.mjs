@@ -55,7 +55,7 @@ export const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImpo
 
 /** What Firefox runs (`make test-firefox`): the page from file:// and http, every view's values, the course-page recipes, layout. */
 export const FIREFOX = new Set(['testFileIndex', 'testHttpIndex', 'testViewValues', 'testCopyTheFiles', 'testEmbedFile', 'testEmbedHttp',
-  'testOneFile', 'testLayoutColumns', 'testLayoutFrench', 'testIndexScreenshots']);
+  'testOneFile', 'testLayoutColumns', 'testLayoutFrench', 'testIndexScreenshots', 'testImportanceInWorkers']);
 
 /** Seconds a test may run before it counts as hung: TEST_LIMIT_S (lib/checks.mjs, 240), or these. */
 export { TEST_LIMIT_S };

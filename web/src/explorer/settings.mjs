@@ -94,7 +94,7 @@ export const settings = {
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => {
       const hash = writeHash(this.state, VIEWS);
-      if (location.hash !== hash) history.replaceState(null, '', hash);
+      if (location.hash !== hash) history.replaceState(null, '', new URL(hash, location.href).href);  // absolute: a <base> must not move it
     }, 150);
   },
 

@@ -50,3 +50,15 @@ test('Firefox runs no test whose body calls what only Playwright pages have', ()
     assert.doesNotMatch(body, chromiumOnly, `${name} is in the FIREFOX set`);
   }
 });
+
+test('the shards of ATTN_BROWSER_SHARD share the set out: every test in exactly one, in the table\'s order', async () => {
+  const { shardFilter } = await import('./browser/suite.mjs');
+  const names = Object.keys(TESTS).filter((name) => !FULL_ONLY.has(name));
+  for (const n of [1, 2, 3]) {
+    const shards = Array.from({ length: n }, (_, k) => names.filter((name, index) => shardFilter(`${k + 1}/${n}`)([name], index)));
+    assert.deepEqual(shards.flat().sort(), [...names].sort(), `${n} shards hold every test once`);
+    assert.ok(shards.every((shard) => shard.length >= Math.floor(names.length / n)), `${n} shards of even size`);
+  }
+  assert.equal(names.filter((name, index) => shardFilter('')([name], index)).length, names.length, 'unset: the whole set');
+  for (const bad of ['0/2', '3/2', '1/0', 'a/b', '1']) assert.throws(() => shardFilter(bad), /ATTN_BROWSER_SHARD/, bad);
+});

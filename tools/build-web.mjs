@@ -24,9 +24,9 @@ const GENERATOR = 'tools/build-web.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(root, 'web/dist');
 const ENTRY = path.join(root, 'web/src/attention-explorer.mjs');
-// The panel's converter worker: bundled alone, its text compiled into the page's bundle
-// (ATTN_CONVERT_WORKER), which starts it from a blob URL (a page opened from file:// can).
-const WORKER_ENTRY = path.join(root, 'web/src/convert-worker.mjs');
+// The page's worker (web/src/worker.mjs: the converter, head importance): bundled alone, its text compiled into the page's bundle
+// (ATTN_WORKER), which starts it from a blob URL (a page opened from file:// can).
+const WORKER_ENTRY = path.join(root, 'web/src/worker.mjs');
 const BUNDLE = path.join(DIST, 'attention-explorer.js');
 const WASM = path.join(DIST, 'attn.wasm');
 const WEIGHTS = path.join(DIST, 'bert-mini.int8.bin');
@@ -36,7 +36,7 @@ function fail(message) {
   process.exit(1);
 }
 
-/** The converter worker's code, one minified classic script as text. */
+/** The page's worker's code, one minified classic script as text. */
 async function workerSource() {
   const result = await build({
     entryPoints: [WORKER_ENTRY], bundle: true, write: false, format: 'iife', minify: true, charset: 'utf8',
@@ -52,7 +52,7 @@ async function bundle(sizes) {
     entryPoints: [ENTRY], outfile: BUNDLE, bundle: true, write: false, format: 'iife',
     minify: true, sourcemap: 'linked', charset: 'utf8', target: 'es2022', legalComments: 'none',
     absWorkingDir: root, logLevel: 'silent',
-    define: { ATTN_ASSET_BYTES: JSON.stringify(sizes), ATTN_CONVERT_WORKER: JSON.stringify(worker) },
+    define: { ATTN_ASSET_BYTES: JSON.stringify(sizes), ATTN_WORKER: JSON.stringify(worker) },
     banner: { js: '/* <attention-explorer>: web/src bundled by tools/build-web.mjs (esbuild). Generated: edit web/src and run `./build.sh web`. */' },
   }).catch((error) => fail(error.message));
   return result.outputFiles;

@@ -23,10 +23,10 @@
   }
   // The chosen language in the address (?lang=fr, the hash kept), so that a shared link opens in it.
   function keepInAddress(lang) {
-    var params = new URLSearchParams(location.search);
-    params.set('lang', lang);
+    var address = new URL(location.href);  // absolute: a <base> of the page must not move it
+    address.searchParams.set('lang', lang);
     try {
-      history.replaceState(history.state, '', '?' + params.toString() + location.hash);
+      history.replaceState(history.state, '', address.href);
     } catch (error) {
       // A browser that refuses to change a file:// address: the language still changes.
     }

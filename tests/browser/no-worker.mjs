@@ -19,7 +19,7 @@ const SHARE_OF_ONE_PIECE = 1 / 8;
 const CONVERTING = 'Converting';
 const CANCELLED = 'Conversion cancelled.';
 
-function pageUnderPolicy(dir, name, policy, FILE) {
+export function pageUnderPolicy(dir, name, policy, FILE) {
   const index = fs.readFileSync(new URL(`${FILE}/web/index.html`), 'utf8');
   const meta = /<meta http-equiv="Content-Security-Policy" content="[^"]*">/;
   if (!meta.test(index)) throw new Error('web/index.html has no Content-Security-Policy to replace');

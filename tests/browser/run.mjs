@@ -43,7 +43,7 @@ export const TESTS = {
   testMatrixTouch: input.testMatrixTouch, testCopyTheFiles: loading.testCopyTheFiles, testOneFile: loading.testOneFile,
   testModelCard: views.testModelCard, testCasedFrench: french.testCasedFrench, ...pick(views, 'testAddedView testRegisteredView'),
   testConvertPanel: convertPanelTest, testNoWorker: noWorkerConversionTest, testThreeExplorers512: threeExplorersTest, testFrenchRefusals,
-  testLayoutColumns: layout.testLayoutColumns, ...pick(heads, 'testAblation testImportance testEntropyHidden'),
+  testLayoutColumns: layout.testLayoutColumns, ...pick(heads, 'testAblation testImportance testImportanceInWorkers testEntropyHidden'),
   ...pick(layout, 'testCompactControls testCompactHeight testModelCardLayout testIndexScreenshots'), ...pick(french, 'testFrenchCard testLanguageAddress'),
   testCompareHeaders: views.testCompareHeaders, testImportanceTime: timing.testImportanceTime, testTiming: timing.testTiming,
 };
@@ -55,7 +55,7 @@ export const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImpo
 
 /** What Firefox runs (`make test-firefox`): the page from file:// and http, every view's values, the course-page recipes, layout. */
 export const FIREFOX = new Set(['testFileIndex', 'testHttpIndex', 'testViewValues', 'testCopyTheFiles', 'testEmbedFile', 'testEmbedHttp',
-  'testOneFile', 'testLayoutColumns', 'testLayoutFrench', 'testIndexScreenshots']);
+  'testOneFile', 'testLayoutColumns', 'testLayoutFrench', 'testIndexScreenshots', 'testImportanceInWorkers']);
 
 /** Seconds a test may run before it counts as hung: TEST_LIMIT_S (lib/checks.mjs, 240), or these. */
 export { TEST_LIMIT_S };

@@ -38,7 +38,7 @@ export function browserSuite(browserName) {
  * ATTN_BROWSER_SHARD=k/n: every n-th test of the set from the k-th on, so that n processes, each
  * with its own browser, share the set (`make test` runs two at once); unset, the whole set.
  */
-function shardFilter(shard) {
+export function shardFilter(shard) {
   if (!shard) return () => true;
   const [k, n] = shard.split('/').map(Number);
   if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(k) && k >= 1 && k <= n)) throw new Error(`ATTN_BROWSER_SHARD=${shard}: k/n with 1 ≤ k ≤ n`);

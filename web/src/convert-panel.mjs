@@ -4,9 +4,8 @@
 // line runs; chooseCheckpointFiles picks the files), checked by loading it into
 // the engine, shown in the explorers and offered for download. Nothing is sent anywhere.
 //
-// The conversion runs in a Worker started from a blob URL (the bundle carries the worker's
-// code, ATTN_CONVERT_WORKER, so file:// pages have one too) and can be cancelled; where the page
-// allows no worker (a content security policy without blob:, or web/src loaded unbundled) it
+// The conversion runs in the page's worker (page-worker.mjs, also from file://) and can be
+// cancelled; where the page allows no worker (a content security policy without blob:, or web/src loaded unbundled) it
 // runs on the main thread in slices of at most 40 ms (convert-run.mjs), between which the page
 // paints and answers, and Cancel stops it.
 
@@ -15,9 +14,7 @@ import { translator } from './i18n/index.mjs';
 import { statusText as engineStatusText } from './explorer/loading.mjs';
 import { chooseCheckpointFiles, checkFileSize, ConvertError, reportableBug } from '../../weights/convert-core.mjs';
 import { runConversionSliced } from './convert-run.mjs';
-
-/* global ATTN_CONVERT_WORKER */
-const WORKER_SOURCE = typeof ATTN_CONVERT_WORKER === 'string' ? ATTN_CONVERT_WORKER : null;
+import { startPageWorker } from './page-worker.mjs';
 
 // The converter's input for each file it reads (convertCheckpoint's `files`).
 const FILES = {
@@ -106,13 +103,6 @@ async function droppedEntries(dataTransfer) {
   return out;
 }
 
-/** A worker running the converter, or null where the page allows none. */
-function converterWorker() {
-  if (!WORKER_SOURCE || typeof Worker !== 'function') return null;
-  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
-  try { return new Worker(url); } catch { return null; } finally { URL.revokeObjectURL(url); }
-}
-
 // Where no worker is allowed: in slices, the page painting and answering between them.
 const onMainThread = (files, label, engine, isCancelled) => paint().then(() => runConversionSliced(files, label, engine, { isCancelled }));
 
@@ -126,7 +116,7 @@ const onMainThread = (files, label, engine, isCancelled) => paint().then(() => r
 function startConversion(files, label, engine) {
   let cancelled = false;
   const isCancelled = () => cancelled;
-  const worker = converterWorker();
+  const worker = startPageWorker();
   if (!worker) return { answer: onMainThread(files, label, engine, isCancelled), cancel: () => { cancelled = true; }, inWorker: false };
   let settle;
   let started = false;

@@ -1,4 +1,4 @@
-// One conversion of the panel's files, as the panel runs it: in a Worker (convert-worker.mjs,
+// One conversion of the panel's files, as the panel runs it: in a Worker (worker.mjs,
 // bundled into a blob URL by tools/build-web.mjs, so that file:// pages have one too) or, where
 // the page allows no worker, here on the main thread in slices (runConversionSliced). The answer
 // is plain data either way:

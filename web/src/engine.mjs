@@ -37,13 +37,13 @@ async function instantiate(wasm) {
   const instance = await WebAssembly.instantiate(source, imports);
   memory = instance.exports.memory;
   instance.exports._initialize?.();
-  return { exports: instance.exports, memory };
+  return { exports: instance.exports, memory, module: source };
 }
 
 /** Creates an engine from the wasm bytes (or a compiled module) and the weights bytes. */
 export async function createEngine({ wasm, weights }) {
-  const { exports, memory } = await instantiate(wasm);
-  return new Engine(exports, memory, weights);
+  const { exports, memory, module } = await instantiate(wasm);
+  return Object.assign(new Engine(exports, memory, weights), { module });
 }
 
 /**
@@ -52,8 +52,8 @@ export async function createEngine({ wasm, weights }) {
  * bytes); a run that needs a part not yet there throws EngineError STATUS.NOT_LOADED.
  */
 export async function createPartialEngine({ wasm, head, fileSize }) {
-  const { exports, memory } = await instantiate(wasm);
-  return new Engine(exports, memory, head, fileSize);
+  const { exports, memory, module } = await instantiate(wasm);
+  return Object.assign(new Engine(exports, memory, head, fileSize), { module });
 }
 
 /** The header of a weights file (its first bytes): {headBytes, fileSize}, or null for another file. */
@@ -197,6 +197,9 @@ export class Engine {
 
   createSession() { return new Session(this); }
 
+  /** A copy of the weights file the engine runs (whole once every part has arrived). */
+  weightsCopy() { return this.heap.u8(this.weightsPointer, this.fileSize).slice(); }
+
   // ---- reading the weights in parts (weights/FORMAT.md) ----------------------------------
 
   partCount() { return this.x.attn_engine_part_count(this.pointer); }
@@ -301,7 +304,7 @@ export class Engine {
 const BATCH_TOKENS = 256;
 
 /** mean Δ and share of changed top-1 words over the importance targets, per head and per layer. */
-function importanceSummary(targets, layers, heads) {
+export function importanceSummary(targets, layers, heads) {
   const mean = { heads: new Float32Array(layers * heads), layers: new Float32Array(layers) };
   const changed = { heads: new Float32Array(layers * heads), layers: new Float32Array(layers) };
   for (const t of targets) {
@@ -618,12 +621,16 @@ export class Session {
    * top of the session's removed heads), layers[layer] the same with the whole layer removed;
    * headTop1/layerTop1 the most probable id then. mean: Δ averaged over the targets; changed:
    * the share of targets whose top-1 word changed. Throws EngineError (NO_MLM without the
-   * masked-word head).
+   * masked-word head). first, count: only targets first … first + count − 1 (of every target's
+   * list), their numbers bit for bit those of the whole computation (a worker's share of it,
+   * importance-workers.mjs).
    */
-  *importanceSteps() {
+  *importanceSteps({ first: from = 0, count: wanted = Infinity } = {}) {
     const started = performance.now();
     const { layers, heads, maxPositions } = this.engine.shape;
-    const { positions, maskedInTurn } = this.importanceTargets();
+    const { positions: all, maskedInTurn } = this.importanceTargets();
+    const end = Math.min(all.length, from + wanted);
+    const positions = all.slice(from, end);
     const targets = positions.map((position) => ({ position, heads: new Float32Array(layers * heads),
       headTop1: new Int32Array(layers * heads), layers: new Float32Array(layers), layerTop1: new Int32Array(layers) }));
     // the targets go by batches of as many copies of the run as BATCH_TOKENS (and the model's
@@ -632,8 +639,8 @@ export class Session {
     const perBatch = Math.max(1, Math.floor(Math.min(BATCH_TOKENS, maxPositions) / Math.max(1, this.n)));
     const batches = Math.ceil(positions.length / perBatch), total = batches * (1 + layers * (heads + 1));
     let done = 0;
-    for (let first = 0; first < positions.length; first += perBatch) {
-      const count = Math.min(perBatch, positions.length - first);
+    for (let first = from; first < end; first += perBatch) {
+      const count = Math.min(perBatch, end - first);
       for (let layer = -1; layer < layers; layer++) {
         for (let entry = 0; entry <= (layer < 0 ? 0 : heads); entry++) {
           this.heap.withBuffer(20 * count, (p) => check(this.engine, this.x.attn_session_importance_batch(
@@ -641,7 +648,7 @@ export class Session {
             const answers = this.heap.i32(p, 2 * count), logProbs = this.heap.f32(p + 8 * count, count);
             const delta = this.heap.f32(p + 12 * count, count), top = this.heap.i32(p + 16 * count, count);
             for (let c = 0; c < count; c++) {
-              const result = targets[first + c];
+              const result = targets[first - from + c];
               if (layer < 0) Object.assign(result, { answer: this.tokenOf(answers[2 * c]), top1: this.tokenOf(answers[2 * c + 1]), logProb: logProbs[c] });
               else if (entry < heads) {
                 result.heads[layer * heads + entry] = delta[c];

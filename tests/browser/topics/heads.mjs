@@ -1,11 +1,15 @@
 // Heads switched off (ablation) and head importance, against the float64 reference; the entropy
 // reading hidden where it would mislead.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { diverging } from '../../../web/src/palette.mjs';
 import { COLOUR_NATS } from '../../../web/src/views/importance.mjs';
 import { referenceForward } from '../../../weights/reference.mjs';
 import { importanceReference } from '../../lib/importance-reference.mjs';
 import { ANALYSIS_BARS, ATTENTION_BAR } from '../float64-reference.mjs';
-import { FILE, andRedraw, check, explorer, float64, gotoHash, newPage, pageState, selectView, url, waitDrawn } from '../lib/session.mjs';
+import { pageUnderPolicy } from '../no-worker.mjs';
+import { FILE, HTTP, andRedraw, check, explorer, float64, gotoHash, newPage, pageState, selectView, url, waitDrawn } from '../lib/session.mjs';
 
 /** The float64 row (layer, head, token) of `ids` with `removedHeads` removed (weights/reference.mjs). */
 export function ablatedRow(ids, removedHeads, layer, head, token) {
@@ -225,4 +229,47 @@ export async function testEntropyHidden() {
   check('entropy: the switch shows [CLS] and [SEP] again, the maximum back to ln 7', Math.abs(shown - Math.log(7)) < 1e-12 && !(await pageState(page)).hideSpecial);
   check('entropy special=hide: no page errors', page.problems.length === 0, page.problems.join('; '));
   await page.context().close();
+}
+
+/**
+ * The mean importance over every word runs in the page's workers, off the page's thread: the
+ * numbers the view keeps are bit for bit those the page's own session computes step by step, with
+ * heads switched off and without, from file:// and over http.
+ */
+export async function testImportanceInWorkers() {
+  const page = await newPage();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'importance-policy-'));
+  const noWorker = pageUnderPolicy(dir, 'no-worker.html', "worker-src 'none'", FILE);
+  const cases = [[url(FILE, 'index.html'), '', 'file://'], [url(FILE, 'index.html'), '2.3', 'file://'], [url(HTTP, 'index.html'), '1.1', 'http'],
+    [noWorker, '', "a policy with worker-src 'none'"]];
+  for (const [address, off, where] of cases) {
+    const sentence = 'The little dog ran to the park because the sun was out.';
+    await page.goto(address + '#' + new URLSearchParams({ sentence, view: 'head-importance', over: 'all', token: '3', ...(off ? { off } : {}) }));
+    await waitDrawn(page);
+    await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
+    const seen = await explorer(page).evaluate(importanceAgainstPageThread);
+    const workers = where.startsWith('a policy') ? seen.workers === 0 : seen.workers >= 1;
+    check(`importance over every word (${where}${off ? `, ${off} off` : ''}): computed in ${seen.workers} worker(s), its ${seen.targets} targets and mean bit for bit the page thread's`,
+      workers && seen.same && seen.mean && seen.targets > 5, JSON.stringify(seen));
+  }
+  // the policy page's console reports the workers it refused: the only messages expected
+  const problems = page.problems.filter((p) => !/violates the following Content Security Policy directive: "worker-src 'none'"/.test(p));
+  check('importance in workers: no page errors', problems.length === 0, problems.join('; '));
+  await page.context().close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** In the page: the view's kept mean against one the page's thread computes step by step now. */
+function importanceAgainstPageThread(e) {
+  const kept = e.session.importance();
+  const own = e.engine.createSession();
+  own.setRemovedHeads(e.session.removedHeads());
+  own.runTypedIds(Array.from(e.run.ids), e.session.typeIds());
+  const steps = own.importanceSteps();
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  own.destroy();
+  const bits = (result) => JSON.stringify(result.targets.map((t) => [t.position, t.answer.id, t.top1.id, t.logProb, [...t.heads], [...t.layers], [...t.headTop1], [...t.layerTop1]]));
+  const means = (result) => JSON.stringify([result.mean.heads, result.mean.layers, result.changed.heads, result.changed.layers].map((a) => [...a]));
+  return { workers: kept.workers ?? 0, same: bits(kept) === bits(step.value), mean: means(kept) === means(step.value), targets: kept.targets.length };
 }

@@ -180,8 +180,9 @@ export async function rolloutTiming() {
 // ---- heads switched off, and head importance ---------------------------------------------
 
 /**
- * Head importance of bert-mini at 12 tokens, timed in the page (engine time, wasm warm after the
- * first): the chosen word's (the view's default) and the mean over every word (over=all).
+ * Head importance of bert-mini at 12 tokens, timed in the page (wasm warm after the first): the
+ * chosen word's (the view's default; engine time) and the mean over every word (over=all; from
+ * its start to its result, in the page's workers where it can have them).
  */
 export async function importanceTiming() {
   const page = await newPage();
@@ -218,10 +219,10 @@ export async function importanceTiming() {
     'watched the fish in the pond and slept for an hour under the old apple tree near the wall of the house, until dinner.';
   await gotoHash(page, { sentence: long, view: 'head-importance', over: 'all', token: 3 });
   await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 240000 });
-  const longRun = await explorer(page).evaluate((e) => ({ n: e.run.n, ms: e.session.importance().computeMs }));
+  const longRun = await explorer(page).evaluate((e) => ({ n: e.run.n, ms: e.session.importance().computeMs, workers: e.session.importance().workers ?? 0 }));
   await page.context().close();
   const word = median(times.word.slice(1)), all = median(times.all);
-  console.log(`timing detail: the mean over every word at ${longRun.n} tokens: ${longRun.ms.toFixed(0)} ms of engine time (goal ≤ 2000 ms, ${longRun.ms <= 2000 ? 'met' : 'not met'})`);
+  console.log(`timing detail: the mean over every word at ${longRun.n} tokens: ${longRun.ms.toFixed(0)} ms from its start to its result, in ${longRun.workers} worker(s) (goal ≤ 2000 ms, ${longRun.ms <= 2000 ? 'met' : 'not met'})`);
   check(`importance: bert-mini, ${n} tokens, the chosen word's map (${word.toFixed(1)} ms of engine time; goal ≤ 100 ms, ${word <= 100 ? 'met' : 'not met'}) and the mean over every word (${all.toFixed(1)} ms; goal ≤ 300 ms, ${all <= 300 ? 'met' : 'not met'})`,
     n > 2 && [...times.word, ...times.all].every(Number.isFinite), JSON.stringify(times));
   return { word, all, long: longRun.ms, longN: longRun.n };

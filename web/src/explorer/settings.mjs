@@ -118,7 +118,7 @@ export class Settings {
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => {
       const hash = writeHash(this.host.state, VIEWS);
-      if (location.hash !== hash) history.replaceState(null, '', hash);
+      if (location.hash !== hash) history.replaceState(null, '', new URL(hash, location.href).href);  // absolute: a <base> must not move it
     }, 150);
   }
 

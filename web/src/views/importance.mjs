@@ -13,6 +13,7 @@ import { headName, isBoundaryToken, isMaskToken, tokenPhrase, largest, total } f
 import { enumParam } from '../view-state.mjs';
 import { html } from '../dom.mjs';
 import { toggle } from '../widgets.mjs';
+import { importanceInWorkers } from '../importance-workers.mjs';
 import { capitalise, note, weightsWaitText } from './common.mjs';
 
 /** Time given to the computation per frame when it runs between frames (a step that would end later waits for the next). */
@@ -45,11 +46,52 @@ function importanceOf(session, shape) {
   let job = jobs.get(session);
   if (job?.memo === session.runMemo && job.error) { jobs.delete(session); throw job.error; }
   if (!job || job.memo !== session.runMemo || job.done) {
-    job = { memo: session.runMemo, steps: session.importanceSteps(), progress: { done: 0, total: targets * shape.layers }, listeners: new Set() };
+    job = { memo: session.runMemo, steps: null, progress: { done: 0, total: targets * shape.layers }, listeners: new Set() };
     jobs.set(session, job);
   }
-  if (!job.running) runBetweenFrames(session, job);
+  if (!job.running && !(job.steps === null && runInWorkers(session, job))) {
+    job.steps ??= session.importanceSteps();
+    runBetweenFrames(session, job);
+  }
   return { job };
+}
+
+const notify = (job, done) => { for (const listener of job.listeners) listener(done); };
+
+/** The job in the page's workers (importance-workers.mjs): true when they took it. */
+function runInWorkers(session, job) {
+  const offThread = importanceInWorkers(session, (progress) => {
+    for (const listener of job.listeners) if (!listener.figure.isConnected) job.listeners.delete(listener);
+    // a new run, or no figure waiting for it: the workers stop, and the view starts them again when shown
+    if (session.runMemo !== job.memo || !job.listeners.size) {
+      offThread.cancel();
+      job.running = false;
+      if (jobs.get(session) === job) jobs.delete(session);
+      return;
+    }
+    job.progress = progress;
+    notify(job, false);
+  });
+  if (!offThread) return false;
+  job.running = true;
+  offThread.result.then((value) => {
+    job.running = false;
+    if (session.runMemo !== job.memo) return;
+    job.done = true;
+    session.memo('importance', () => ({ ...value, computeMs: value.ms, workers: offThread.workers }));
+    notify(job, true);
+  }, (error) => {
+    job.running = false;
+    if (session.runMemo !== job.memo) return;
+    if (error?.fallback) {  // no worker could run it: the page's thread, between frames
+      job.steps = session.importanceSteps();
+      runBetweenFrames(session, job);
+      return;
+    }
+    job.error = error;
+    notify(job, true);
+  });
+  return true;
 }
 
 function runBetweenFrames(session, job) {

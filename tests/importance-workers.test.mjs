@@ -1,0 +1,75 @@
+// The mean importance shared out among workers (web/src/importance-workers.mjs): how the targets
+// are shared and how many workers; a share (Session.importanceSteps with first and count,
+// importance-run.mjs's importanceShare, what each worker runs) gives its targets bit for bit as
+// the whole computation does, with heads switched off and without, for a pair of texts too; an
+// error of the engine comes back as its code. The workers themselves run in the browser suite
+// (testImportanceInWorkers).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { shares, workerCount } from '../web/src/importance-workers.mjs';
+import { importanceShare } from '../web/src/importance-run.mjs';
+import { STATUS } from '../web/src/engine.mjs';
+import { defaultWasm, defaultWeights, loadEngine } from './lib/node-engine.mjs';
+
+const engine = await loadEngine();
+const bits = (targets) => JSON.stringify(targets.map((t) => [t.position, t.answer.id, t.top1.id, t.logProb, [...t.heads], [...t.layers], [...t.headTop1], [...t.layerTop1]]));
+
+function wholeMean(session) {
+  const steps = session.importanceSteps();
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+test('shares: consecutive runs of targets, every target once, sizes within one of each other', () => {
+  for (const [total, parts] of [[1, 1], [1, 4], [10, 3], [54, 2], [54, 4], [7, 7], [3, 5]]) {
+    const got = shares(total, parts);
+    const covered = got.flatMap(({ first, count }) => Array.from({ length: count }, (_, i) => first + i));
+    assert.deepEqual(covered, Array.from({ length: total }, (_, i) => i), `${total} targets in ${parts}`);
+    const sizes = got.map((s) => s.count);
+    assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1 && got.length === Math.min(total, parts), `${total} in ${parts}: ${sizes}`);
+  }
+});
+
+test('workerCount: the cores, at most 4, at most one a target, and the weights copied for them within 256 MB', () => {
+  assert.equal(workerCount(54, 12e6, 2), 2);
+  assert.equal(workerCount(54, 12e6, 16), 4);
+  assert.equal(workerCount(3, 12e6, 16), 3);
+  assert.equal(workerCount(54, 12e6, undefined), 2, 'unknown cores: 2');
+  assert.equal(workerCount(54, 111e6, 8), 2, 'a base-size model: two copies');
+  assert.equal(workerCount(54, 700e6, 8), 1, 'never fewer than one');
+});
+
+test('a share of the targets is bit for bit the whole computation\'s, with heads switched off and without, for a pair too', async () => {
+  const session = engine.createSession();
+  const wasm = readFileSync(defaultWasm), weights = readFileSync(defaultWeights);
+  const cases = [
+    { run: () => session.runText('The little dog ran to the park because the sun was out.'), removed: [] },
+    { run: () => session.runText('The cat sat on the [MASK] and the [MASK] sat on the dog.'), removed: [[1, 2], [3, 0]] },
+    { run: () => session.runPair('Where is the cat?', 'The cat sat on the mat.'), removed: [[0, 1]] },
+  ];
+  for (const { run, removed } of cases) {
+    session.setRemovedHeads(removed);
+    run();
+    const whole = wholeMean(session);
+    const ids = Array.from(session.tokens().ids), typeIds = session.typeIds();
+    const parts = shares(whole.targets.length, 3);
+    const shared = [];
+    for (const part of parts) {
+      let progress = 0;
+      const answer = await importanceShare({ wasm, weights: weights.slice(), ids, typeIds, removed, ...part }, () => progress++);
+      assert.ok(answer.targets, JSON.stringify(answer));
+      assert.ok(progress > 0, 'progress after its steps');
+      shared.push(...answer.targets);
+    }
+    assert.equal(bits(shared), bits(whole.targets), `${ids.length} tokens, ${removed.length} heads off: the shares equal the whole`);
+  }
+  session.destroy();
+});
+
+test('a share whose engine refuses comes back as the engine\'s status, never a throw', async () => {
+  const weights = readFileSync(defaultWeights).slice(0, 4096);
+  const answer = await importanceShare({ wasm: readFileSync(defaultWasm), weights, ids: [101, 102], typeIds: [0, 0], removed: [], first: 0, count: 1 }, () => {});
+  assert.ok(answer.error && Number.isInteger(answer.error.code) && answer.error.code !== STATUS.OK, JSON.stringify(answer));
+});

@@ -12,14 +12,19 @@
 // in Node, each timed as this process's CPU time (and wall time), printing
 // `importance_all (node, n = …): new_ms=… old_ms=… new/old=…` (the median of the rounds' ratios)
 // and whether the two builds' numbers are bit-identical.
+// --workers: the page itself (web/index.html from file://, the Head importance view, over=all)
+// at 56 tokens, the mean computed in the page's workers against the same page under a policy
+// that refuses workers (the page's thread, between frames), in alternating rounds, printing
+// `importance_all (chromium page, n = …): workers_ms=… page_thread_ms=… workers/page_thread=…`.
 import http from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { loadEngine } from '../tests/lib/node-engine.mjs';
-import { compareBuilds, comparisonLines, importanceLines, measureImportance } from './importance-measure.mjs';
+import { compareBuilds, comparisonLines, importanceLines, measureImportance, SENTENCES } from './importance-measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -29,6 +34,7 @@ const args = process.argv.slice(2);
 const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 15;
 const withChromium = !args.includes('--no-chromium');
 const against = args.includes('--against') ? args[args.indexOf('--against') + 1] : null;
+const withWorkers = args.includes('--workers');
 
 function serve() {
   const server = http.createServer(async (request, response) => {
@@ -73,3 +79,40 @@ if (against) {
 for (const line of importanceLines('node', measureImportance(engine, { rounds }))) console.log(line);
 engine.destroy();
 if (withChromium) for (const line of importanceLines('chromium', await inChromium())) console.log(line);
+if (withWorkers) console.log(await workersAgainstPageThread());
+
+/** The page's mean at 56 tokens: in its workers, and on its thread (a policy refusing workers). */
+async function workersAgainstPageThread() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'importance-bench-'));
+  const index = readFileSync(path.join(ROOT, 'web/index.html'), 'utf8')
+    .replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<base href="file://${ROOT}/web/"><meta http-equiv="Content-Security-Policy" content="worker-src 'none'">`);
+  writeFileSync(path.join(dir, 'no-worker.html'), index);
+  const pages = { workers: `file://${ROOT}/web/index.html`, pageThread: `file://${dir}/no-worker.html` };
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--allow-file-access-from-files'] });
+  const times = { workers: [], pageThread: [] };
+  let n = 0, workers = 0;
+  try {
+    const page = await browser.newPage();
+    for (let round = 0; round < Math.max(3, Math.ceil(rounds / 5)) + 1; round++) {
+      for (const [kind, address] of Object.entries(pages)) {
+        const sentence = SENTENCES.long + ' '.repeat(round);  // a new text: nothing kept from the last round
+        await page.goto(`${address}#${new URLSearchParams({ sentence, view: 'head-importance', over: 'all', token: '3' })}`);
+        await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.imp-cell'), null, { timeout: 300000 });
+        const kept = await page.evaluate(() => {
+          const importance = document.querySelector('attention-explorer').session.importance();
+          return { ms: importance.computeMs, workers: importance.workers ?? 0, n: document.querySelector('attention-explorer').run.n };
+        });
+        if (round > 0) times[kind].push(kept.ms);  // the first round warms the page up
+        n = kept.n;
+        if (kind === 'workers') workers = kept.workers;
+      }
+    }
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+  const ratios = times.workers.map((ms, i) => ms / times.pageThread[i]);
+  return `importance_all (chromium page, n = ${n}): workers_ms=${median(times.workers).toFixed(0)} page_thread_ms=${median(times.pageThread).toFixed(0)} ` +
+    `workers/page_thread=${median(ratios).toFixed(3)} (${workers} workers, ${times.workers.length} rounds, load ${loadavg()[0].toFixed(2)})`;
+}

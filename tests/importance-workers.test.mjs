@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { shares, workerCount } from '../web/src/importance-workers.mjs';
-import { importanceShare } from '../web/src/importance-run.mjs';
+import { importanceShare, shareEngine } from '../web/src/importance-run.mjs';
 import { STATUS } from '../web/src/engine.mjs';
 import { defaultWasm, defaultWeights, loadEngine } from './lib/node-engine.mjs';
 
@@ -43,7 +43,7 @@ test('workerCount: the cores, at most 4, at most one a target, and the weights c
 
 test('a share of the targets is bit for bit the whole computation\'s, with heads switched off and without, for a pair too', async () => {
   const session = engine.createSession();
-  const wasm = readFileSync(defaultWasm), weights = readFileSync(defaultWeights);
+  const { engine: worker } = await shareEngine({ wasm: readFileSync(defaultWasm), weights: readFileSync(defaultWeights) });  // a worker's engine, kept between shares
   const cases = [
     { run: () => session.runText('The little dog ran to the park because the sun was out.'), removed: [] },
     { run: () => session.runText('The cat sat on the [MASK] and the [MASK] sat on the dog.'), removed: [[1, 2], [3, 0]] },
@@ -58,7 +58,7 @@ test('a share of the targets is bit for bit the whole computation\'s, with heads
     const shared = [];
     for (const part of parts) {
       let progress = 0;
-      const answer = await importanceShare({ wasm, weights: weights.slice(), ids, typeIds, removed, ...part }, () => progress++);
+      const answer = await importanceShare(worker, { ids, typeIds, removed, ...part }, () => progress++);
       assert.ok(answer.targets, JSON.stringify(answer));
       assert.ok(progress > 0, 'progress after its steps');
       shared.push(...answer.targets);
@@ -66,10 +66,21 @@ test('a share of the targets is bit for bit the whole computation\'s, with heads
     assert.equal(bits(shared), bits(whole.targets), `${ids.length} tokens, ${removed.length} heads off: the shares equal the whole`);
   }
   session.destroy();
+  worker.destroy();
 });
 
-test('a share whose engine refuses comes back as the engine\'s status, never a throw', async () => {
-  const weights = readFileSync(defaultWeights).slice(0, 4096);
-  const answer = await importanceShare({ wasm: readFileSync(defaultWasm), weights, ids: [101, 102], typeIds: [0, 0], removed: [], first: 0, count: 1 }, () => {});
-  assert.ok(answer.error && Number.isInteger(answer.error.code) && answer.error.code !== STATUS.OK, JSON.stringify(answer));
+test('a share stops between two steps once cancelled', async () => {
+  const session = engine.createSession();
+  session.runText('The little dog ran to the park because the sun was out.');
+  const ids = Array.from(session.tokens().ids), typeIds = session.typeIds();
+  let steps = 0;
+  const answer = await importanceShare(engine, { ids, typeIds, removed: [], first: 0, count: 4 }, () => steps++, () => steps >= 3);
+  assert.deepEqual(answer, { cancelled: true });
+  assert.equal(steps, 3, 'no step after the one that saw it cancelled');
+  session.destroy();
+});
+
+test('a worker whose model its engine refuses answers with the engine\'s status, never a throw', async () => {
+  const answer = await shareEngine({ wasm: readFileSync(defaultWasm), weights: readFileSync(defaultWeights).slice(0, 4096) });
+  assert.ok(!answer.engine && answer.error && Number.isInteger(answer.error.code) && answer.error.code !== STATUS.OK, JSON.stringify(answer));
 });

@@ -294,7 +294,11 @@ export class Engine {
     if (status !== 0) throw Object.assign(new EngineError(status, `${this.describePart(index)}: ${this.statusMessage(status)}`), { partIndex: index });
   }
 
+  /** fn() when the engine is destroyed (what holds a copy of its weights lets it go). */
+  onDestroy(fn) { (this.destroyHooks ??= []).push(fn); }
+
   destroy() {
+    for (const hook of this.destroyHooks ?? []) hook();
     this.x.attn_engine_destroy(this.pointer);
     this.heap.free(this.weightsPointer);
   }

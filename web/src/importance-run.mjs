@@ -1,26 +1,57 @@
-// A share of the mean head importance, where it runs (a worker): an engine of its own on the
-// same wasm module and weights, the run's ids, token types and removed heads, and the targets
-// first … first + count − 1 (Session.importanceSteps), progress after each step.
+// A share of the mean head importance, where it runs (a worker of importance-workers.mjs's pool):
+// an engine of its own on the page's wasm module and a copy of its weights, kept between
+// computations; for each share the run's ids, token types and removed heads in a new session,
+// and the targets first … first + count − 1 (Session.importanceSteps), progress after each step.
+// Between steps it lets the worker read its messages, so a cancelled share stops within a step.
 import { createEngine, EngineError } from './engine.mjs';
 
-/** {targets} of the share, or {error: {code, message}} (an EngineError) / {failed: message} (anything else). */
-export async function importanceShare({ wasm, weights, ids, typeIds, removed, first, count }, onProgress) {
-  let engine = null;
+/** The engine of `wasm` (bytes or a module) and `weights`: {engine}, or the answer a share gives when it cannot start. */
+export async function shareEngine({ wasm, weights }) {
   try {
-    engine = await createEngine({ wasm, weights });
-    const session = engine.createSession();
+    return { engine: await createEngine({ wasm, weights }) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/**
+ * {targets} of the share, {cancelled: true} when isCancelled() said so between two steps, or
+ * {error: {code, message}} (an EngineError) / {failed: message} (anything else).
+ */
+export async function importanceShare(engine, { ids, typeIds, removed, first, count }, onProgress, isCancelled = () => false) {
+  let session = null;
+  try {
+    session = engine.createSession();
     if (removed.length) session.setRemovedHeads(removed);
     session.runTypedIds(ids, typeIds);
     const steps = session.importanceSteps({ first, count });
     let step = steps.next();
     while (!step.done) {
       onProgress(step.value);
+      await nextTurn();
+      if (isCancelled()) return { cancelled: true };
       step = steps.next();
     }
     return { targets: step.value.targets };
   } catch (error) {
-    return error instanceof EngineError ? { error: { code: error.code, message: error.message } } : { failed: String(error?.message ?? error) };
+    return failure(error);
   } finally {
-    engine?.destroy();
+    session?.destroy();
   }
+}
+
+function failure(error) {
+  return error instanceof EngineError ? { error: { code: error.code, message: error.message } } : { failed: String(error?.message ?? error) };
+}
+
+/** A turn of the event loop (a message to itself: no timer's minimum delay). */
+const turns = new MessageChannel();
+function nextTurn() {
+  return new Promise((resolve) => {
+    turns.port1.onmessage = () => {
+      turns.port1.onmessage = null;  // no listener left: in Node the channel keeps no process alive
+      resolve();
+    };
+    turns.port2.postMessage(0);
+  });
 }

@@ -1,8 +1,9 @@
-// The mean head importance on the machine's other cores: the targets shared out among page
-// workers (page-worker.mjs, worker.mjs), each with an engine of its own on the same wasm module
-// and a copy of the weights, running its share step by step (importance-run.mjs). The numbers are
-// bit for bit those of Session.importanceSteps on the page's thread (each target's numbers do
-// not depend on the others it runs beside), which stays free: only progress and results arrive.
+// The mean head importance on the machine's other cores: a pool of the page's workers
+// (page-worker.mjs, worker.mjs) per engine, each loading the model once (the same wasm module and
+// a copy of the weights) and kept for the next computation; the targets are shared out among them
+// and each runs its share step by step (importance-run.mjs). The numbers are bit for bit those of
+// Session.importanceSteps on the page's thread (each target's numbers do not depend on the others
+// it runs beside), which stays free: only progress and results arrive.
 import { EngineError, importanceSummary } from './engine.mjs';
 import { startPageWorker } from './page-worker.mjs';
 
@@ -10,7 +11,7 @@ import { startPageWorker } from './page-worker.mjs';
 const MAX_WORKERS = 4;
 const MAX_COPIED_BYTES = 256 * 1024 * 1024;
 
-/** How many workers for `targets` targets of `engine`'s model on this machine. */
+/** How many workers for `targets` targets of a model of `fileSize` bytes on this machine. */
 export function workerCount(targets, fileSize, cores = globalThis.navigator?.hardwareConcurrency) {
   const byMemory = Math.max(1, Math.floor(MAX_COPIED_BYTES / Math.max(1, fileSize)));
   return Math.max(1, Math.min(MAX_WORKERS, cores || 2, byMemory, targets));
@@ -24,49 +25,100 @@ export function shares(total, parts) {
   }).filter((share) => share.count > 0);
 }
 
+const pools = new WeakMap();  // engine → its pool
+let jobCount = 0;
+
+/** A worker that has been sent the engine's model; its shares' answers go to `jobs`' handlers. */
+function poolWorker(engine, pool) {
+  const worker = startPageWorker();
+  if (!worker) return null;
+  const jobs = new Map();
+  const weights = engine.weightsCopy();
+  worker.postMessage({ load: { wasm: engine.module, weights } }, [weights.buffer]);
+  worker.onmessage = ({ data }) => {
+    const handler = jobs.get(data.job);
+    if (!handler) return;
+    if (data.progress) { handler.onProgress(data.progress); return; }
+    jobs.delete(data.job);
+    handler.settle(data);
+  };
+  worker.onerror = (event) => {  // refused by the page's policy, or stopped (memory): the pool is spent
+    event.preventDefault?.();
+    pool.terminate();
+    for (const handler of jobs.values()) handler.settle({ failed: event.message || 'the worker stopped' });
+    jobs.clear();
+  };
+  return { worker, jobs };
+}
+
+/** The engine's pool of at least `size` workers (made again when smaller, or spent), or null where the page can have none. */
+function poolFor(engine, size) {
+  const kept = pools.get(engine);
+  if (kept && !kept.spent && kept.workers.length >= size) return kept;
+  kept?.terminate();
+  const pool = { spent: false, workers: [] };
+  pool.terminate = () => { pool.spent = true; for (const { worker } of pool.workers) worker.terminate(); };
+  for (let k = 0; k < size; k++) {
+    const member = poolWorker(engine, pool);
+    if (!member) { pool.terminate(); return null; }
+    pool.workers.push(member);
+  }
+  pools.set(engine, pool);
+  engine.onDestroy(() => pool.terminate());
+  return pool;
+}
+
+/** Lets the engine's workers go (their copies of the weights with them). */
+export function releaseWorkers(engine) {
+  pools.get(engine)?.terminate();
+  pools.delete(engine);
+}
+
 /**
- * Starts the session's mean importance in workers: {result, cancel}, or null where the page can
- * have no worker or the engine has no module to share. result: a promise of what
- * Session.importanceSteps returns (ms: the wall time), rejected with the EngineError a share met,
- * or with {fallback: true} when a worker could not start or stopped (the page's policy, memory):
- * the caller then computes on the page's thread. onProgress({done, total}) after each step of
- * any share.
+ * Starts the session's mean importance in the engine's workers: {result, cancel, workers}, or null
+ * where the page can have no worker or the engine has no module to share. result: a promise of
+ * what Session.importanceSteps returns (ms: from the start to the result), rejected with the
+ * EngineError a share met, or with {fallback: true} when a worker could not start or stopped (the
+ * page's policy, memory): the caller then computes on the page's thread. onProgress({done,
+ * total}) after each step of any share.
  */
 export function importanceInWorkers(session, onProgress = () => {}) {
   const engine = session.engine;
-  if (!engine.module || typeof Worker !== 'function') return null;
+  // the page's thread says what a model still arriving in parts cannot do yet
+  if (!engine.module || typeof Worker !== 'function' || engine.partsMissing() > 0) return null;
+  const started = performance.now();
   const { positions, maskedInTurn } = session.importanceTargets();
   const parts = shares(positions.length, workerCount(positions.length, engine.fileSize));
-  const workers = parts.map(() => startPageWorker());
-  if (!workers.length || workers.some((w) => !w)) {
-    for (const worker of workers) worker?.terminate();
-    return null;
-  }
-  const started = performance.now();
-  const job = { ids: session.tokens().ids, typeIds: session.typeIds(), removed: session.removedHeads(), wasm: engine.module };
+  const pool = poolFor(engine, parts.length);
+  if (!pool) return null;
+  const run = { ids: Array.from(session.tokens().ids), typeIds: session.typeIds(), removed: session.removedHeads() };
   const progress = parts.map(() => ({ done: 0, total: 1 }));
-  const stopAll = () => { for (const worker of workers) worker.terminate(); };
-  const result = Promise.all(workers.map((worker, k) => new Promise((resolve, reject) => {
-    worker.onmessage = ({ data }) => {
-      if (data.ready) {
-        const weights = engine.weightsCopy();
-        worker.postMessage({ importance: { ...job, weights, ...parts[k] } }, [weights.buffer]);
-      } else if (data.progress) {
-        progress[k] = data.progress;
-        onProgress(progress.reduce((sum, p) => ({ done: sum.done + p.done, total: sum.total + p.total }), { done: 0, total: 0 }));
-      } else if (data.targets) resolve(data.targets);
-      else if (data.error) reject(new EngineError(data.error.code, data.error.message));
-      else reject({ fallback: true, reason: data.failed });
-    };
-    worker.onerror = (event) => { event.preventDefault?.(); reject({ fallback: true, reason: event.message }); };
-  }))).then((lists) => {
-    stopAll();
-    const targets = lists.flat();
+  const sent = parts.map((part, k) => ({ member: pool.workers[k], job: `importance-${++jobCount}`, part }));
+  const answers = sent.map(({ member, job, part }, k) => new Promise((settle) => {
+    member.jobs.set(job, {
+      settle,
+      onProgress: (p) => {
+        progress[k] = p;
+        onProgress(progress.reduce((sum, q) => ({ done: sum.done + q.done, total: sum.total + q.total }), { done: 0, total: 0 }));
+      },
+    });
+    member.worker.postMessage({ job, importance: { ...run, ...part } });
+  }));
+  const cancel = () => {
+    for (const { member, job } of sent) {
+      member.jobs.get(job)?.settle({ cancelled: true });
+      member.jobs.delete(job);
+      if (!pool.spent) member.worker.postMessage({ cancel: job });
+    }
+  };
+  const result = Promise.all(answers).then((lists) => {
+    const error = lists.find((answer) => answer.error);
+    if (error) throw new EngineError(error.error.code, error.error.message);
+    const failed = lists.find((answer) => !answer.targets);
+    if (failed) throw { fallback: true, reason: failed.failed ?? 'cancelled' };
+    const targets = lists.flatMap((answer) => answer.targets);
     const { layers, heads } = engine.shape;
     return { maskedInTurn, targets, ...importanceSummary(targets, layers, heads), ms: performance.now() - started };
-  }, (error) => {
-    stopAll();
-    throw error;
   });
-  return { result, cancel: stopAll, workers: workers.length };
+  return { result, cancel, workers: parts.length };
 }

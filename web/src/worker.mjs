@@ -1,20 +1,33 @@
 // The page's worker (tools/build-web.mjs bundles it and gives its text to the page, which starts
 // it from a blob URL, as a page opened from file:// can): the panel's converter, so the page
 // stays responsive while a checkpoint, hostile or not, is converted (Cancel ends the worker);
-// and a share of the mean head importance (importance-workers.mjs), so that it runs on the
-// machine's other cores and never on the page's thread.
+// or one of importance-workers.mjs's pool, which loads the page's model once ({load}) and runs
+// shares of the mean head importance ({importance, job}; {cancel: job} stops one), so that it
+// runs on the machine's other cores and never on the page's thread.
 import { runConversion } from './convert-run.mjs';
 import { Engine } from './engine.mjs';
-import { importanceShare } from './importance-run.mjs';
+import { importanceShare, shareEngine } from './importance-run.mjs';
+
+let loaded = null;  // a promise of {engine} or of a share's failure answer
+const cancelled = new Set();
 
 self.postMessage({ ready: true });  // started: the page's policy allowed this worker
 self.onmessage = async ({ data }) => {
-  if (data.importance) {
-    const answer = await importanceShare(data.importance, (progress) => self.postMessage({ progress }));
-    self.postMessage(answer);
-    return;
+  if (data.load) {
+    loaded = shareEngine(data.load);
+  } else if (data.cancel) {
+    cancelled.add(data.cancel);
+  } else if (data.importance) {
+    const { job } = data;
+    const start = await loaded;
+    const answer = start.engine
+      ? await importanceShare(start.engine, data.importance, (progress) => self.postMessage({ job, progress }), () => cancelled.has(job))
+      : start;
+    cancelled.delete(job);
+    self.postMessage({ job, ...answer });
+  } else {
+    const { files, label, wasm } = data;
+    const answer = runConversion(files, label, wasm ? { Engine, wasm } : null);
+    self.postMessage(answer, answer.bytes ? [answer.bytes.buffer] : []);
   }
-  const { files, label, wasm } = data;
-  const answer = runConversion(files, label, wasm ? { Engine, wasm } : null);
-  self.postMessage(answer, answer.bytes ? [answer.bytes.buffer] : []);
 };

@@ -18,6 +18,8 @@ import { capitalise, note, weightsWaitText } from './common.mjs';
 
 /** Time given to the computation per frame when it runs between frames (a step that would end later waits for the next). */
 const SLICE_MS = 30;
+/** While workers compute, the progress drawn at most this often. */
+const PROGRESS_MS = 100;
 /** Larger than this (targets × tokens), the map is not computed: each target is a forward pass of every token. */
 const MAX_WORK = 128 * 128;
 const CELL_HEIGHT = 32;
@@ -64,12 +66,15 @@ function runInWorkers(session, job) {
     for (const listener of job.listeners) if (!listener.figure.isConnected) job.listeners.delete(listener);
     // a new run, or no figure waiting for it: the workers stop, and the view starts them again when shown
     if (session.runMemo !== job.memo || !job.listeners.size) {
-      offThread.cancel();
       job.running = false;
       if (jobs.get(session) === job) jobs.delete(session);
+      offThread.cancel();
       return;
     }
     job.progress = progress;
+    // the progress line drawn at most every PROGRESS_MS: its drawing takes the workers' cores
+    if (performance.now() - (job.drawnAt ?? 0) < PROGRESS_MS) return;
+    job.drawnAt = performance.now();
     notify(job, false);
   });
   if (!offThread) return false;
@@ -81,6 +86,7 @@ function runInWorkers(session, job) {
     session.memo('importance', () => ({ ...value, computeMs: value.ms, workers: offThread.workers }));
     notify(job, true);
   }, (error) => {
+    if (jobs.get(session) !== job) return;  // cancelled: a later job, or none, stands for it
     job.running = false;
     if (session.runMemo !== job.memo) return;
     if (error?.fallback) {  // no worker could run it: the page's thread, between frames

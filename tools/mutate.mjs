@@ -109,7 +109,7 @@ const MUTATIONS = [
       'clamp (88.38, or every score of a row under −87.34); the largest |q·k| of bert-mini on the fixture sentences ' +
       'is 75.1 even without the √d division, 9.4 with it (node tools/mutate.mjs --scores)',
     edits: [['c/kernels.c', 'const f4 vmax = f4_splat(max);', 'const f4 vmax = f4_splat(0.0f);'],
-      ['c/kernels.c', 'x[i] = exp_scalar(x[i] - max);', 'x[i] = exp_scalar(x[i]);']] },
+      ['c/kernels.c', 'const float e = exp_scalar(x[i] - max);', 'const float e = exp_scalar(x[i]);']] },
   { name: 'LayerNorm epsilon 1e-5 instead of the model\'s 1e-12', build: 'wasm', tests: [PARITY],
     edits: [['c/kernels.c', 'const float inv = 1.0f / sqrtf(var + eps);', 'const float inv = 1.0f / sqrtf(var + eps * 1e7f);']] },
   { name: 'LayerNorm epsilon dropped', build: 'wasm', tests: [PARITY, analysis('inside a layer')],

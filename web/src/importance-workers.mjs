@@ -10,6 +10,8 @@ import { startPageWorker } from './page-worker.mjs';
 /** At most this many workers, and at most this many bytes of weights copied for them in all. */
 const MAX_WORKERS = 4;
 const MAX_COPIED_BYTES = 256 * 1024 * 1024;
+/** A worker silent this long after it was made never started. */
+const START_MS = 5000;
 
 /** How many workers for `targets` targets of a model of `fileSize` bytes on this machine. */
 export function workerCount(targets, fileSize, cores = globalThis.navigator?.hardwareConcurrency) {
@@ -28,14 +30,20 @@ export function shares(total, parts) {
 const pools = new WeakMap();  // engine → its pool
 let jobCount = 0;
 
-/** A worker that has been sent the engine's model; its shares' answers go to `jobs`' handlers. */
+/**
+ * A worker that has been sent the engine's model; its shares' answers go to `jobs`' handlers. A
+ * worker that has not said it started within START_MS counts as refused (Firefox fires no error
+ * for a worker its page's policy refuses).
+ */
 function poolWorker(engine, pool) {
   const worker = startPageWorker();
   if (!worker) return null;
   const jobs = new Map();
   const weights = engine.weightsCopy();
   worker.postMessage({ load: { wasm: engine.module, weights } }, [weights.buffer]);
+  const refused = setTimeout(() => worker.onerror({ message: 'the worker did not start' }), START_MS);
   worker.onmessage = ({ data }) => {
+    if (data.ready) { clearTimeout(refused); return; }
     const handler = jobs.get(data.job);
     if (!handler) return;
     if (data.progress) { handler.onProgress(data.progress); return; }
@@ -43,6 +51,7 @@ function poolWorker(engine, pool) {
     handler.settle(data);
   };
   worker.onerror = (event) => {  // refused by the page's policy, or stopped (memory): the pool is spent
+    clearTimeout(refused);
     event.preventDefault?.();
     pool.terminate();
     for (const handler of jobs.values()) handler.settle({ failed: event.message || 'the worker stopped' });

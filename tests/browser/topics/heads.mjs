@@ -253,7 +253,7 @@ export async function testImportanceInWorkers() {
       workers && seen.same && seen.mean && seen.targets > 5, JSON.stringify(seen));
   }
   // the policy page's console reports the workers it refused: the only messages expected
-  const problems = page.problems.filter((p) => !/violates the following Content Security Policy directive: "worker-src 'none'"/.test(p));
+  const problems = page.problems.filter((p) => !/violates the following (Content Security Policy )?directive: .worker-src 'none'./.test(p));
   check('importance in workers: no page errors', problems.length === 0, problems.join('; '));
   await page.context().close();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -77,12 +77,6 @@ function poolFor(engine, size) {
   return pool;
 }
 
-/** Lets the engine's workers go (their copies of the weights with them). */
-export function releaseWorkers(engine) {
-  pools.get(engine)?.terminate();
-  pools.delete(engine);
-}
-
 /**
  * Starts the session's mean importance in the engine's workers: {result, cancel, workers}, or null
  * where the page can have no worker or the engine has no module to share. result: a promise of

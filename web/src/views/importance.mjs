@@ -60,12 +60,17 @@ function importanceOf(session, shape) {
 
 const notify = (job, done) => { for (const listener of job.listeners) listener(done); };
 
+/** Whether the job's run is still the session's and a figure still waits for it (listeners of figures gone are dropped). */
+function stillWanted(session, job) {
+  for (const listener of job.listeners) if (!listener.figure.isConnected) job.listeners.delete(listener);
+  return session.runMemo === job.memo && job.listeners.size > 0;
+}
+
 /** The job in the page's workers (importance-workers.mjs): true when they took it. */
 function runInWorkers(session, job) {
   const offThread = importanceInWorkers(session, (progress) => {
-    for (const listener of job.listeners) if (!listener.figure.isConnected) job.listeners.delete(listener);
     // a new run, or no figure waiting for it: the workers stop, and the view starts them again when shown
-    if (session.runMemo !== job.memo || !job.listeners.size) {
+    if (!stillWanted(session, job)) {
       job.running = false;
       if (jobs.get(session) === job) jobs.delete(session);
       offThread.cancel();
@@ -105,8 +110,7 @@ function runBetweenFrames(session, job) {
   const slice = () => {
     // A new run (or removal set), or no figure waiting for it (another view): it stops, and the
     // view takes it up again where it was when it is shown.
-    for (const listener of job.listeners) if (!listener.figure.isConnected) job.listeners.delete(listener);
-    if (session.runMemo !== job.memo || !job.listeners.size) { job.running = false; return; }
+    if (!stillWanted(session, job)) { job.running = false; return; }
     const start = performance.now();
     let step;
     try {
@@ -120,7 +124,7 @@ function runBetweenFrames(session, job) {
     } catch (error) {
       job.error = error;
       job.running = false;
-      for (const listener of job.listeners) listener(true);
+      notify(job, true);
       return;
     }
     job.computeMs = (job.computeMs ?? 0) + performance.now() - start;
@@ -128,11 +132,11 @@ function runBetweenFrames(session, job) {
       job.running = false;
       job.done = true;
       session.memo('importance', () => ({ ...step.value, computeMs: job.computeMs }));
-      for (const listener of job.listeners) listener(true);
+      notify(job, true);
       return;
     }
     job.progress = step.value;
-    for (const listener of job.listeners) listener(false);
+    notify(job, false);
     setTimeout(slice, 0);
   };
   setTimeout(slice, 0);

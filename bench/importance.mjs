@@ -17,12 +17,13 @@
 // that refuses workers (the page's thread, between frames), in alternating rounds, printing
 // `importance_all (chromium page, n = …): workers_ms=… page_thread_ms=… workers/page_thread=…`.
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { pageUnderPolicy } from '../tests/browser/no-worker.mjs';
 import { loadEngine } from '../tests/lib/node-engine.mjs';
 import { compareBuilds, comparisonLines, importanceLines, measureImportance, SENTENCES } from './importance-measure.mjs';
 
@@ -84,10 +85,7 @@ if (withWorkers) console.log(await workersAgainstPageThread());
 /** The page's mean at 56 tokens: in its workers, and on its thread (a policy refusing workers). */
 async function workersAgainstPageThread() {
   const dir = mkdtempSync(path.join(tmpdir(), 'importance-bench-'));
-  const index = readFileSync(path.join(ROOT, 'web/index.html'), 'utf8')
-    .replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<base href="file://${ROOT}/web/"><meta http-equiv="Content-Security-Policy" content="worker-src 'none'">`);
-  writeFileSync(path.join(dir, 'no-worker.html'), index);
-  const pages = { workers: `file://${ROOT}/web/index.html`, pageThread: `file://${dir}/no-worker.html` };
+  const pages = { workers: `file://${ROOT}/web/index.html`, pageThread: pageUnderPolicy(dir, 'no-worker.html', "worker-src 'none'", `file://${ROOT}`) };
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--allow-file-access-from-files'] });
   const times = { workers: [], pageThread: [] };
   let n = 0, workers = 0;

@@ -200,6 +200,9 @@ export class Engine {
   /** A copy of the weights file the engine runs (whole once every part has arrived). */
   weightsCopy() { return this.heap.u8(this.weightsPointer, this.fileSize).slice(); }
 
+  /** Bytes from..to − 1 of the weights file copied into `target` at the same offsets (a copy made in slices). */
+  copyWeightsInto(target, from, to) { target.set(this.heap.u8(this.weightsPointer + from, to - from), from); }
+
   // ---- reading the weights in parts (weights/FORMAT.md) ----------------------------------
 
   partCount() { return this.x.attn_engine_part_count(this.pointer); }

@@ -44,14 +44,14 @@ function failure(error) {
   return error instanceof EngineError ? { error: { code: error.code, message: error.message } } : { failed: String(error?.message ?? error) };
 }
 
-/** A turn of the event loop (a message to itself: no timer's minimum delay). */
-const turns = new MessageChannel();
-function nextTurn() {
+/** A turn of the event loop: a message to itself (no timer's minimum delay), on a channel of its own so that turns awaited at once all come. */
+export function nextTurn() {
   return new Promise((resolve) => {
-    turns.port1.onmessage = () => {
-      turns.port1.onmessage = null;  // no listener left: in Node the channel keeps no process alive
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();  // closed: in Node the channel keeps no process alive
       resolve();
     };
-    turns.port2.postMessage(0);
+    port2.postMessage(0);
   });
 }

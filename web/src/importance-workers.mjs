@@ -5,6 +5,7 @@
 // Session.importanceSteps on the page's thread (each target's numbers do not depend on the others
 // it runs beside), which stays free: only progress and results arrive.
 import { EngineError, importanceSummary } from './engine.mjs';
+import { nextTurn } from './importance-run.mjs';
 import { startPageWorker } from './page-worker.mjs';
 
 /** At most this many workers, and at most this many bytes of weights copied for them in all. */
@@ -12,6 +13,8 @@ const MAX_WORKERS = 4;
 const MAX_COPIED_BYTES = 256 * 1024 * 1024;
 /** A worker silent this long after it was made never started. */
 const START_MS = 5000;
+/** The weights are copied for a worker this many bytes per task (a few milliseconds each): the page's thread is never held long. */
+const COPY_SLICE = 2 * 1024 * 1024;
 
 /** How many workers for `targets` targets of a model of `fileSize` bytes on this machine. */
 export function workerCount(targets, fileSize, cores = globalThis.navigator?.hardwareConcurrency) {
@@ -39,8 +42,6 @@ function poolWorker(engine, pool) {
   const worker = startPageWorker();
   if (!worker) return null;
   const jobs = new Map();
-  const weights = engine.weightsCopy();
-  worker.postMessage({ load: { wasm: engine.module, weights } }, [weights.buffer]);
   const refused = setTimeout(() => worker.onerror({ message: 'the worker did not start' }), START_MS);
   worker.onmessage = ({ data }) => {
     if (data.ready) { clearTimeout(refused); return; }
@@ -77,10 +78,43 @@ function poolFor(engine, size) {
   return pool;
 }
 
+/** The model sent to the pool's workers, once (every part of the weights has arrived). */
+function loadModel(engine, pool) {
+  pool.modelSent ??= sendWeights(engine, pool);
+}
+
+/**
+ * The model to each of the pool's workers, one after the other: the same wasm module, and a copy
+ * of the weights made a slice per task (a worker runs jobs sent before it, once its model is in).
+ */
+async function sendWeights(engine, pool) {
+  for (const { worker } of pool.workers) {
+    const weights = new Uint8Array(engine.fileSize);
+    for (let from = 0; from < weights.length; from += COPY_SLICE) {
+      if (pool.spent) return;  // the engine destroyed, or a worker refused
+      engine.copyWeightsInto(weights, from, Math.min(weights.length, from + COPY_SLICE));
+      await nextTurn();
+    }
+    if (pool.spent) return;
+    worker.postMessage({ load: { wasm: engine.module, weights } }, [weights.buffer]);
+  }
+}
+
+/**
+ * The engine's workers started ahead of the mean importance the view may be asked for (a worker
+ * takes a good part of the computation's first 200 ms to start), and given the model once every
+ * part of the weights has arrived. Nothing where the page can have no worker.
+ */
+export function warmImportanceWorkers(engine) {
+  if (!engine.module || typeof Worker !== 'function') return;
+  const pool = poolFor(engine, workerCount(Infinity, engine.fileSize));
+  if (pool && engine.partsMissing() === 0) loadModel(engine, pool);
+}
+
 /**
  * Starts the session's mean importance in the engine's workers: {result, cancel, workers}, or null
  * where the page can have no worker or the engine has no module to share. result: a promise of
- * what Session.importanceSteps returns (ms: from the start to the result), rejected with the
+ * what Session.importanceSteps returns (ms: from the start, the page's performance.now() startedAt, to the result), rejected with the
  * EngineError a share met, or with {fallback: true} when a worker could not start or stopped (the
  * page's policy, memory): the caller then computes on the page's thread. onProgress({done,
  * total}) after each step of any share.
@@ -94,6 +128,7 @@ export function importanceInWorkers(session, onProgress = () => {}) {
   const parts = shares(positions.length, workerCount(positions.length, engine.fileSize));
   const pool = poolFor(engine, parts.length);
   if (!pool) return null;
+  loadModel(engine, pool);
   const run = { ids: Array.from(session.tokens().ids), typeIds: session.typeIds(), removed: session.removedHeads() };
   const progress = parts.map(() => ({ done: 0, total: 1 }));
   const sent = parts.map((part, k) => ({ member: pool.workers[k], job: `importance-${++jobCount}`, part }));
@@ -121,7 +156,7 @@ export function importanceInWorkers(session, onProgress = () => {}) {
     if (failed) throw { fallback: true, reason: failed.failed ?? 'cancelled' };
     const targets = lists.flatMap((answer) => answer.targets);
     const { layers, heads } = engine.shape;
-    return { maskedInTurn, targets, ...importanceSummary(targets, layers, heads), ms: performance.now() - started };
+    return { maskedInTurn, targets, ...importanceSummary(targets, layers, heads), ms: performance.now() - started, startedAt: started };
   });
   return { result, cancel, workers: parts.length };
 }

@@ -27,6 +27,9 @@ export const DEFAULT_ASSETS = {
 
 /** The most bytes one range request fetches for parts read while the page is idle. */
 const IDLE_RANGE_BYTES = 512 * 1024;
+/** Part scripts inserted at once for what no run waits on (ensureAll, the idle stream): each
+ * insertion is the page's work, and the 240 of bert-mini at once are a 100 ms task. */
+const SCRIPTS_AT_ONCE = 4;
 
 /** A failure while loading, with the part that failed ('wasm', 'weights' or 'engine'). */
 export class LoadError extends Error {
@@ -413,7 +416,7 @@ async function scriptHead(scriptUrl, report) {
  * `engine.loading` is this object; a run that waits for its rows waits for `ensureText(text)`, a
  * run that waits for a layer for `ensureLayers(count)`, [MASK] predictions for `ensureAll()`.
  */
-class PartLoader {
+export class PartLoader {
   constructor(engine, source) {
     this.engine = engine;
     this.source = source;
@@ -423,6 +426,8 @@ class PartLoader {
     this.bytesLoaded = source.head.length;      // bytes of the file in the engine
     this.scriptBytesLoaded = source.headScriptBytes ?? 0;  // base64 text read from file://
     this.scriptGroups = null;
+    this.scriptsLoading = 0;    // part scripts 'low' or 'idle' inserted and not yet loaded
+    this.scriptQueue = [];      // their followers waiting for one to load
   }
 
   /** The bytes read to have the weights that have arrived: the file's, or the scripts' base64 from file://. */
@@ -517,6 +522,7 @@ class PartLoader {
   async ensure(parts, priority) {
     const waits = [];
     for (const i of parts) if (!this.inFlight.has(i)) this.failures.delete(i);
+    if (priority === 'high' && this.source.partScripts) for (const i of parts) if (this.inFlight.has(i)) this.scriptNow(i);
     for (const run of this.groups(parts.filter((i) => !this.engine.partReady(i)), priority)) {
       const pending = run.filter((i) => !this.inFlight.has(i));
       if (pending.length) {
@@ -598,6 +604,30 @@ class PartLoader {
     }
   }
 
+  /** Resolves when fewer than SCRIPTS_AT_ONCE queued part scripts are loading (or a run needs `group`'s script: scriptNow). */
+  scriptTurn(group) {
+    if (this.scriptsLoading < SCRIPTS_AT_ONCE) {
+      this.scriptsLoading++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.scriptQueue.push({ group, resolve }));
+  }
+
+  /** A queued part script has loaded (or failed): the next one waiting takes its turn. */
+  scriptDone() {
+    const next = this.scriptQueue.shift();
+    if (next) next.resolve(); else this.scriptsLoading--;
+  }
+
+  /** A run waits on part `i`: its script, if queued, is inserted now. */
+  scriptNow(i) {
+    const group = this.scriptGroupOf(i);
+    const at = this.scriptQueue.findIndex((waiting) => waiting.group === group);
+    if (at < 0) return;
+    this.scriptsLoading++;
+    this.scriptQueue.splice(at, 1)[0].resolve();
+  }
+
   /** {bytes, base, parts}: the bytes of the run's parts (a script's: all of its parts), base
    * their file offset. */
   async fetchRun(run, priority) {
@@ -609,12 +639,16 @@ class PartLoader {
     }
     const group = this.scriptGroupOf(run[0]);
     const url = partScriptName(this.source.partScripts, group);
+    const queued = priority !== 'high';  // what a run waits on is inserted at once
+    if (queued) await this.scriptTurn(group);
     let text;
     try {
       text = await loadAssetScript(url);
     } catch (error) {
       scriptLoads.delete(url);  // a later need tries again
       throw new Error(error.message);
+    } finally {
+      if (queued) this.scriptDone();
     }
     this.scriptBytesLoaded += text.length;
     const [from, to] = this.scriptGroups[group];

@@ -8,13 +8,15 @@ import { runConversion } from './convert-run.mjs';
 import { Engine } from './engine.mjs';
 import { importanceShare, shareEngine } from './importance-run.mjs';
 
-let loaded = null;  // a promise of {engine} or of a share's failure answer
+let modelSent;
+// {engine}, or a share's failure answer, once the model has been sent (jobs may come before it)
+const loaded = new Promise((resolve) => { modelSent = resolve; });
 const cancelled = new Set();
 
 self.postMessage({ ready: true });  // started: the page's policy allowed this worker
 self.onmessage = async ({ data }) => {
   if (data.load) {
-    loaded = shareEngine(data.load);
+    modelSent(shareEngine(data.load));
   } else if (data.cancel) {
     cancelled.add(data.cancel);
   } else if (data.importance) {

@@ -13,7 +13,7 @@ import { headName, isBoundaryToken, isMaskToken, tokenPhrase, largest, total } f
 import { enumParam } from '../view-state.mjs';
 import { html } from '../dom.mjs';
 import { toggle } from '../widgets.mjs';
-import { importanceInWorkers } from '../importance-workers.mjs';
+import { importanceInWorkers, warmImportanceWorkers } from '../importance-workers.mjs';
 import { capitalise, note, weightsWaitText } from './common.mjs';
 
 /** Time given to the computation per frame when it runs between frames (a step that would end later waits for the next). */
@@ -347,6 +347,7 @@ export const importanceView = {
     if (!engine.hasMlm()) {
       return { figure: messageFigure({ width, title: t('imp.title'), lines: [t('imp.noMlm')] }), notes: [] };
     }
+    if (state.importanceOver === 'all') warmImportanceWorkers(engine);
     if (engine.loading && engine.partsMissing() > 0) {
       const waiting = engine.loading.ensureAll();
       waiting.catch(() => {});  // a refusal is shown by the explorer

@@ -252,11 +252,39 @@ export async function testImportanceInWorkers() {
     check(`importance over every word (${where}${off ? `, ${off} off` : ''}): computed in ${seen.workers} worker(s), its ${seen.targets} targets and mean bit for bit the page thread's`,
       workers && seen.same && seen.mean && seen.targets > 5, JSON.stringify(seen));
   }
+  if (browserName === 'chromium') await warmedByTheWordsMap(page);
   // the policy page's console reports the workers it refused: the only messages expected
   const problems = page.problems.filter((p) => !/violates the following (Content Security Policy )?directive: .worker-src 'none'./.test(p));
   check('importance in workers: no page errors', problems.length === 0, problems.join('; '));
   await page.context().close();
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The view for the chosen word starts the workers and gives them the model (bert-mini is small),
+ * so that the mean, once asked for, runs in them at once: no worker started again, no model sent again.
+ */
+async function warmedByTheWordsMap(page) {
+  await page.addInitScript(() => {
+    const PageWorker = window.Worker;
+    window.workerLog = { made: 0, models: 0 };
+    window.Worker = class extends PageWorker {
+      constructor(...args) { super(...args); window.workerLog.made++; }
+      postMessage(message, transfer) { if (message?.load) window.workerLog.models++; return super.postMessage(message, transfer); }
+    };
+  });
+  const sentence = 'The little dog ran to the park because the sun was out.';
+  await page.goto(url(FILE, 'index.html') + '#' + new URLSearchParams({ sentence, view: 'head-importance', token: '3' }));
+  await explorer(page).locator('.imp-cell').first().waitFor({ timeout: 120000 });
+  await page.waitForFunction(() => window.workerLog.made > 0 && window.workerLog.models === window.workerLog.made, null, { timeout: 60000 });
+  const before = await page.evaluate(() => ({ ...window.workerLog }));
+  await explorer(page).locator('input.over-toggle').check();
+  await page.waitForFunction(() => document.querySelector('attention-explorer').session.runMemo.has('importance'), null, { timeout: 120000 });
+  const seen = await explorer(page).evaluate(importanceAgainstPageThread);
+  const after = await page.evaluate(() => ({ ...window.workerLog }));
+  check(`importance: the chosen word's map starts ${before.made} worker(s) and gives them the model; the mean, asked for then, computed in ${seen.workers} of them, ` +
+    `none started or loaded again (${after.made}, ${after.models}), bit for bit the page thread's`,
+    before.made >= 1 && after.made === before.made && after.models === before.models && seen.workers >= 1 && seen.same && seen.mean, JSON.stringify({ before, after, seen }));
 }
 
 /** In the page: the view's kept mean against one the page's thread computes step by step now. */

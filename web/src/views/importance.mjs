@@ -347,7 +347,7 @@ export const importanceView = {
     if (!engine.hasMlm()) {
       return { figure: messageFigure({ width, title: t('imp.title'), lines: [t('imp.noMlm')] }), notes: [] };
     }
-    if (state.importanceOver === 'all') warmImportanceWorkers(engine);
+    warmImportanceWorkers(engine, { meanAsked: state.importanceOver === 'all' });
     if (engine.loading && engine.partsMissing() > 0) {
       const waiting = engine.loading.ensureAll();
       waiting.catch(() => {});  // a refusal is shown by the explorer

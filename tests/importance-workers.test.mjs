@@ -1,5 +1,5 @@
-// The mean importance shared out among workers (web/src/importance-workers.mjs): how the targets
-// are shared and how many workers; a share (Session.importanceSteps with first and count,
+// The mean importance computed in workers (web/src/importance-workers.mjs): the runs of targets
+// they take in turn and how many workers; a share (Session.importanceSteps with first and count,
 // importance-run.mjs's importanceShare, what each worker runs) gives its targets bit for bit as
 // the whole computation does, with heads switched off and without, for a pair of texts too; an
 // error of the engine comes back as its code. The workers themselves run in the browser suite
@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { shares, workerCount } from '../web/src/importance-workers.mjs';
+import { targetRuns, workerCount } from '../web/src/importance-workers.mjs';
 import { importanceShare, shareEngine } from '../web/src/importance-run.mjs';
 import { STATUS } from '../web/src/engine.mjs';
 import { defaultWasm, defaultWeights, loadEngine } from './lib/node-engine.mjs';
@@ -22,14 +22,20 @@ function wholeMean(session) {
   return step.value;
 }
 
-test('shares: consecutive runs of targets, every target once, sizes within one of each other', () => {
-  for (const [total, parts] of [[1, 1], [1, 4], [10, 3], [54, 2], [54, 4], [7, 7], [3, 5]]) {
-    const got = shares(total, parts);
+test('targetRuns: consecutive runs of whole batches, every target once, shrinking towards the end, every worker one', () => {
+  for (const [total, workers, perBatch] of [[1, 1, 4], [1, 4, 21], [10, 2, 21], [53, 2, 4], [54, 4, 4], [7, 7, 2], [3, 5, 9], [200, 4, 1], [60, 3, 8]]) {
+    const got = targetRuns(total, workers, perBatch);
     const covered = got.flatMap(({ first, count }) => Array.from({ length: count }, (_, i) => first + i));
-    assert.deepEqual(covered, Array.from({ length: total }, (_, i) => i), `${total} targets in ${parts}`);
-    const sizes = got.map((s) => s.count);
-    assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1 && got.length === Math.min(total, parts), `${total} in ${parts}: ${sizes}`);
+    const what = `${total} targets for ${workers} workers, ${perBatch} a batch: ${got.map((r) => r.count)}`;
+    assert.deepEqual(covered, Array.from({ length: total }, (_, i) => i), what);
+    const sizes = got.map((s) => s.count), unit = Math.min(perBatch, Math.ceil(total / workers));
+    assert.ok(sizes.every((size, k) => k === 0 || size <= sizes[k - 1]), `${what}: shrinking`);
+    assert.ok(sizes.slice(0, -1).every((size) => size % unit === 0), `${what}: whole batches of ${unit}`);
+    assert.ok(got.length >= Math.min(total, workers), `${what}: a run for every worker`);
+    if (total >= 4 * workers * unit) assert.ok(got.length >= 2 * workers, `${what}: at least two a worker`);
   }
+  assert.deepEqual(targetRuns(53, 2, 4).map((r) => r.count), [16, 12, 8, 8, 4, 4, 1]);
+  assert.deepEqual(targetRuns(10, 2, 21).map((r) => r.count), [5, 5]);
 });
 
 test('workerCount: the cores, at most 4, at most one a target, and the weights copied for them within 256 MB', () => {
@@ -54,13 +60,14 @@ test('a share of the targets is bit for bit the whole computation\'s, with heads
     run();
     const whole = wholeMean(session);
     const ids = Array.from(session.tokens().ids), typeIds = session.typeIds();
-    const parts = shares(whole.targets.length, 3);
+    const parts = targetRuns(whole.targets.length, 2, session.importanceBatch());
     const shared = [];
     for (const part of parts) {
-      let progress = 0;
-      const answer = await importanceShare(worker, { ids, typeIds, removed, ...part }, () => progress++);
+      let progress = 0, last = null;
+      const answer = await importanceShare(worker, { ids, typeIds, removed, ...part }, (p) => { progress++; last = p; });
       assert.ok(answer.targets, JSON.stringify(answer));
-      assert.ok(progress > 0, 'progress after its steps');
+      const steps = session.importanceStepCount(part.count);  // the page's count of the run's steps, for progress
+      assert.ok(progress === steps && last.done === steps && last.total === steps, `progress after each of its ${steps} steps: ${progress}, ${JSON.stringify(last)}`);
       shared.push(...answer.targets);
     }
     assert.equal(bits(shared), bits(whole.targets), `${ids.length} tokens, ${removed.length} heads off: the shares equal the whole`);

@@ -634,17 +634,13 @@ export class Session {
    */
   *importanceSteps({ first: from = 0, count: wanted = Infinity } = {}) {
     const started = performance.now();
-    const { layers, heads, maxPositions } = this.engine.shape;
+    const { layers, heads } = this.engine.shape;
     const { positions: all, maskedInTurn } = this.importanceTargets();
     const end = Math.min(all.length, from + wanted);
     const positions = all.slice(from, end);
     const targets = positions.map((position) => ({ position, heads: new Float32Array(layers * heads),
       headTop1: new Int32Array(layers * heads), layers: new Float32Array(layers), layerTop1: new Int32Array(layers) }));
-    // the targets go by batches of as many copies of the run as BATCH_TOKENS (and the model's
-    // positions) hold: each step is the copies' run (layer −1) or one removal for one batch
-    // (c/attn.h attn_session_importance_batch), a few tens of milliseconds on bert-mini
-    const perBatch = Math.max(1, Math.floor(Math.min(BATCH_TOKENS, maxPositions) / Math.max(1, this.n)));
-    const batches = Math.ceil(positions.length / perBatch), total = batches * (1 + layers * (heads + 1));
+    const perBatch = this.importanceBatch(), total = this.importanceStepCount(positions.length);
     let done = 0;
     for (let first = from; first < end; first += perBatch) {
       const count = Math.min(perBatch, end - first);
@@ -671,6 +667,21 @@ export class Session {
       }
     }
     return { maskedInTurn, targets, ...importanceSummary(targets, layers, heads), ms: performance.now() - started };
+  }
+
+  /**
+   * Targets per batch of importanceSteps: as many copies of the run as BATCH_TOKENS (and the
+   * model's positions) hold. Each step is the copies' run (layer −1) or one removal for one batch
+   * (c/attn.h attn_session_importance_batch), a few tens of milliseconds on bert-mini.
+   */
+  importanceBatch() {
+    return Math.max(1, Math.floor(Math.min(BATCH_TOKENS, this.engine.shape.maxPositions) / Math.max(1, this.n)));
+  }
+
+  /** The steps importanceSteps takes for `count` targets. */
+  importanceStepCount(count) {
+    const { layers, heads } = this.engine.shape;
+    return Math.ceil(count / this.importanceBatch()) * (1 + layers * (heads + 1));
   }
 
   /**

@@ -1,9 +1,10 @@
 // The mean head importance on the machine's other cores: a pool of the page's workers
 // (page-worker.mjs, worker.mjs) per engine, each loading the model once (the same wasm module and
-// a copy of the weights) and kept for the next computation; the targets are shared out among them
-// and each runs its share step by step (importance-run.mjs). The numbers are bit for bit those of
-// Session.importanceSteps on the page's thread (each target's numbers do not depend on the others
-// it runs beside), which stays free: only progress and results arrive.
+// a copy of the weights) and kept for the next computation; the targets go to them in runs, a
+// worker taking the next as it answers one, each run step by step (importance-run.mjs). The
+// numbers are bit for bit those of Session.importanceSteps on the page's thread (each target's
+// numbers do not depend on the others it runs beside), which stays free: only progress and
+// results arrive.
 import { EngineError, importanceSummary } from './engine.mjs';
 import { nextTurn } from './importance-run.mjs';
 import { startPageWorker } from './page-worker.mjs';
@@ -24,19 +25,31 @@ export function workerCount(targets, fileSize, cores = globalThis.navigator?.har
   return Math.max(1, Math.min(MAX_WORKERS, cores || 2, byMemory, targets));
 }
 
-/** Targets 0 … total − 1 shared out in `parts` runs of consecutive targets: [{first, count}]. */
-export function shares(total, parts) {
-  return Array.from({ length: parts }, (_, k) => {
-    const first = Math.floor((k * total) / parts);
-    return { first, count: Math.floor(((k + 1) * total) / parts) - first };
-  }).filter((share) => share.count > 0);
+/**
+ * Targets 0 … total − 1 in runs of consecutive targets for `workers` workers, each taking the
+ * next run as it answers one: [{first, count}]. A run is whole batches of `perBatch` targets
+ * (Session.importanceBatch; smaller when the targets are too few to give every worker one), half
+ * the remaining batches' share per worker and at least one: the runs shrink towards the end, so
+ * that the workers finish close together even when the machine gives them unequal time, and a
+ * run's own cost (its session, one forward pass) stays small beside its targets'.
+ */
+export function targetRuns(total, workers, perBatch) {
+  const unit = Math.max(1, Math.min(perBatch, Math.ceil(total / workers)));
+  const runs = [];
+  for (let first = 0; first < total;) {
+    const units = Math.max(1, Math.ceil(Math.ceil((total - first) / unit) / (2 * workers)));
+    const count = Math.min(total - first, units * unit);
+    runs.push({ first, count });
+    first += count;
+  }
+  return runs;
 }
 
 const pools = new WeakMap();  // engine → its pool
 let jobCount = 0;
 
 /**
- * A worker that has been sent the engine's model; its shares' answers go to `jobs`' handlers. A
+ * A worker that has been sent the engine's model; its runs' answers go to `jobs`' handlers. A
  * worker that has not said it started within START_MS counts as refused (Firefox fires no error
  * for a worker its page's policy refuses).
  */
@@ -123,11 +136,14 @@ export function warmImportanceWorkers(engine, { meanAsked = false } = {}) {
 
 /**
  * Starts the session's mean importance in the engine's workers: {result, cancel, workers}, or null
- * where the page can have no worker or the engine has no module to share. result: a promise of
- * what Session.importanceSteps returns (ms: from the start, the page's performance.now() startedAt, to the result), rejected with the
- * EngineError a share met, or with {fallback: true} when a worker could not start or stopped (the
+ * where the page can have no worker or the engine has no module to share. The targets go in
+ * runs (targetRuns), each worker taking the next as it answers one, so that a worker the machine
+ * gives less time to takes fewer (two workers given halves on a busy 2-core machine ended 700 ms
+ * apart). result: a promise of what Session.importanceSteps returns (ms: from
+ * the start, the page's performance.now() startedAt, to the result), rejected with the
+ * EngineError a run met, or with {fallback: true} when a worker could not start or stopped (the
  * page's policy, memory): the caller then computes on the page's thread. onProgress({done,
- * total}) after each step of any share.
+ * total}) after each step of any run.
  */
 export function importanceInWorkers(session, onProgress = () => {}) {
   const engine = session.engine;
@@ -135,38 +151,48 @@ export function importanceInWorkers(session, onProgress = () => {}) {
   if (!engine.module || typeof Worker !== 'function' || engine.partsMissing() > 0) return null;
   const started = performance.now();
   const { positions, maskedInTurn } = session.importanceTargets();
-  const parts = shares(positions.length, workerCount(positions.length, engine.fileSize));
-  const pool = poolFor(engine, parts.length);
+  const size = workerCount(positions.length, engine.fileSize);
+  const pool = poolFor(engine, size);
   if (!pool) return null;
   loadModel(engine, pool);
   const run = { ids: Array.from(session.tokens().ids), typeIds: session.typeIds(), removed: session.removedHeads() };
-  const progress = parts.map(() => ({ done: 0, total: 1 }));
-  const sent = parts.map((part, k) => ({ member: pool.workers[k], job: `importance-${++jobCount}`, part }));
-  const answers = sent.map(({ member, job, part }, k) => new Promise((settle) => {
-    member.jobs.set(job, {
-      settle,
-      onProgress: (p) => {
-        progress[k] = p;
-        onProgress(progress.reduce((sum, q) => ({ done: sum.done + q.done, total: sum.total + q.total }), { done: 0, total: 0 }));
-      },
-    });
-    member.worker.postMessage({ job, importance: { ...run, ...part } });
-  }));
+  const chunks = targetRuns(positions.length, size, session.importanceBatch());
+  const steps = chunks.map(({ count }) => ({ done: 0, total: session.importanceStepCount(count) }));
+  const answers = new Array(chunks.length);
+  const inFlight = new Map();  // job → its worker
+  let next = 0, stopped = false;
+  const reportProgress = () => onProgress(steps.reduce((sum, q) => ({ done: sum.done + q.done, total: sum.total + q.total }), { done: 0, total: 0 }));
+  /** The worker's runs, one after the other while some are left: resolves with a failure answer, or null. */
+  const work = async (member) => {
+    while (next < chunks.length && !stopped) {
+      const k = next++, job = `importance-${++jobCount}`;
+      inFlight.set(job, member);
+      const answer = await new Promise((settle) => {
+        member.jobs.set(job, { settle, onProgress: (p) => { steps[k] = p; reportProgress(); } });
+        member.worker.postMessage({ job, importance: { ...run, ...chunks[k] } });
+      });
+      inFlight.delete(job);
+      if (!answer.targets) { stopped = true; return answer; }
+      answers[k] = answer.targets;
+    }
+    return null;
+  };
   const cancel = () => {
-    for (const { member, job } of sent) {
+    stopped = true;
+    for (const [job, member] of inFlight) {
       member.jobs.get(job)?.settle({ cancelled: true });
       member.jobs.delete(job);
       if (!pool.spent) member.worker.postMessage({ cancel: job });
     }
   };
-  const result = Promise.all(answers).then((lists) => {
-    const error = lists.find((answer) => answer.error);
+  const result = Promise.all(pool.workers.slice(0, size).map(work)).then((ends) => {
+    const error = ends.find((answer) => answer?.error);
     if (error) throw new EngineError(error.error.code, error.error.message);
-    const failed = lists.find((answer) => !answer.targets);
+    const failed = ends.find((answer) => answer);
     if (failed) throw { fallback: true, reason: failed.failed ?? 'cancelled' };
-    const targets = lists.flatMap((answer) => answer.targets);
+    const targets = answers.flat();
     const { layers, heads } = engine.shape;
     return { maskedInTurn, targets, ...importanceSummary(targets, layers, heads), ms: performance.now() - started, startedAt: started };
   });
-  return { result, cancel, workers: parts.length };
+  return { result, cancel, workers: size };
 }

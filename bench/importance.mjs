@@ -15,7 +15,10 @@
 // --workers: the page itself (web/index.html from file://, the Head importance view, over=all)
 // at 56 tokens, the mean computed in the page's workers against the same page under a policy
 // that refuses workers (the page's thread, between frames), in alternating rounds, printing
-// `importance_all (chromium page, n = …): workers_ms=… page_thread_ms=… workers/page_thread=…`.
+// `importance_all (chromium page, n = …): workers_ms=… page_thread_ms=… workers/page_thread=…`;
+// then at 12 tokens the mean asked for after the word's map has been read (the view started the
+// workers when it was shown) against the page opened at the mean (the workers start while the
+// weights arrive): `… after_word_ms=… opened_at_mean_ms=… ratio=…`.
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -81,6 +84,7 @@ for (const line of importanceLines('node', measureImportance(engine, { rounds })
 engine.destroy();
 if (withChromium) for (const line of importanceLines('chromium', await inChromium())) console.log(line);
 if (withWorkers) console.log(await workersAgainstPageThread());
+if (withWorkers) console.log(await afterWordAgainstOpened());
 
 /** The page's mean at 56 tokens: in its workers, and on its thread (a policy refusing workers). */
 async function workersAgainstPageThread() {
@@ -114,3 +118,39 @@ async function workersAgainstPageThread() {
   return `importance_all (chromium page, n = ${n}): workers_ms=${median(times.workers).toFixed(0)} page_thread_ms=${median(times.pageThread).toFixed(0)} ` +
     `workers/page_thread=${median(ratios).toFixed(3)} (${workers} workers, ${times.workers.length} rounds, load ${loadavg()[0].toFixed(2)})`;
 }
+
+/**
+ * The page's mean at 12 tokens asked for after the chosen word's map has been read for 2 s (the
+ * view started the workers and gave them the model when it was shown) against the page opened at
+ * the mean (the workers start while the rest of the weights arrive), alternating rounds.
+ */
+async function afterWordAgainstOpened() {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--allow-file-access-from-files'] });
+  const times = { warm: [], cold: [] };
+  let n = 0;
+  try {
+    const page = await browser.newPage();
+    for (let round = 0; round < Math.max(3, Math.ceil(rounds / 5)) + 1; round++) {
+      for (const kind of round % 2 ? ['cold', 'warm'] : ['warm', 'cold']) {
+        const sentence = SENTENCES.words + ' '.repeat(round);
+        await page.goto(`file://${ROOT}/web/index.html#${new URLSearchParams({ sentence, view: 'head-importance', over: kind === 'cold' ? 'all' : 'word', token: '3' })}`);
+        await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.imp-cell'), null, { timeout: 300000 });
+        if (kind === 'warm') {
+          await page.waitForTimeout(2000);
+          await page.locator('attention-explorer input.over-toggle').check();
+        }
+        await page.waitForFunction(() => document.querySelector('attention-explorer').session.runMemo.has('importance'), null, { timeout: 300000 });
+        const kept = await page.evaluate(() => ({ ms: document.querySelector('attention-explorer').session.importance().computeMs, n: document.querySelector('attention-explorer').run.n }));
+        if (round > 0) times[kind].push(kept.ms);  // the first round warms the page up
+        n = kept.n;
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+  const ratios = times.warm.map((ms, i) => ms / times.cold[i]);
+  return `importance_all (chromium page, n = ${n}): after_word_ms=${median(times.warm).toFixed(0)} opened_at_mean_ms=${median(times.cold).toFixed(0)} ` +
+    `ratio=${median(ratios).toFixed(3)} (${times.warm.length} rounds, load ${loadavg()[0].toFixed(2)})`;
+}
+

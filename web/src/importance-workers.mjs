@@ -120,12 +120,11 @@ async function sendWeights(engine, pool) {
 }
 
 /**
- * The engine's workers started ahead of the mean importance the view may be asked for: a worker
- * takes 100–200 ms to start, and its model (a copy of the weights, its engine) as long again; on
- * bert-mini the mean at 12 tokens, asked for after the word's map, took 340 ms cold and 205 ms
- * warm. The model is sent once every part of the weights has arrived, when the mean is asked for
- * or the weights are small (WARM_MODEL_BYTES: each worker holds a copy). Nothing where the page
- * can have no worker.
+ * The engine's workers started ahead of the mean importance the view may be asked for, so that
+ * the mean asked for after the word's map finds them started and loaded (`node
+ * bench/importance.mjs --workers`: after_word_ms). The model is sent once every part of the weights has arrived, when
+ * the mean is asked for or the weights are small (WARM_MODEL_BYTES: each worker holds a copy).
+ * Nothing where the page can have no worker.
  */
 export function warmImportanceWorkers(engine, { meanAsked = false } = {}) {
   // a pool spent (refused by the page's policy, or stopped) is not made again ahead of need

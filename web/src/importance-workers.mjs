@@ -137,8 +137,7 @@ export function warmImportanceWorkers(engine, { meanAsked = false } = {}) {
  * Starts the session's mean importance in the engine's workers: {result, cancel, workers}, or null
  * where the page can have no worker or the engine has no module to share. The targets go in
  * runs (targetRuns), each worker taking the next as it answers one, so that a worker the machine
- * gives less time to takes fewer (two workers given halves on a busy 2-core machine ended 700 ms
- * apart). result: a promise of what Session.importanceSteps returns (ms: from
+ * gives less time to takes fewer. result: a promise of what Session.importanceSteps returns (ms: from
  * the start, the page's performance.now() startedAt, to the result), rejected with the
  * EngineError a run met, or with {fallback: true} when a worker could not start or stopped (the
  * page's policy, memory): the caller then computes on the page's thread. onProgress({done,

@@ -39,6 +39,8 @@ const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') 
 const withChromium = !args.includes('--no-chromium');
 const against = args.includes('--against') ? args[args.indexOf('--against') + 1] : null;
 const withWorkers = args.includes('--workers');
+/** The middle of the rounds (the upper of the two middle ones for an even count). */
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 function serve() {
   const server = http.createServer(async (request, response) => {
@@ -113,7 +115,6 @@ async function workersAgainstPageThread() {
     await browser.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
   const ratios = times.workers.map((ms, i) => ms / times.pageThread[i]);
   return `importance_all (chromium page, n = ${n}): workers_ms=${median(times.workers).toFixed(0)} page_thread_ms=${median(times.pageThread).toFixed(0)} ` +
     `workers/page_thread=${median(ratios).toFixed(3)} (${workers} workers, ${times.workers.length} rounds, load ${loadavg()[0].toFixed(2)})`;
@@ -126,16 +127,16 @@ async function workersAgainstPageThread() {
  */
 async function afterWordAgainstOpened() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--allow-file-access-from-files'] });
-  const times = { warm: [], cold: [] };
+  const times = { afterWord: [], openedAtMean: [] };
   let n = 0;
   try {
     const page = await browser.newPage();
     for (let round = 0; round < Math.max(3, Math.ceil(rounds / 5)) + 1; round++) {
-      for (const kind of round % 2 ? ['cold', 'warm'] : ['warm', 'cold']) {
+      for (const kind of round % 2 ? ['openedAtMean', 'afterWord'] : ['afterWord', 'openedAtMean']) {
         const sentence = SENTENCES.words + ' '.repeat(round);
-        await page.goto(`file://${ROOT}/web/index.html#${new URLSearchParams({ sentence, view: 'head-importance', over: kind === 'cold' ? 'all' : 'word', token: '3' })}`);
+        await page.goto(`file://${ROOT}/web/index.html#${new URLSearchParams({ sentence, view: 'head-importance', over: kind === 'openedAtMean' ? 'all' : 'word', token: '3' })}`);
         await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.imp-cell'), null, { timeout: 300000 });
-        if (kind === 'warm') {
+        if (kind === 'afterWord') {
           await page.waitForTimeout(2000);
           await page.locator('attention-explorer input.over-toggle').check();
         }
@@ -148,9 +149,8 @@ async function afterWordAgainstOpened() {
   } finally {
     await browser.close();
   }
-  const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-  const ratios = times.warm.map((ms, i) => ms / times.cold[i]);
-  return `importance_all (chromium page, n = ${n}): after_word_ms=${median(times.warm).toFixed(0)} opened_at_mean_ms=${median(times.cold).toFixed(0)} ` +
-    `ratio=${median(ratios).toFixed(3)} (${times.warm.length} rounds, load ${loadavg()[0].toFixed(2)})`;
+  const ratios = times.afterWord.map((ms, i) => ms / times.openedAtMean[i]);
+  return `importance_all (chromium page, n = ${n}): after_word_ms=${median(times.afterWord).toFixed(0)} opened_at_mean_ms=${median(times.openedAtMean).toFixed(0)} ` +
+    `ratio=${median(ratios).toFixed(3)} (${times.afterWord.length} rounds, load ${loadavg()[0].toFixed(2)})`;
 }
 

@@ -197,10 +197,8 @@ export class Engine {
 
   createSession() { return new Session(this); }
 
-  /** A copy of the weights file the engine runs (whole once every part has arrived). */
-  weightsCopy() { return this.heap.u8(this.weightsPointer, this.fileSize).slice(); }
-
-  /** Bytes from..to − 1 of the weights file copied into `target` at the same offsets (a copy made in slices). */
+  /** Bytes from..to − 1 of the weights file the engine runs (whole once every part has arrived),
+   * copied into `target` at the same offsets: a copy made in slices. */
   copyWeightsInto(target, from, to) { target.set(this.heap.u8(this.weightsPointer + from, to - from), from); }
 
   // ---- reading the weights in parts (weights/FORMAT.md) ----------------------------------

@@ -122,9 +122,9 @@ async function sendWeights(engine, pool) {
 /**
  * The engine's workers started ahead of the mean importance the view may be asked for, so that
  * the mean asked for after the word's map finds them started and loaded (`node
- * bench/importance.mjs --workers`: after_word_ms). The model is sent once every part of the weights has arrived, when
- * the mean is asked for or the weights are small (WARM_MODEL_BYTES: each worker holds a copy).
- * Nothing where the page can have no worker.
+ * bench/importance.mjs --workers`: after_word_ms). The model is sent once every part of the
+ * weights has arrived, when the mean is asked for or the weights are small (WARM_MODEL_BYTES: each
+ * worker holds a copy). Nothing where the page can have no worker.
  */
 export function warmImportanceWorkers(engine, { meanAsked = false } = {}) {
   // a pool spent (refused by the page's policy, or stopped) is not made again ahead of need

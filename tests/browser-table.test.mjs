@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { FIREFOX, FULL_ONLY, LONG_TESTS, TESTS } from './browser/run.mjs';
+import { FIREFOX, FULL_ONLY, LONG_TESTS, NAMED_ONLY, TESTS } from './browser/run.mjs';
 import { FAULT_TESTS } from './browser/topics/faults.mjs';
 import { NOTEBOOK_TESTS } from './browser/topics/notebook.mjs';
 
@@ -34,7 +34,7 @@ test('every test a topic module exports is in a table, once', async () => {
 });
 
 test('the sets and limits name tests of the table', () => {
-  for (const [label, names] of [['FULL_ONLY', [...FULL_ONLY]], ['FIREFOX', [...FIREFOX]], ['LONG_TESTS', Object.keys(LONG_TESTS)]]) {
+  for (const [label, names] of [['FULL_ONLY', [...FULL_ONLY]], ['NAMED_ONLY', [...NAMED_ONLY]], ['FIREFOX', [...FIREFOX]], ['LONG_TESTS', Object.keys(LONG_TESTS)]]) {
     for (const name of names) assert.ok(Object.hasOwn(TESTS, name), `${label}: ${name} is not a test`);
   }
   assert.ok(Object.keys(TESTS).length > FULL_ONLY.size, 'the core set is not empty');

@@ -53,6 +53,9 @@ export const FULL_ONLY = new Set(['testTiming', 'testEveryLayerWaits', 'testImpo
   'testScreenshots', 'testLayout', 'testLayoutFrench', 'testLongInput', 'testConvertPanel', 'testOneFile', 'testIndexScreenshots', 'testNoWorker',
   'testThreeExplorers512']);
 
+/** Run only when asked for by name (run.mjs NAME): the full suite's testTiming makes the same measurements and checks. */
+export const NAMED_ONLY = new Set(['testImportanceTime']);
+
 /** What Firefox runs (`make test-firefox`): the page from file:// and http, every view's values, the course-page recipes, layout. */
 export const FIREFOX = new Set(['testFileIndex', 'testHttpIndex', 'testViewValues', 'testCopyTheFiles', 'testEmbedFile', 'testEmbedHttp',
   'testOneFile', 'testLayoutColumns', 'testLayoutFrench', 'testIndexScreenshots', 'testImportanceInWorkers']);

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import { runChecked } from './lib/checks.mjs';
 import * as session from './lib/session.mjs';
-import { FIREFOX, FULL_ONLY, LONG_TESTS, TESTS, TEST_LIMIT_S } from './run.mjs';
+import { FIREFOX, FULL_ONLY, LONG_TESTS, NAMED_ONLY, TESTS, TEST_LIMIT_S } from './run.mjs';
 
 const SETS = ['core', 'all'];
 
@@ -17,7 +17,8 @@ export function browserSuite(browserName) {
   // ATTN_BROWSER_ONLY: words, comma-separated; only the tests whose names contain one (run.mjs NAME …).
   const only = (process.env.ATTN_BROWSER_ONLY || '').toLowerCase().split(',').filter(Boolean);
   const asked = (name) => !only.length || only.some((word) => name.toLowerCase().includes(word));
-  const inSet = (name) => asked(name) && (browserName === 'firefox' ? FIREFOX.has(name) : set === 'all' || !FULL_ONLY.has(name));
+  const inSet = (name) => asked(name) && (only.length > 0 || !NAMED_ONLY.has(name)) &&
+    (browserName === 'firefox' ? FIREFOX.has(name) : set === 'all' || !FULL_ONLY.has(name));
   const inShard = shardFilter(process.env.ATTN_BROWSER_SHARD);
   before(async () => console.log(await session.openSession(browserName)));
   after(async () => {
